@@ -1,0 +1,51 @@
+# Detects nvcc. Without it everything but the CUDA backend still builds (simulator only).
+#
+# GPUTOPO_CUDA_ARCHS: "auto" builds real code for every architecture the installed nvcc supports
+# from the project's minimum upward (sm_75 on CUDA 13, sm_60 on CUDA 12), plus PTX for the newest.
+# Any other value is handed to CMAKE_CUDA_ARCHITECTURES as it is (e.g. "90" for a quick build).
+include(CheckLanguage)
+check_language(CUDA)
+set(GPUTOPO_CUDA_ARCHS "auto" CACHE STRING "CUDA architectures: auto, or a CMAKE_CUDA_ARCHITECTURES list")
+set(GPUTOPO_HAVE_CUDA OFF)
+
+if(CMAKE_CUDA_COMPILER)
+  if(GPUTOPO_CUDA_ARCHS STREQUAL "auto")
+    execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-code
+                    OUTPUT_VARIABLE _codes OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+    execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version OUTPUT_VARIABLE _ver)
+    string(REGEX MATCH "release ([0-9]+)" _m "${_ver}")
+    set(_min 75)
+    if(CMAKE_MATCH_1 AND CMAKE_MATCH_1 LESS 13)
+      set(_min 60)
+    endif()
+    string(REPLACE "\n" ";" _codes "${_codes}")
+    set(_archs "")
+    foreach(_c IN LISTS _codes)
+      if(_c MATCHES "^sm_([0-9]+)[a-z]?$")
+        set(_n "${CMAKE_MATCH_1}")
+        if(_n GREATER_EQUAL _min AND NOT _c MATCHES "[a-z]$")
+          list(APPEND _archs "${_n}")
+        endif()
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES _archs)
+    list(SORT _archs COMPARE NATURAL)
+    list(POP_BACK _archs _newest)
+    list(TRANSFORM _archs APPEND "-real")
+    list(APPEND _archs "${_newest}")
+    set(CMAKE_CUDA_ARCHITECTURES "${_archs}")
+  else()
+    set(CMAKE_CUDA_ARCHITECTURES "${GPUTOPO_CUDA_ARCHS}")
+  endif()
+  # Kernels are C++17: the CMake this project supports knows no CUDA20 flags for nvcc 13. Host
+  # code of the backend is C++20 .cpp compiled by the host compiler.
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(GPUTOPO_HAVE_CUDA ON)
+  message(STATUS "gputopo: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+else()
+  message(STATUS "gputopo: CUDA backend OFF: no nvcc found; building the simulator and everything else")
+endif()

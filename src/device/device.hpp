@@ -1,0 +1,51 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device/device_info.hpp"
+#include "device/requests.hpp"
+#include "device/results.hpp"
+
+namespace gputopo::device {
+
+// Every failure a backend reports. `kind` decides the exit code (docs/cli.md).
+class Error : public std::runtime_error {
+ public:
+  enum class Kind {
+    NoDriver,     // no driver, or the driver cannot be loaded        -> exit 3
+    NoDevice,     // no GPU, or the index is out of range              -> exit 3
+    Unsupported,  // the GPU is older than the supported minimum       -> exit 3
+    BadRequest,   // the request cannot be run on this device          -> exit 4
+    Measurement,  // a measurement failed or timed out                 -> exit 4
+  };
+  Error(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+// The one interface between discovery and hardware. Probes cannot tell which backend they use.
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // Fine-grained pointer chases; results in request order.
+  virtual ChaseBatchResult chase(const ChaseBatch& batch) = 0;
+
+  // A warms, B warms, A is timed; the results hold A's timed loads, in request order.
+  virtual ChaseBatchResult interfere(const InterferenceBatch& batch) = 0;
+
+  // Bandwidth with a launch shape the backend tunes.
+  virtual StreamResult stream(const StreamRequest& request) = 0;
+
+  // SMs that run together in one thread-block cluster of `cluster_size` blocks, one group per
+  // cluster (e.g. size 2 pairs the SMs of a TPC). Empty where clusters are not supported.
+  virtual std::vector<std::vector<int>> co_resident_sms(int cluster_size) = 0;
+};
+
+}  // namespace gputopo::device

@@ -1,0 +1,44 @@
+#include "device/requests.hpp"
+
+#include <array>
+#include <utility>
+
+namespace gputopo::device {
+namespace {
+constexpr std::array<std::pair<Space, std::string_view>, 6> kSpaceNames{{
+    {Space::L1, "l1"},
+    {Space::L2, "l2"},
+    {Space::ReadOnly, "readOnly"},
+    {Space::Texture, "texture"},
+    {Space::Constant, "constant"},
+    {Space::Shared, "shared"},
+}};
+}  // namespace
+
+std::string_view to_string(Space s) {
+  for (const auto& [space, name] : kSpaceNames)
+    if (space == s) return name;
+  return "unknown";
+}
+
+std::optional<Space> space_from_string(std::string_view name) {
+  for (const auto& [space, n] : kSpaceNames)
+    if (n == name) return space;
+  return std::nullopt;
+}
+
+bool sm_private(Space s) { return s != Space::L2; }
+
+std::string_view to_string(StreamKind k) {
+  switch (k) {
+    case StreamKind::Read:
+      return "read";
+    case StreamKind::Write:
+      return "write";
+    case StreamKind::Copy:
+      return "copy";
+  }
+  return "unknown";
+}
+
+}  // namespace gputopo::device

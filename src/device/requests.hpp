@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gputopo::device {
+
+// A logical memory space, i.e. the load instruction a chase uses.
+enum class Space : std::uint8_t {
+  L1,        // global memory through L1 (ld.global.ca)
+  L2,        // global memory, L2 only (ld.global.cg)
+  ReadOnly,  // read-only data path (ld.global.nc)
+  Texture,   // tex1Dfetch on a texture object
+  Constant,  // ld.const over a __constant__ array (at most 64 KiB)
+  Shared,    // ld.shared
+};
+
+std::string_view to_string(Space s);
+std::optional<Space> space_from_string(std::string_view name);
+// True for spaces whose caches are private to an SM (one request per SM can run at once).
+bool sm_private(Space s);
+
+// How the chased elements are linked.
+enum class Pattern : std::uint8_t {
+  Strided,  // element i points to i + stride, wrapping at the end of the array
+  Random,   // a random cyclic permutation of the strided elements (seeded, reproducible)
+};
+
+// One fine-grained pointer chase. The array of `array_bytes` holds array_bytes / stride_bytes
+// chased elements. `warmup_passes` full passes run untimed, then `recorded_loads` loads are timed
+// one by one, continuing around the cycle.
+struct ChaseRequest {
+  Space space = Space::L1;
+  std::uint64_t array_bytes = 0;
+  std::uint32_t stride_bytes = 128;
+  std::uint32_t warmup_passes = 1;
+  std::uint32_t recorded_loads = 256;
+  Pattern pattern = Pattern::Strided;
+  int sm = -1;  // placement: run on this SM, or -1 for any
+  bool record_indices = false;
+};
+
+// Requests measured together. For SM-private spaces the backend may run them concurrently, one
+// per SM; for L2 and DRAM it runs them one after another.
+struct ChaseBatch {
+  std::vector<ChaseRequest> requests;
+  // L1/shared split as cudaFuncAttributePreferredSharedMemoryCarveout (0..100 % shared), or
+  // nullopt for the driver's default. The value actually applied is reported in the result.
+  std::optional<int> carveout_percent;
+};
+
+// Interference: A warms, then B warms, then A is timed. If B evicted A's data, A now misses.
+struct InterferenceRequest {
+  enum class Placement : std::uint8_t {
+    SameThread,  // A and B on one thread (e.g. two spaces: sharing tests)
+    TwoThreads,  // A and B on two threads of one block (amount tests)
+  };
+  ChaseRequest a;
+  ChaseRequest b;
+  Placement placement = Placement::SameThread;
+  std::uint32_t thread_a =
+      0;  // TwoThreads: thread index in the block (warp = t / 32, lane = t % 32)
+  std::uint32_t thread_b = 32;
+  int sm = -1;
+};
+
+struct InterferenceBatch {
+  std::vector<InterferenceRequest> requests;
+  std::optional<int> carveout_percent;
+};
+
+enum class StreamKind : std::uint8_t { Read, Write, Copy };
+std::string_view to_string(StreamKind k);
+
+// Bandwidth over a buffer of `bytes` (each of source and destination for Copy). A buffer that fits
+// in L2 measures L2; one far larger than L2 measures device memory.
+struct StreamRequest {
+  StreamKind kind = StreamKind::Read;
+  std::uint64_t bytes = 0;
+  std::uint32_t repeats = 5;
+};
+
+}  // namespace gputopo::device

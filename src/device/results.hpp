@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gputopo::device {
+
+// Conditions a batch ran under. Clocks come from NVML where it is available.
+struct RunConditions {
+  std::optional<double> sm_clock_mhz_before;
+  std::optional<double> sm_clock_mhz_after;
+  bool clock_changed = false;
+  std::optional<int> carveout_percent;  // the carve-out applied, when one was set
+  double elapsed_ns = 0;                // wall time of the batch on the device (%globaltimer)
+  double elapsed_cycles = 0;            // the same span in SM cycles, to convert cycles to ns
+  std::uint32_t reruns = 0;             // requests re-run because two shared an SM
+};
+
+struct ChaseResult {
+  // Raw per-load cycle counts as read, the timing overhead included.
+  std::vector<std::uint32_t> cycles;
+  // The element index each timed load returned, when the request asked for it.
+  std::vector<std::uint64_t> indices;
+  int sm = -1;
+  // Cycles the timing itself adds to each load (clock reads, dependent store). A consumer
+  // subtracts this to get the load latency; it is measured once per run, never hidden.
+  double overhead_cycles = 0;
+};
+
+struct ChaseBatchResult {
+  std::vector<ChaseResult> results;  // one per request, same order
+  RunConditions conditions;
+};
+
+struct StreamResult {
+  std::vector<double> gbps;  // one per repeat, bytes moved (read + written) per second / 1e9
+  std::uint32_t blocks = 0;
+  std::uint32_t threads_per_block = 0;
+  std::uint32_t vector_bytes = 16;
+  RunConditions conditions;
+};
+
+}  // namespace gputopo::device
