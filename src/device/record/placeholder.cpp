@@ -1,0 +1,1 @@
+namespace gputopo::device::record {}

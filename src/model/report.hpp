@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/attribute.hpp"
+
+namespace gputopo::model {
+
+// One memory element of the report (`l1`, `l2`, `texture`, `readOnly`, `constantL1`,
+// `constantL15`, `shared`, `dram`), its attributes in report order.
+struct Element {
+  std::string key;
+  AttributeList attributes;
+};
+
+// The whole document. Writers (src/report/) turn it into text or JSON; they never measure.
+struct Report {
+  Json tool;               // name, version, git describe
+  Json run;                // timestamp, host, command line, duration, per-probe wall times
+  bool simulated = false;  // true when the device is the simulator: every writer says so
+  AttributeList device;    // general: name, architecture, clocks, memory, ...
+  AttributeList compute;   // SMs, cores, limits, and measured layout where discovered
+  std::vector<Element> memory;
+  std::vector<std::string> warnings;  // conditions that may distort results (clock change, ...)
+};
+
+}  // namespace gputopo::model
