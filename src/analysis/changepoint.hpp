@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "analysis/sweep.hpp"
+
+namespace gputopo::analysis {
+
+struct SegmentOptions {
+  Reduction reduction = Reduction::LevelFractions;
+  // Family-wise probability of reporting a change in a sweep that has none. The segmentation
+  // penalty is the chi-square quantile that this rate implies (Bonferroni over candidate
+  // locations) in units of the noise variance estimated from the sweep itself; no threshold is
+  // expressed in latency units.
+  double alpha = 0.01;
+  std::size_t max_changes = 32;
+};
+
+// A change of level between two plateaus of a sweep.
+struct ChangePoint {
+  std::size_t index = 0;  // first point after the change (the first point that left the plateau)
+  double x = 0;           // points[index].x
+  // The transition: [index_lo] is the last point of the plateau before, [index_hi] the first point
+  // of the plateau after. Points in between are neither, e.g. Hopper's L1 miss fraction rising,
+  // falling back to zero and rising again; such excursions are folded into one transition.
+  // For a clean step index_lo = index - 1 and index_hi = index.
+  std::size_t index_lo = 0;
+  std::size_t index_hi = 0;
+  double x_lo = 0;
+  double x_hi = 0;
+  // Significance: P(a change this large in this window | no change), corrected for having picked
+  // the best of all candidate locations (likelihood ratio, Bonferroni).
+  double p_value = 1;
+  // Posterior probability (flat prior over locations, Gaussian profile likelihood) that the
+  // change is exactly at `index`: 1 for a sharp step, small for a gradual or noisy one.
+  double location_certainty = 0;
+  // (1 - p_value) * posterior probability that the change lies in [index_lo, index_hi].
+  double confidence = 0;
+  // Plateau latency on either side: median of the per-point medians of the plateau.
+  double level_before = 0;
+  double level_after = 0;
+  // The same plateaus in ReducedSweep::score units.
+  double score_before = 0;
+  double score_after = 0;
+};
+
+// A run of points at one level.
+struct Plateau {
+  std::size_t begin = 0;  // first point
+  std::size_t end = 0;    // one past the last point
+  double x_first = 0;
+  double x_last = 0;
+  double level = 0;  // median of the per-point medians (latency units)
+  double score = 0;  // mean ReducedSweep::score over the plateau
+};
+
+struct Segmentation {
+  std::vector<ChangePoint> changes;  // ascending; empty when the sweep has no change
+  std::vector<Plateau> plateaus;     // changes.size() + 1 (empty only for an empty sweep)
+  // Point ranges [first, last] that left a plateau and came back to it without a lasting change
+  // (isolated anomalies); they are not changes.
+  std::vector<std::pair<std::size_t, std::size_t>> excursions;
+  double noise = 0;    // point-to-point noise of the reduced features (robust, from the data)
+  double penalty = 0;  // cost of one extra change, in the same units as the segmentation cost
+};
+
+// All changes of a sweep: optimal partitioning (exact, PELT-pruned) of the reduced features under
+// a Gaussian mean-shift cost with the data-derived penalty, then excursions that return to the
+// level they left are folded into the transition that follows them.
+Segmentation segment(const std::vector<SweepPoint>& points, const SegmentOptions& options = {});
+Segmentation segment(const ReducedSweep& reduced, const SegmentOptions& options = {});
+
+// The single most significant change of segment(), or nullopt when the sweep has no change.
+std::optional<ChangePoint> most_likely_change(const std::vector<SweepPoint>& points,
+                                              const SegmentOptions& options = {});
+std::optional<ChangePoint> most_likely_change(const ReducedSweep& reduced,
+                                              const SegmentOptions& options = {});
+
+}  // namespace gputopo::analysis

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace gputopo::analysis {
+
+// Latency levels found in a sample (hit, miss, near/far L2, DRAM, rare outliers, ...).
+//
+// Method (docs/methods.md): the log-latencies are binned into a fine histogram (so the result does
+// not depend on sample order and is invariant to scaling all latencies), an exact 1-D k-means
+// partition is computed for every k up to max_levels, k is chosen by BIC of the Gaussian
+// (classification) likelihood of log-latency, and adjacent levels whose fitted mixture has no
+// density dip between them are merged (one mode = one level).
+struct ClusterOptions {
+  std::size_t max_levels = 6;  // upper bound on k
+  std::size_t bins = 1024;     // histogram resolution over [min, max] of log-latency
+};
+
+struct Level {
+  double center = 0;  // geometric mean latency of the level (input units)
+  double weight = 0;  // fraction of the samples in the level
+  double lo = 0;      // smallest and largest latency assigned to the level
+  double hi = 0;
+  double log_sd = 0;  // spread of log-latency inside the level
+};
+
+struct Clustering {
+  std::vector<Level> levels;        // ascending by center; never empty for a non-empty sample
+  std::vector<double> boundaries;   // levels.size() - 1 latency thresholds between levels
+  std::vector<std::size_t> labels;  // level of each input sample (only from cluster_levels(span))
+  double bic = 0;                   // BIC of the chosen k (lower is better)
+
+  std::size_t k() const { return levels.size(); }
+  // Level index of a latency: the number of boundaries below or at it.
+  std::size_t classify(double latency) const;
+};
+
+// Empty input gives an empty Clustering. Non-positive and non-finite values are ignored.
+Clustering cluster_levels(std::span<const double> samples, const ClusterOptions& options = {});
+
+// Pools several samples (e.g. all points of a sweep) without copying; labels stay empty.
+Clustering cluster_levels(std::span<const std::span<const double>> samples,
+                          const ClusterOptions& options = {});
+
+// Fraction of the sample above the lowest level of c (0 when c has one level).
+double miss_fraction(std::span<const double> sample, const Clustering& c);
+
+// Fraction of the sample in each level of c (sums to 1 over the finite positive values).
+std::vector<double> level_fractions(std::span<const double> sample, const Clustering& c);
+
+}  // namespace gputopo::analysis

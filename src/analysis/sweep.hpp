@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "analysis/cluster.hpp"
+
+namespace gputopo::analysis {
+
+// One point of a sweep: the swept parameter (array bytes, stride bytes, ...) and the per-load
+// latencies measured there. Points are expected in ascending x; sample order does not matter.
+struct SweepPoint {
+  double x = 0;
+  std::vector<double> samples;
+};
+
+// How each point is reduced before change points are searched (docs/methods.md compares them).
+enum class Reduction {
+  // Default. The sweep's pooled latencies are clustered into levels (cluster_levels); each point
+  // becomes the vector of fractions of its samples in each level. Insensitive to jitter inside a
+  // level, to rare outliers (their own level, constant across points) and to scaling; sees a 1 %
+  // change in miss fraction and distinguishes near L2 / far L2 / DRAM.
+  LevelFractions,
+  // Fraction of samples above the lowest level (one dimension of LevelFractions).
+  MissFraction,
+  // 10 % trimmed mean latency: robust to outliers, blind to miss fractions below the trim.
+  TrimmedMean,
+  // MT4G's geometric mapping sqrt(sum_j (r_ij - min r)^2); kept for comparison only.
+  Geometric,
+};
+
+// A sweep reduced to a few numbers per point.
+struct ReducedSweep {
+  std::vector<double> x;
+  std::size_t dims = 0;          // features per point
+  std::vector<double> features;  // x.size() * dims values, row-major by point
+  // Per point, one number in latency units for display and plateau levels: the mean latency with
+  // every sample replaced by the center of its level (LevelFractions, MissFraction), or the
+  // reduction itself (TrimmedMean, Geometric).
+  std::vector<double> score;
+  std::vector<double> median;  // per-point median latency
+  std::vector<std::size_t> n;  // per-point sample count
+  Clustering levels;           // pooled levels (empty for TrimmedMean and Geometric)
+
+  std::size_t size() const { return x.size(); }
+  std::span<const double> row(std::size_t i) const { return {features.data() + i * dims, dims}; }
+};
+
+ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction);
+
+}  // namespace gputopo::analysis
