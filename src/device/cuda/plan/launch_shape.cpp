@@ -1,0 +1,40 @@
+#include "device/cuda/plan/launch_shape.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gputopo::device::cuda {
+
+std::vector<LaunchShape> shape_candidates(const DeviceInfo& info) {
+  std::vector<LaunchShape> shapes;
+  const auto max_threads_sm = static_cast<std::uint32_t>(std::max(info.max_threads_per_sm, 1));
+  const auto max_threads_block =
+      static_cast<std::uint32_t>(std::max(info.max_threads_per_block, 1));
+  const auto max_blocks = static_cast<std::uint32_t>(std::max(info.max_blocks_per_sm, 1));
+  for (std::uint32_t threads : {128U, 256U, 512U, 1024U}) {
+    if (threads > max_threads_block) continue;
+    for (std::uint32_t bps : {1U, 2U, 4U, 8U, 16U}) {
+      if (bps > max_blocks || bps * threads > max_threads_sm) continue;
+      shapes.push_back({bps, threads});
+    }
+  }
+  std::stable_sort(shapes.begin(), shapes.end(), [](const LaunchShape& a, const LaunchShape& b) {
+    return a.blocks_per_sm * a.threads > b.blocks_per_sm * b.threads;
+  });
+  return shapes;
+}
+
+std::uint32_t launches_per_repeat(double seconds_per_launch, double target_s) {
+  if (!(seconds_per_launch > 0)) return 1;
+  const double n = std::ceil(target_s / seconds_per_launch);
+  return static_cast<std::uint32_t>(std::clamp(n, 1.0, 10000.0));
+}
+
+std::uint64_t bytes_moved(bool copy, std::uint64_t bytes) { return copy ? 2 * bytes : bytes; }
+
+double peak_dram_gbps(double mem_clock_mhz, int bus_width_bits) {
+  if (mem_clock_mhz <= 0 || bus_width_bits <= 0) return 0;
+  return 2.0 * mem_clock_mhz * 1e6 * (bus_width_bits / 8.0) / 1e9;
+}
+
+}  // namespace gputopo::device::cuda

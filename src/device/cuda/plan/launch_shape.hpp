@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device/device_info.hpp"
+
+// Launch shapes the stream kernels try, and the arithmetic around their timings. Plain C++.
+namespace gputopo::device::cuda {
+
+struct LaunchShape {
+  std::uint32_t blocks_per_sm = 1;
+  std::uint32_t threads = 256;
+  std::uint32_t blocks(const DeviceInfo& info) const {
+    return blocks_per_sm * static_cast<std::uint32_t>(info.sm_count);
+  }
+};
+
+// Blocks per SM x threads per block within the device's limits, fullest occupancy first.
+std::vector<LaunchShape> shape_candidates(const DeviceInfo& info);
+
+// Launches per timed repeat so that one repeat lasts about `target_s`, given one launch's time.
+std::uint32_t launches_per_repeat(double seconds_per_launch, double target_s);
+
+// Bytes a stream moves per pass over a buffer of `bytes`: read + written (copy moves both).
+std::uint64_t bytes_moved(bool copy, std::uint64_t bytes);
+
+// Theoretical device-memory bandwidth in GB/s: double data rate x bus width; 0 when unknown.
+double peak_dram_gbps(double mem_clock_mhz, int bus_width_bits);
+
+}  // namespace gputopo::device::cuda

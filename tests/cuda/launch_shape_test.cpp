@@ -1,0 +1,61 @@
+#include "device/cuda/plan/launch_shape.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gputopo::device::cuda {
+namespace {
+
+DeviceInfo hopper_like() {
+  DeviceInfo i;
+  i.sm_count = 132;
+  i.max_threads_per_block = 1024;
+  i.max_threads_per_sm = 2048;
+  i.max_blocks_per_sm = 32;
+  return i;
+}
+
+TEST(LaunchShape, CandidatesRespectTheLimitsAndComeFullestFirst) {
+  const auto info = hopper_like();
+  const auto shapes = shape_candidates(info);
+  ASSERT_FALSE(shapes.empty());
+  for (const auto& s : shapes) {
+    EXPECT_LE(s.threads, 1024U);
+    EXPECT_LE(s.blocks_per_sm * s.threads, 2048U);
+    EXPECT_LE(s.blocks_per_sm, 32U);
+  }
+  EXPECT_EQ(shapes.front().blocks_per_sm * shapes.front().threads, 2048U);
+  EXPECT_EQ(shapes.front().blocks(info), shapes.front().blocks_per_sm * 132U);
+  for (std::size_t i = 1; i < shapes.size(); ++i)
+    EXPECT_GE(shapes[i - 1].blocks_per_sm * shapes[i - 1].threads,
+              shapes[i].blocks_per_sm * shapes[i].threads);
+}
+
+TEST(LaunchShape, SmallDevicesGetFewerShapes) {
+  auto info = hopper_like();
+  info.max_threads_per_block = 512;
+  info.max_threads_per_sm = 1024;
+  info.max_blocks_per_sm = 2;
+  for (const auto& s : shape_candidates(info)) {
+    EXPECT_LE(s.threads, 512U);
+    EXPECT_LE(s.blocks_per_sm, 2U);
+    EXPECT_LE(s.blocks_per_sm * s.threads, 1024U);
+  }
+}
+
+TEST(LaunchShape, RepeatsLastAboutTheTarget) {
+  EXPECT_EQ(launches_per_repeat(1e-3, 2e-3), 2U);
+  EXPECT_EQ(launches_per_repeat(3e-3, 2e-3), 1U);
+  EXPECT_EQ(launches_per_repeat(0, 2e-3), 1U);
+  EXPECT_EQ(launches_per_repeat(1e-9, 2e-3), 10000U);
+}
+
+TEST(LaunchShape, BytesAndPeak) {
+  EXPECT_EQ(bytes_moved(false, 100), 100U);
+  EXPECT_EQ(bytes_moved(true, 100), 200U);
+  // HBM3 on an H100 SXM: 2619 MHz, 5120 bits -> about 3352 GB/s.
+  EXPECT_NEAR(peak_dram_gbps(2619, 5120), 3352.3, 0.1);
+  EXPECT_EQ(peak_dram_gbps(0, 5120), 0.0);
+}
+
+}  // namespace
+}  // namespace gputopo::device::cuda
