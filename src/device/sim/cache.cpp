@@ -1,0 +1,147 @@
+#include "device/sim/cache.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <utility>
+
+namespace gputopo::device::sim {
+namespace {
+constexpr std::array<std::pair<Replacement, std::string_view>, 4> kNames{{
+    {Replacement::Lru, "lru"},
+    {Replacement::Fifo, "fifo"},
+    {Replacement::Random, "random"},
+    {Replacement::TreePlru, "tree-plru"},
+}};
+
+int log2_floor(std::uint64_t v) { return 63 - std::countl_zero(v); }
+int log2_ceil(std::uint64_t v) { return v <= 1 ? 0 : 64 - std::countl_zero(v - 1); }
+}  // namespace
+
+std::string_view to_string(Replacement r) {
+  for (const auto& [value, name] : kNames)
+    if (value == r) return name;
+  return "unknown";
+}
+
+std::optional<Replacement> replacement_from_string(std::string_view name) {
+  for (const auto& [value, n] : kNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
+    : geometry_(geometry),
+      seed_(seed),
+      sets_(geometry.sets()),
+      ways_(geometry.ways),
+      sets_pow2_(std::has_single_bit(sets_)),
+      set_mask_(sets_ - 1),
+      set_bits_(std::max(1, log2_ceil(sets_))),
+      line_shift_(log2_floor(geometry.line_bytes)),
+      sector_shift_(log2_floor(geometry.sector_bytes)),
+      sector_index_mask_(geometry.line_bytes / geometry.sector_bytes - 1),
+      sectors_per_fetch_(geometry.fetch_bytes / geometry.sector_bytes),
+      fetch_block_(sectors_per_fetch_ >= 32 ? ~0u : (1u << sectors_per_fetch_) - 1),
+      tags_(sets_ * ways_),
+      sectors_(sets_ * ways_),
+      stamps_(sets_ * ways_),
+      rng_(seed) {
+  if (geometry_.replacement == Replacement::TreePlru) {
+    plru_levels_ = log2_floor(ways_);
+    plru_.resize(sets_);
+  }
+  reset();
+}
+
+void Cache::reset() {
+  std::fill(tags_.begin(), tags_.end(), kInvalid);
+  std::fill(sectors_.begin(), sectors_.end(), 0u);
+  std::fill(stamps_.begin(), stamps_.end(), 0u);
+  std::fill(plru_.begin(), plru_.end(), 0u);
+  clock_ = 0;
+  rng_ = Rng(seed_);
+}
+
+void Cache::touch(std::int64_t slot) {
+  switch (geometry_.replacement) {
+    case Replacement::Lru:
+      stamps_[slot] = ++clock_;
+      break;
+    case Replacement::TreePlru: {
+      // Point every node on the way's path away from it.
+      const auto s = static_cast<std::uint64_t>(slot);
+      const std::uint64_t way = s % ways_;
+      std::uint64_t& bits = plru_[s / ways_];
+      std::uint64_t node = 1;
+      for (int level = plru_levels_ - 1; level >= 0; --level) {
+        const std::uint64_t dir = (way >> level) & 1u;
+        if (dir)
+          bits &= ~(std::uint64_t{1} << node);
+        else
+          bits |= std::uint64_t{1} << node;
+        node = node * 2 + dir;
+      }
+      break;
+    }
+    case Replacement::Fifo:
+    case Replacement::Random:
+      break;
+  }
+}
+
+std::uint64_t Cache::victim(std::uint64_t base) {
+  for (std::uint64_t w = 0; w < ways_; ++w)
+    if (tags_[base + w] == kInvalid) return base + w;
+  switch (geometry_.replacement) {
+    case Replacement::Lru:
+    case Replacement::Fifo: {
+      std::uint64_t best = base;
+      for (std::uint64_t w = 1; w < ways_; ++w)
+        if (stamps_[base + w] < stamps_[best]) best = base + w;
+      return best;
+    }
+    case Replacement::Random:
+      return base + rng_.below(ways_);
+    case Replacement::TreePlru: {
+      const std::uint64_t bits = plru_[base / ways_];
+      std::uint64_t node = 1;
+      std::uint64_t way = 0;
+      for (int level = 0; level < plru_levels_; ++level) {
+        const std::uint64_t dir = (bits >> node) & 1u;
+        way = way * 2 + dir;
+        node = node * 2 + dir;
+      }
+      return base + way;
+    }
+  }
+  return base;
+}
+
+std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t sectors) {
+  const std::uint64_t slot = victim(set_of(line) * ways_);
+  std::optional<Line> evicted;
+  if (tags_[slot] != kInvalid) evicted = Line{tags_[slot], sectors_[slot]};
+  tags_[slot] = line;
+  sectors_[slot] = sectors;
+  stamps_[slot] = ++clock_;  // insertion time for FIFO, use time for LRU
+  touch(static_cast<std::int64_t>(slot));
+  return evicted;
+}
+
+Cache::Line Cache::remove(std::int64_t slot) {
+  const Line line{tags_[slot], sectors_[slot]};
+  tags_[slot] = kInvalid;
+  sectors_[slot] = 0;
+  stamps_[slot] = 0;
+  return line;
+}
+
+std::vector<Cache::Line> Cache::contents() const {
+  std::vector<Line> lines;
+  for (std::size_t i = 0; i < tags_.size(); ++i)
+    if (tags_[i] != kInvalid) lines.push_back({tags_[i], sectors_[i]});
+  return lines;
+}
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,163 @@
+#include "device/sim/chase_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace gputopo::device::sim {
+namespace {
+// Arrays of one request start far apart, at the same alignment (as 2 MiB-aligned device arrays).
+constexpr std::uint64_t kArrayBase = std::uint64_t{1} << 40;
+
+struct Timing {
+  double mean = 0;
+  double jitter = 0;
+};
+}  // namespace
+
+struct ChaseEngine::Run {
+  const ChaseRequest* request = nullptr;
+  std::uint64_t base = 0;
+  std::uint64_t elements = 0;
+  std::uint64_t position = 0;
+  std::vector<std::uint32_t> next;  // random pattern only
+  std::vector<Cache*> path;
+  int segment = 0;
+  std::vector<Timing> timing;  // private levels in path order, then L2 near, L2 far, DRAM
+
+  std::uint64_t successor(std::uint64_t i) const {
+    if (!next.empty()) return next[i];
+    return i + 1 == elements ? 0 : i + 1;
+  }
+  const Timing& timing_of(Served served) const {
+    return served.kind == Served::Private ? timing[served.position]
+                                          : timing[path.size() + served.kind - 1];
+  }
+};
+
+ChaseEngine::ChaseEngine(const SimConfig& config) : config_(&config), memory_(config) {}
+
+double ChaseEngine::sm_l2_offset(int sm) const {
+  const auto tpc = static_cast<std::uint64_t>(sm / config_->layout.sms_per_tpc);
+  const double u = static_cast<double>(mix64(0x7bc0u, tpc) >> 11) * 0x1.0p-53;
+  return std::round(u * config_->l2.sm_latency_spread_cycles);
+}
+
+ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::uint32_t warp,
+                                    std::uint64_t base, std::uint64_t seed) {
+  Run run;
+  run.request = &request;
+  run.base = base;
+  run.elements = request.array_bytes / request.stride_bytes;
+  if (request.pattern == Pattern::Random && run.elements > 1) {
+    // Sattolo's algorithm: a uniformly random single cycle through all elements.
+    std::vector<std::uint32_t> order(run.elements);
+    std::iota(order.begin(), order.end(), 0u);
+    Rng rng(mix64(seed, 0x9e77u));
+    for (std::uint64_t i = run.elements - 1; i > 0; --i) std::swap(order[i], order[rng.below(i)]);
+    run.next.resize(run.elements);
+    for (std::uint64_t i = 0; i < run.elements; ++i)
+      run.next[order[i]] = order[(i + 1) % run.elements];
+  }
+  const double extra = config_->space(request.space).extra_cycles;
+  if (request.space == Space::Shared) return run;
+  run.path = memory_.path(request.space, warp);
+  run.segment = config_->l2.sm_segment[static_cast<std::size_t>(sm)];
+  for (const int index : config_->space(request.space).path) {
+    const CacheSpec& c = config_->caches[static_cast<std::size_t>(index)];
+    run.timing.push_back({c.latency_cycles + extra, c.jitter_cycles});
+  }
+  const double offset = sm_l2_offset(sm);
+  const L2Spec& l2 = config_->l2;
+  run.timing.push_back({l2.near_latency_cycles + offset + extra, l2.jitter_cycles});
+  run.timing.push_back({l2.far_latency_cycles + offset + extra, l2.jitter_cycles});
+  run.timing.push_back(
+      {config_->dram.latency_cycles + offset + extra, config_->dram.jitter_cycles});
+  return run;
+}
+
+void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
+  const std::uint64_t stride = run.request->stride_bytes;
+  if (run.request->space == Space::Shared) {
+    busy_cycles += static_cast<double>(loads) * config_->shared.latency_cycles;
+    for (std::uint64_t i = 0; i < loads; ++i) run.position = run.successor(run.position);
+    return;
+  }
+  Cache* const* path = run.path.data();
+  const std::size_t levels = run.path.size();
+  double busy = 0;
+  for (std::uint64_t i = 0; i < loads; ++i) {
+    const Served served = memory_.load(path, levels, run.segment, run.base + run.position * stride);
+    busy += run.timing_of(served).mean;
+    run.position = run.successor(run.position);
+  }
+  busy_cycles += busy;
+}
+
+void ChaseEngine::timed(Run& run, Rng& noise, ChaseResult& result, double& busy_cycles) {
+  const ChaseRequest& request = *run.request;
+  const std::uint64_t stride = request.stride_bytes;
+  const NoiseSpec& outliers = config_->noise;
+  result.cycles.reserve(request.recorded_loads);
+  if (request.record_indices) result.indices.reserve(request.recorded_loads);
+  const Timing shared{config_->shared.latency_cycles, config_->shared.jitter_cycles};
+  for (std::uint32_t i = 0; i < request.recorded_loads; ++i) {
+    const Timing& t =
+        request.space == Space::Shared
+            ? shared
+            : run.timing_of(memory_.load(run.path.data(), run.path.size(), run.segment,
+                                         run.base + run.position * stride));
+    double cycles = t.mean;
+    if (t.jitter > 0) cycles += t.jitter * noise.normal();
+    if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)
+      cycles += outliers.outlier_min_cycles +
+                noise.uniform() * (outliers.outlier_max_cycles - outliers.outlier_min_cycles);
+    busy_cycles += t.mean;
+    cycles = std::max(1.0, std::round(cycles)) + std::round(config_->overhead_cycles);
+    result.cycles.push_back(static_cast<std::uint32_t>(std::min(cycles, 4e9)));
+    run.position = run.successor(run.position);
+    if (request.record_indices) result.indices.push_back(run.position);
+  }
+}
+
+ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
+                               std::optional<int> carveout_percent, std::uint64_t seed,
+                               double& busy_cycles) {
+  memory_.configure(carveout_percent, request.space == Space::Shared ? request.array_bytes : 0);
+  memory_.reset();
+  Run run = start(request, sm, 0, kArrayBase, seed);
+  warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
+  ChaseResult result;
+  result.sm = sm;
+  result.overhead_cycles = config_->overhead_cycles;
+  Rng noise(mix64(seed, 0x40153u));
+  timed(run, noise, result, busy_cycles);
+  return result;
+}
+
+ChaseResult ChaseEngine::interfere(const InterferenceRequest& request, int sm,
+                                   std::optional<int> carveout_percent, std::uint64_t seed,
+                                   double& busy_cycles) {
+  std::uint64_t shared_bytes = 0;
+  for (const ChaseRequest* r : {&request.a, &request.b})
+    if (r->space == Space::Shared) shared_bytes += r->array_bytes;
+  memory_.configure(carveout_percent, shared_bytes);
+  memory_.reset();
+  const bool two = request.placement == InterferenceRequest::Placement::TwoThreads;
+  const auto warp_size = static_cast<std::uint32_t>(config_->device.warp_size);
+  const std::uint32_t warp_a = two ? request.thread_a / warp_size : 0;
+  const std::uint32_t warp_b = two ? request.thread_b / warp_size : 0;
+  Run a = start(request.a, sm, warp_a, kArrayBase, mix64(seed, 1));
+  Run b = start(request.b, sm, warp_b, 2 * kArrayBase, mix64(seed, 2));
+  warm(a, std::uint64_t{request.a.warmup_passes} * a.elements, busy_cycles);
+  warm(b, std::uint64_t{request.b.warmup_passes} * b.elements, busy_cycles);
+  ChaseResult result;
+  result.sm = sm;
+  result.overhead_cycles = config_->overhead_cycles;
+  Rng noise(mix64(seed, 0x40153u));
+  timed(a, noise, result, busy_cycles);
+  return result;
+}
+
+}  // namespace gputopo::device::sim

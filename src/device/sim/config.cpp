@@ -1,0 +1,386 @@
+#include "device/sim/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+
+#include "device/device.hpp"
+#include "device/sim/json_reader.hpp"
+#include "device/sim/layout.hpp"
+
+namespace gputopo::device::sim {
+namespace {
+
+constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
+constexpr double kMaxCycles = 1e6;
+
+int to_int(std::uint64_t v) { return static_cast<int>(v); }
+
+DeviceSpec parse_device(const JsonReader& r) {
+  r.only({"name",
+          "architecture",
+          "compute_capability",
+          "sm_count",
+          "warp_size",
+          "cores_per_sm",
+          "max_threads_per_block",
+          "max_threads_per_sm",
+          "max_blocks_per_sm",
+          "registers_per_block",
+          "registers_per_sm",
+          "global_memory_bytes",
+          "shared_per_block_bytes",
+          "shared_per_block_optin_bytes",
+          "shared_per_sm_bytes",
+          "shared_reserved_per_block_bytes",
+          "constant_bytes",
+          "sm_clock_max_mhz",
+          "mem_clock_max_mhz",
+          "memory_bus_width_bits"});
+  DeviceSpec d;
+  d.name = r.at("name").string();
+  if (d.name.empty()) r.at("name").fail("must not be empty");
+  d.architecture = r.at("architecture").string();
+  const auto cc = r.at("compute_capability");
+  const std::string text = cc.string();
+  const auto dot = text.find('.');
+  try {
+    if (dot == std::string::npos) throw std::invalid_argument(text);
+    std::size_t used = 0;
+    d.cc_major = std::stoi(text.substr(0, dot), &used);
+    if (used != dot) throw std::invalid_argument(text);
+    d.cc_minor = std::stoi(text.substr(dot + 1), &used);
+    if (used != text.size() - dot - 1) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    cc.fail("must read MAJOR.MINOR, e.g. \"9.0\"");
+  }
+  if (d.cc_major < 1 || d.cc_minor < 0) cc.fail("must read MAJOR.MINOR, e.g. \"9.0\"");
+  d.sm_count = to_int(r.at("sm_count").integer(1, 4096));
+  d.warp_size = to_int(r.integer("warp_size", 1, 64, 32));
+  d.cores_per_sm = to_int(r.at("cores_per_sm").integer(1, 1024));
+  d.max_threads_per_block = to_int(r.at("max_threads_per_block").integer(1, 4096));
+  if (d.max_threads_per_block % d.warp_size != 0)
+    r.at("max_threads_per_block").fail("must be a multiple of warp_size");
+  d.max_threads_per_sm = to_int(r.at("max_threads_per_sm").integer(d.max_threads_per_block, 65536));
+  d.max_blocks_per_sm = to_int(r.at("max_blocks_per_sm").integer(1, 1024));
+  d.registers_per_block = to_int(r.at("registers_per_block").integer(1, 1u << 24));
+  d.registers_per_sm = to_int(r.at("registers_per_sm").integer(1, 1u << 24));
+  d.global_memory_bytes = r.at("global_memory_bytes").integer(1, kMaxU64);
+  d.shared_per_block_bytes = r.at("shared_per_block_bytes").integer(0, 1u << 30);
+  d.shared_per_block_optin_bytes =
+      r.at("shared_per_block_optin_bytes").integer(d.shared_per_block_bytes, 1u << 30);
+  d.shared_per_sm_bytes =
+      r.at("shared_per_sm_bytes").integer(d.shared_per_block_optin_bytes, 1u << 30);
+  d.shared_reserved_per_block_bytes = r.integer("shared_reserved_per_block_bytes", 0, 1u << 20, 0);
+  d.constant_bytes = r.at("constant_bytes").integer(1, 1u << 30);
+  d.sm_clock_max_mhz = r.at("sm_clock_max_mhz").number(1, 1e5);
+  d.mem_clock_max_mhz = r.number("mem_clock_max_mhz", 0, 1e5, 0);
+  d.memory_bus_width_bits = to_int(r.integer("memory_bus_width_bits", 0, 1u << 16, 0));
+  return d;
+}
+
+LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
+  r.only({"sms_per_tpc", "gpc_tpcs", "max_cluster_size"});
+  LayoutSpec l;
+  l.sms_per_tpc = to_int(r.at("sms_per_tpc").integer(1, 64));
+  const auto gpcs = r.at("gpc_tpcs");
+  if (gpcs.size() == 0) gpcs.fail("must list at least one GPC");
+  for (std::size_t i = 0; i < gpcs.size(); ++i)
+    l.gpc_tpcs.push_back(to_int(gpcs.at(i).integer(1, 4096)));
+  const int sms = std::accumulate(l.gpc_tpcs.begin(), l.gpc_tpcs.end(), 0) * l.sms_per_tpc;
+  if (sms != device.sm_count)
+    gpcs.fail(fmt::format("holds {} SMs ({} per TPC), but device.sm_count is {}", sms,
+                          l.sms_per_tpc, device.sm_count));
+  l.max_cluster_size = to_int(r.integer("max_cluster_size", 0, 64, 0));
+  return l;
+}
+
+Replacement parse_replacement(const JsonReader& r) {
+  const auto name = r.string();
+  const auto policy = replacement_from_string(name);
+  if (!policy) r.fail(fmt::format("unknown policy \"{}\" (lru, fifo, random, tree-plru)", name));
+  return *policy;
+}
+
+// The line/sector/fetch/replacement/index part shared by SM caches and L2 segments.
+void parse_lines(const JsonReader& r, CacheGeometry& g) {
+  const auto pow2 = [&](std::string_view key, std::uint64_t lo, std::uint64_t hi) {
+    const auto v = r.at(key).integer(lo, hi);
+    if (!std::has_single_bit(v)) r.at(key).fail("must be a power of two");
+    return static_cast<std::uint32_t>(v);
+  };
+  g.line_bytes = pow2("line_bytes", 4, 4096);
+  g.sector_bytes = r.has("sector_bytes") ? pow2("sector_bytes", 1, g.line_bytes) : g.line_bytes;
+  if (g.line_bytes / g.sector_bytes > 32)
+    r.at("sector_bytes").fail("a line may hold at most 32 sectors");
+  g.fetch_bytes = r.has("fetch_bytes") ? pow2("fetch_bytes", 1, g.line_bytes) : g.sector_bytes;
+  if (g.fetch_bytes < g.sector_bytes) r.at("fetch_bytes").fail("must be at least sector_bytes");
+  g.replacement = r.has("replacement") ? parse_replacement(r.at("replacement")) : Replacement::Lru;
+  g.hashed_index = r.boolean("hashed_index", false);
+}
+
+void check_ways(const JsonReader& where, const CacheGeometry& g) {
+  if (g.ways < 1 || g.ways > 256)
+    where.fail(fmt::format("gives {} ways; 1 to 256 are supported", g.ways));
+  if (g.replacement == Replacement::TreePlru && (!std::has_single_bit(g.ways) || g.ways > 64))
+    where.fail(fmt::format("gives {} ways; tree-plru needs a power of two up to 64", g.ways));
+}
+
+void parse_sized(const JsonReader& r, CacheGeometry& g) {
+  g.size_bytes = r.at("size_bytes").integer(1, std::uint64_t{1} << 40);
+  g.ways = static_cast<std::uint32_t>(r.at("ways").integer(1, 256));
+  check_ways(r.at("ways"), g);
+  const std::uint64_t way_bytes = std::uint64_t{g.line_bytes} * g.ways;
+  if (g.size_bytes % way_bytes != 0)
+    r.at("size_bytes").fail(fmt::format("must be a multiple of line_bytes * ways = {}", way_bytes));
+}
+
+CacheSpec parse_cache(const JsonReader& r, std::string name) {
+  r.only({"size_bytes", "ways", "sets", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
+          "hashed_index", "latency_cycles", "jitter_cycles", "instances_per_sm",
+          "instance_select"});
+  CacheSpec c;
+  c.name = std::move(name);
+  parse_lines(r, c.geometry);
+  if (r.has("sets")) {
+    if (r.has("size_bytes") || r.has("ways"))
+      r.at("sets").fail(
+          "a cache unified with shared memory gives sets only; size and ways follow the carve-out");
+    c.unified_sets = r.at("sets").integer(1, 1u << 24);
+  } else {
+    parse_sized(r, c.geometry);
+  }
+  c.latency_cycles = r.at("latency_cycles").number(1, kMaxCycles);
+  c.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
+  c.instances_per_sm = static_cast<std::uint32_t>(r.integer("instances_per_sm", 1, 64, 1));
+  if (r.has("instance_select")) {
+    const auto how = r.at("instance_select").string();
+    if (how == "modulo")
+      c.instance_select = InstanceSelect::Modulo;
+    else if (how == "contiguous")
+      c.instance_select = InstanceSelect::Contiguous;
+    else
+      r.at("instance_select").fail(fmt::format("unknown \"{}\" (modulo, contiguous)", how));
+  }
+  return c;
+}
+
+int cache_index(const SimConfig& cfg, const JsonReader& where) {
+  const auto name = where.string();
+  for (std::size_t i = 0; i < cfg.caches.size(); ++i)
+    if (cfg.caches[i].name == name) return static_cast<int>(i);
+  where.fail(fmt::format("names no cache in \"caches\": \"{}\"", name));
+}
+
+void parse_unified(const JsonReader& r, SimConfig& cfg) {
+  r.only({"cache", "total_bytes", "carveout_shared_bytes", "default_carveout_percent",
+          "kernel_shared_bytes"});
+  UnifiedSpec& u = cfg.unified;
+  u.cache = cache_index(cfg, r.at("cache"));
+  const CacheSpec& c = cfg.caches[static_cast<std::size_t>(u.cache)];
+  if (c.unified_sets == 0)
+    r.at("cache").fail("that cache must give \"sets\" instead of size_bytes and ways");
+  u.total_bytes = r.at("total_bytes").integer(1, 1u << 30);
+  const auto steps = r.at("carveout_shared_bytes");
+  if (steps.size() == 0) steps.fail("must list at least one [percent, shared_bytes] step");
+  const std::uint64_t min_l1 = c.unified_sets * c.geometry.line_bytes;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto step = steps.at(i);
+    if (step.size() != 2) step.fail("must be [percent, shared_bytes]");
+    const int percent = to_int(step.at(0).integer(0, 100));
+    const std::uint64_t shared = step.at(1).integer(0, u.total_bytes);
+    if (!u.carveout_shared_bytes.empty() && (percent <= u.carveout_shared_bytes.back().first ||
+                                             shared < u.carveout_shared_bytes.back().second))
+      step.fail("steps must ascend in percent and not descend in shared bytes");
+    if (u.total_bytes - shared < min_l1)
+      step.at(1).fail(fmt::format("leaves less than one way ({} B) of L1", min_l1));
+    u.carveout_shared_bytes.emplace_back(percent, shared);
+  }
+  if (u.carveout_shared_bytes.back().first != 100) steps.fail("the last step must be for 100 %");
+  for (const auto& [percent, shared] : u.carveout_shared_bytes) {
+    CacheGeometry g = c.geometry;
+    g.ways = static_cast<std::uint32_t>((u.total_bytes - shared) / min_l1);
+    g.size_bytes = std::uint64_t{g.ways} * min_l1;
+    check_ways(steps, g);
+  }
+  u.default_carveout_percent = to_int(r.at("default_carveout_percent").integer(0, 100));
+  u.kernel_shared_bytes = r.integer("kernel_shared_bytes", 0, u.total_bytes, 0);
+}
+
+void parse_spaces(const JsonReader& r, SimConfig& cfg) {
+  r.only({"l1", "l2", "readOnly", "texture", "constant", "shared"});
+  for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant}) {
+    const auto sr = r.at(to_string(s));
+    sr.only({"path", "extra_cycles"});
+    SpaceSpec& spec = cfg.spaces[static_cast<std::size_t>(s)];
+    const auto path = sr.at("path");
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const int index = cache_index(cfg, path.at(i));
+      if (std::find(spec.path.begin(), spec.path.end(), index) != spec.path.end())
+        path.at(i).fail("names a cache twice");
+      spec.path.push_back(index);
+    }
+    if (s == Space::L2 && !spec.path.empty())
+      path.fail("must be empty: l2 loads bypass the SM's caches");
+    spec.extra_cycles = sr.number("extra_cycles", -kMaxCycles, kMaxCycles, 0);
+  }
+  const auto sh = r.at("shared");
+  sh.only({"latency_cycles", "jitter_cycles"});
+  cfg.shared.latency_cycles = sh.at("latency_cycles").number(1, kMaxCycles);
+  cfg.shared.jitter_cycles = sh.number("jitter_cycles", 0, kMaxCycles, 0);
+}
+
+void parse_l2(const JsonReader& r, SimConfig& cfg) {
+  r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
+          "replacement", "hashed_index", "near_latency_cycles", "far_latency_cycles",
+          "jitter_cycles", "sm_latency_spread_cycles", "sm_segment"});
+  L2Spec& l2 = cfg.l2;
+  l2.segments = to_int(r.integer("segments", 1, 16, 1));
+  parse_lines(r, l2.geometry);
+  const std::uint64_t total = r.at("size_bytes").integer(1, std::uint64_t{1} << 40);
+  if (total % static_cast<unsigned>(l2.segments) != 0)
+    r.at("size_bytes").fail("must divide evenly into the segments");
+  l2.geometry.size_bytes = total / static_cast<unsigned>(l2.segments);
+  l2.geometry.ways = static_cast<std::uint32_t>(r.at("ways").integer(1, 256));
+  check_ways(r.at("ways"), l2.geometry);
+  const std::uint64_t way_bytes = std::uint64_t{l2.geometry.line_bytes} * l2.geometry.ways;
+  if (l2.geometry.size_bytes % way_bytes != 0)
+    r.at("size_bytes")
+        .fail(fmt::format("one segment must be a multiple of line_bytes * ways = {}", way_bytes));
+  l2.near_latency_cycles = r.at("near_latency_cycles").number(1, kMaxCycles);
+  l2.far_latency_cycles = r.number("far_latency_cycles", 1, kMaxCycles, l2.near_latency_cycles);
+  l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
+  l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
+
+  const int sms = cfg.device.sm_count;
+  l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);
+  if (!r.has("sm_segment") || r.at("sm_segment").json().is_string()) {
+    if (r.has("sm_segment") && r.at("sm_segment").string() != "by_gpc")
+      r.at("sm_segment").fail("must be \"by_gpc\" or a list with one segment per SM");
+    // GPCs split evenly between the segments, in GPC order.
+    const Topology topology = build_topology(cfg.layout, sms);
+    const auto gpcs = static_cast<int>(cfg.layout.gpc_tpcs.size());
+    for (std::size_t sm = 0; sm < l2.sm_segment.size(); ++sm)
+      l2.sm_segment[sm] = topology.gpc_of_sm[sm] * l2.segments / gpcs;
+  } else {
+    const auto list = r.at("sm_segment");
+    if (list.size() != static_cast<std::size_t>(sms))
+      list.fail(fmt::format("lists {} SMs, device.sm_count is {}", list.size(), sms));
+    for (std::size_t i = 0; i < list.size(); ++i)
+      l2.sm_segment[i] = to_int(list.at(i).integer(0, static_cast<std::uint64_t>(l2.segments - 1)));
+  }
+}
+
+void parse_rest(const JsonReader& r, SimConfig& cfg) {
+  const auto dram = r.at("dram");
+  dram.only({"latency_cycles", "jitter_cycles"});
+  cfg.dram.latency_cycles = dram.at("latency_cycles").number(1, kMaxCycles);
+  cfg.dram.jitter_cycles = dram.number("jitter_cycles", 0, kMaxCycles, 0);
+
+  const auto timing = r.at("timing");
+  timing.only({"overhead_cycles"});
+  cfg.overhead_cycles = timing.at("overhead_cycles").number(0, kMaxCycles);
+
+  if (r.has("noise")) {
+    const auto noise = r.at("noise");
+    noise.only({"outlier_rate", "outlier_min_cycles", "outlier_max_cycles"});
+    cfg.noise.outlier_rate = noise.number("outlier_rate", 0, 1, 0);
+    cfg.noise.outlier_min_cycles = noise.number("outlier_min_cycles", 0, kMaxCycles, 0);
+    cfg.noise.outlier_max_cycles = noise.number("outlier_max_cycles", cfg.noise.outlier_min_cycles,
+                                                kMaxCycles, cfg.noise.outlier_min_cycles);
+  }
+
+  const auto bw = r.at("bandwidth");
+  bw.only({"l2_read_gbps", "l2_write_gbps", "dram_read_gbps", "dram_write_gbps",
+           "launch_overhead_us", "jitter_fraction"});
+  BandwidthSpec& b = cfg.bandwidth;
+  b.l2_read_gbps = bw.at("l2_read_gbps").number(0.001, 1e6);
+  b.l2_write_gbps = bw.at("l2_write_gbps").number(0.001, 1e6);
+  b.dram_read_gbps = bw.at("dram_read_gbps").number(0.001, 1e6);
+  b.dram_write_gbps = bw.at("dram_write_gbps").number(0.001, 1e6);
+  b.launch_overhead_us = bw.number("launch_overhead_us", 0, 1e6, 0);
+  b.jitter_fraction = bw.number("jitter_fraction", 0, 0.5, 0);
+}
+
+std::vector<std::string> parse_sources(const JsonReader& r) {
+  std::vector<std::string> sources;
+  const auto list = r.at("sources");
+  for (std::size_t i = 0; i < list.size(); ++i) sources.push_back(list.at(i).string());
+  if (sources.empty()) list.fail("must cite at least one source");
+  return sources;
+}
+
+}  // namespace
+
+SimConfig parse_config(const std::string& text, const std::string& origin) {
+  model::Json json;
+  try {
+    json = model::Json::parse(text);
+  } catch (const model::Json::parse_error& e) {
+    throw Error(Error::Kind::BadRequest, fmt::format("{}: not valid JSON: {}", origin, e.what()));
+  }
+  const JsonReader r(json, origin, "");
+  r.only({"name", "comment", "sources", "device", "layout", "caches", "unified_l1_shared", "spaces",
+          "l2", "dram", "timing", "noise", "bandwidth"});
+  SimConfig cfg;
+  cfg.preset = r.at("name").string();
+  if (cfg.preset.empty()) r.at("name").fail("must not be empty");
+  cfg.comment = r.has("comment") ? r.at("comment").string() : std::string();
+  cfg.sources = parse_sources(r);
+  cfg.device = parse_device(r.at("device"));
+  cfg.layout = parse_layout(r.at("layout"), cfg.device);
+  const auto caches = r.at("caches");
+  if (!caches.json().is_object()) caches.fail("must be an object of named caches");
+  for (const auto& item : caches.json().items())
+    cfg.caches.push_back(parse_cache(caches.at(item.key()), item.key()));
+  for (std::size_t i = 0; i < cfg.caches.size(); ++i)
+    if (cfg.caches[i].unified_sets != 0 && !r.has("unified_l1_shared"))
+      caches.at(cfg.caches[i].name).fail("gives \"sets\" but there is no \"unified_l1_shared\"");
+  if (r.has("unified_l1_shared")) parse_unified(r.at("unified_l1_shared"), cfg);
+  for (std::size_t i = 0; i < cfg.caches.size(); ++i)
+    if (cfg.caches[i].unified_sets != 0 && static_cast<int>(i) != cfg.unified.cache)
+      caches.at(cfg.caches[i].name)
+          .fail("gives \"sets\" but unified_l1_shared.cache names another cache");
+  parse_spaces(r.at("spaces"), cfg);
+  parse_l2(r.at("l2"), cfg);
+  parse_rest(r, cfg);
+  return cfg;
+}
+
+std::uint64_t SimConfig::shared_config_bytes(std::optional<int> carveout_percent) const {
+  return shared_config_bytes(carveout_percent, 0);
+}
+
+std::uint64_t SimConfig::shared_config_bytes(std::optional<int> carveout_percent,
+                                             std::uint64_t extra_shared_bytes) const {
+  const auto& steps = unified.carveout_shared_bytes;
+  if (steps.empty()) return device.shared_per_sm_bytes;
+  const int percent =
+      std::clamp(carveout_percent.value_or(unified.default_carveout_percent), 0, 100);
+  std::size_t i = 0;
+  while (i + 1 < steps.size() && steps[i].first < percent) ++i;
+  // The driver grows the shared part until the kernel's own buffer fits.
+  const std::uint64_t needed =
+      unified.kernel_shared_bytes + device.shared_reserved_per_block_bytes + extra_shared_bytes;
+  while (i + 1 < steps.size() && steps[i].second < needed) ++i;
+  return steps[i].second;
+}
+
+CacheGeometry SimConfig::geometry(std::size_t index, std::optional<int> carveout_percent,
+                                  std::uint64_t extra_shared_bytes) const {
+  const CacheSpec& c = caches[index];
+  CacheGeometry g = c.geometry;
+  if (c.unified_sets != 0) {
+    const std::uint64_t way_bytes = c.unified_sets * g.line_bytes;
+    const std::uint64_t l1 =
+        unified.total_bytes - shared_config_bytes(carveout_percent, extra_shared_bytes);
+    g.ways = static_cast<std::uint32_t>(l1 / way_bytes);
+    g.size_bytes = std::uint64_t{g.ways} * way_bytes;
+  }
+  return g;
+}
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,148 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device/requests.hpp"
+#include "device/sim/cache.hpp"
+
+namespace gputopo::device::sim {
+
+// What the simulated driver reports (DeviceInfo) besides the memory model.
+struct DeviceSpec {
+  std::string name;
+  std::string architecture;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  int warp_size = 32;
+  int cores_per_sm = 0;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int registers_per_block = 65536;
+  int registers_per_sm = 65536;
+  std::uint64_t global_memory_bytes = 0;
+  std::uint64_t shared_per_block_bytes = 0;
+  std::uint64_t shared_per_block_optin_bytes = 0;
+  std::uint64_t shared_per_sm_bytes = 0;
+  std::uint64_t shared_reserved_per_block_bytes = 0;
+  std::uint64_t constant_bytes = 65536;
+  double sm_clock_max_mhz = 0;
+  double mem_clock_max_mhz = 0;
+  int memory_bus_width_bits = 0;
+};
+
+// SMs pair into TPCs, TPCs into GPCs; TPCs are dealt to GPCs round-robin, skipping full GPCs.
+struct LayoutSpec {
+  int sms_per_tpc = 2;
+  std::vector<int> gpc_tpcs;  // TPCs per GPC
+  int max_cluster_size = 0;   // 0: thread-block clusters unsupported
+};
+
+enum class InstanceSelect : std::uint8_t {
+  Modulo,      // warp w uses instance w % instances
+  Contiguous,  // the warps of a block split into `instances` contiguous ranges
+};
+
+// One SM-private physical cache (L1, texture, constant L1, constant L1.5, ...).
+struct CacheSpec {
+  std::string name;
+  CacheGeometry geometry;          // size_bytes is 0 for the cache unified with shared memory
+  std::uint64_t unified_sets = 0;  // unified cache: fixed sets; ways follow the carve-out
+  double latency_cycles = 0;
+  double jitter_cycles = 0;
+  std::uint32_t instances_per_sm = 1;
+  InstanceSelect instance_select = InstanceSelect::Modulo;
+};
+
+// One L1 capacity shared with shared memory, split by the carve-out.
+struct UnifiedSpec {
+  int cache = -1;  // index into SimConfig::caches, -1 when there is no unified cache
+  std::uint64_t total_bytes = 0;
+  // (carve-out percent, shared bytes configured), ascending; a percent uses the first step at or
+  // above it.
+  std::vector<std::pair<int, std::uint64_t>> carveout_shared_bytes;
+  int default_carveout_percent = 0;
+  std::uint64_t kernel_shared_bytes = 0;  // the measuring kernel's own shared buffer
+};
+
+struct SpaceSpec {
+  std::vector<int> path;  // SM-private caches, nearest first; then L2 (not for shared)
+  double extra_cycles = 0;
+};
+
+struct SharedSpec {
+  double latency_cycles = 0;
+  double jitter_cycles = 0;
+};
+
+struct L2Spec {
+  CacheGeometry geometry;  // one segment
+  int segments = 1;
+  double near_latency_cycles = 0;
+  double far_latency_cycles = 0;
+  double jitter_cycles = 0;
+  double sm_latency_spread_cycles = 0;  // per-TPC offset in [0, spread], fixed per device
+  std::vector<int> sm_segment;          // near segment of each SM
+};
+
+struct DramSpec {
+  double latency_cycles = 0;
+  double jitter_cycles = 0;
+};
+
+struct NoiseSpec {
+  double outlier_rate = 0;
+  double outlier_min_cycles = 0;
+  double outlier_max_cycles = 0;
+};
+
+struct BandwidthSpec {
+  double l2_read_gbps = 0;
+  double l2_write_gbps = 0;
+  double dram_read_gbps = 0;
+  double dram_write_gbps = 0;
+  double launch_overhead_us = 0;
+  double jitter_fraction = 0;
+};
+
+struct SimConfig {
+  std::string preset;  // "name" field
+  std::string comment;
+  std::vector<std::string> sources;
+  DeviceSpec device;
+  LayoutSpec layout;
+  std::vector<CacheSpec> caches;
+  UnifiedSpec unified;
+  std::array<SpaceSpec, 6> spaces;  // indexed by Space
+  SharedSpec shared;
+  L2Spec l2;
+  DramSpec dram;
+  double overhead_cycles = 0;
+  NoiseSpec noise;
+  BandwidthSpec bandwidth;
+
+  const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
+  std::uint64_t l2_bytes() const {
+    return l2.geometry.size_bytes * static_cast<unsigned>(l2.segments);
+  }
+  // Shared bytes the driver configures for a carve-out (nullopt: the default) when the kernel
+  // needs `extra_shared_bytes` on top of its own buffer (a shared-memory chase array).
+  std::uint64_t shared_config_bytes(std::optional<int> carveout_percent) const;
+  std::uint64_t shared_config_bytes(std::optional<int> carveout_percent,
+                                    std::uint64_t extra_shared_bytes) const;
+  // Geometry of cache `index` under that configuration.
+  CacheGeometry geometry(std::size_t index, std::optional<int> carveout_percent,
+                         std::uint64_t extra_shared_bytes = 0) const;
+};
+
+// Parses and validates a configuration. `origin` names the file in messages. Throws
+// device::Error(BadRequest) with one line "ORIGIN: FIELD: REASON" on any problem.
+SimConfig parse_config(const std::string& text, const std::string& origin);
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,90 @@
+#include "device/sim/memory_system.hpp"
+
+#include "device/sim/rng.hpp"
+
+namespace gputopo::device::sim {
+namespace {
+bool same(const CacheGeometry& a, const CacheGeometry& b) {
+  return a.size_bytes == b.size_bytes && a.ways == b.ways;
+}
+// Fixed per-cache seeds keep the random policy reproducible.
+std::uint64_t cache_seed(std::size_t cache, std::size_t instance) {
+  return mix64(0x5eed0000u + cache, instance);
+}
+}  // namespace
+
+MemorySystem::MemorySystem(const SimConfig& config) : config_(&config) {
+  for (int s = 0; s < config.l2.segments; ++s)
+    segments_.emplace_back(config.l2.geometry, mix64(0x12000u, static_cast<std::uint64_t>(s)));
+  private_.resize(config.caches.size());
+  configure(std::nullopt, 0);
+}
+
+void MemorySystem::configure(std::optional<int> carveout_percent,
+                             std::uint64_t extra_shared_bytes) {
+  for (std::size_t c = 0; c < config_->caches.size(); ++c) {
+    const CacheGeometry g = config_->geometry(c, carveout_percent, extra_shared_bytes);
+    auto& instances = private_[c];
+    if (!instances.empty() && same(instances.front().geometry(), g)) continue;
+    instances.clear();
+    for (std::uint32_t i = 0; i < config_->caches[c].instances_per_sm; ++i)
+      instances.emplace_back(g, cache_seed(c, i));
+  }
+}
+
+void MemorySystem::reset() {
+  for (auto& instances : private_)
+    for (auto& cache : instances) cache.reset();
+  for (auto& segment : segments_) segment.reset();
+}
+
+std::vector<Cache*> MemorySystem::path(Space space, std::uint32_t warp) {
+  std::vector<Cache*> caches;
+  const std::uint32_t warps =
+      static_cast<std::uint32_t>(config_->device.max_threads_per_block / config_->device.warp_size);
+  for (const int index : config_->space(space).path) {
+    const CacheSpec& spec = config_->caches[static_cast<std::size_t>(index)];
+    const std::uint32_t n = spec.instances_per_sm;
+    const std::uint32_t instance = spec.instance_select == InstanceSelect::Modulo
+                                       ? warp % n
+                                       : std::min(n - 1, warp * n / warps);
+    caches.push_back(&private_[static_cast<std::size_t>(index)][instance]);
+  }
+  return caches;
+}
+
+Served::Kind MemorySystem::l2_load(int segment, std::uint64_t address) {
+  Cache& near = segments_[static_cast<std::size_t>(segment)];
+  const std::uint64_t line = near.line_of(address);
+  const std::uint32_t bit = near.sector_bit(address);
+  const std::uint32_t fetch = near.fetch_mask(address);
+  const std::int64_t slot = near.find(line);
+  if (slot != Cache::kAbsent) {
+    near.touch(slot);
+    if (near.sectors(slot) & bit) return Served::L2Near;
+    near.add_sectors(slot, fetch);
+    return Served::Dram;
+  }
+  for (std::size_t s = 0; s < segments_.size(); ++s) {
+    if (static_cast<int>(s) == segment) continue;
+    const std::int64_t far_slot = segments_[s].find(line);
+    if (far_slot == Cache::kAbsent) continue;
+    const Cache::Line moved = segments_[s].remove(far_slot);
+    const bool hit = (moved.sectors & bit) != 0;
+    l2_install(segment, line, moved.sectors | (hit ? 0u : fetch));
+    return hit ? Served::L2Far : Served::Dram;
+  }
+  l2_install(segment, line, fetch);
+  return Served::Dram;
+}
+
+void MemorySystem::l2_install(int segment, std::uint64_t line, std::uint32_t sectors) {
+  const auto evicted = segments_[static_cast<std::size_t>(segment)].insert(line, sectors);
+  const auto others = segments_.size() - 1;
+  if (!evicted || others == 0) return;
+  auto target = static_cast<std::size_t>(mix64(evicted->number) % others);
+  if (target >= static_cast<std::size_t>(segment)) ++target;
+  segments_[target].insert(evicted->number, evicted->sectors);
+}
+
+}  // namespace gputopo::device::sim

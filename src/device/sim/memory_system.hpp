@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "device/sim/cache.hpp"
+#include "device/sim/config.hpp"
+
+namespace gputopo::device::sim {
+
+// Where a load was served. Private levels are numbered by their position in the space's path.
+struct Served {
+  enum Kind : std::uint8_t { Private, L2Near, L2Far, Dram };
+  Kind kind;
+  std::uint8_t position;  // Private: index in the path
+};
+
+// The caches one SM sees, plus the whole L2, for one request at a time.
+//
+// The L2 is split into segments. An SM loads through its near segment; a line evicted there
+// moves to one of the other (far) segments, chosen by address, and a far hit moves the line back.
+// One SM therefore sees near hits up to one segment's capacity, far hits up to the whole L2, and
+// DRAM beyond it.
+class MemorySystem {
+ public:
+  explicit MemorySystem(const SimConfig& config);
+
+  // Sizes the SM-private caches for a carve-out and extra shared bytes (rebuilt only on change).
+  void configure(std::optional<int> carveout_percent, std::uint64_t extra_shared_bytes);
+  // Forgets everything cached: each request starts cold, as after an L2 flush.
+  void reset();
+
+  // The caches a thread in `warp` passes through for `space`, nearest first.
+  std::vector<Cache*> path(Space space, std::uint32_t warp);
+  // Capacity of SM-private cache `index` as currently configured.
+  const CacheGeometry& geometry(std::size_t index) const {
+    return private_[index].front().geometry();
+  }
+
+  Served load(Cache* const* path, std::size_t levels, int segment, std::uint64_t address) {
+    for (std::size_t i = 0; i < levels; ++i)
+      if (path[i]->access(address)) return {Served::Private, static_cast<std::uint8_t>(i)};
+    return {l2_load(segment, address), 0};
+  }
+
+ private:
+  Served::Kind l2_load(int segment, std::uint64_t address);
+  void l2_install(int segment, std::uint64_t line, std::uint32_t sectors);
+
+  const SimConfig* config_;
+  std::vector<std::vector<Cache>> private_;  // [cache][instance]
+  std::vector<Cache> segments_;
+};
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,221 @@
+#include "device/sim/sim_device.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "device/sim/chase_engine.hpp"
+#include "device/sim/layout.hpp"
+#include "device/sim/presets.hpp"
+#include "device/sim/rng.hpp"
+#include "device/sim/sim_info.hpp"
+#include "device/sim/stream_model.hpp"
+
+namespace gputopo::device::sim {
+namespace {
+
+constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;
+constexpr std::uint32_t kMaxRecordedLoads = 1u << 24;
+constexpr double kLaunchCycles = 5000;  // a kernel launch, for the batch's elapsed time
+
+[[noreturn]] void bad(const std::string& what) { throw Error(Error::Kind::BadRequest, what); }
+
+class SimDevice final : public Device {
+ public:
+  SimDevice(SimConfig config, std::uint64_t seed)
+      : config_(std::move(config)),
+        info_(make_info(config_)),
+        topology_(build_topology(config_.layout, config_.device.sm_count)),
+        engine_(config_),
+        seed_(seed) {}
+
+  const DeviceInfo& info() const override { return info_; }
+
+  ChaseBatchResult chase(const ChaseBatch& batch) override {
+    check_carveout(batch.carveout_percent);
+    for (std::size_t i = 0; i < batch.requests.size(); ++i)
+      check(batch.requests[i], batch.requests[i].sm, fmt::format("request {}", i));
+    return run(batch.requests, batch.carveout_percent,
+               [&](const ChaseRequest& r, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.chase(r, sm, batch.carveout_percent, seed, busy);
+               });
+  }
+
+  ChaseBatchResult interfere(const InterferenceBatch& batch) override {
+    check_carveout(batch.carveout_percent);
+    for (std::size_t i = 0; i < batch.requests.size(); ++i) {
+      const InterferenceRequest& r = batch.requests[i];
+      const std::string where = fmt::format("request {}", i);
+      check(r.a, r.sm, where + " (a)");
+      check(r.b, r.sm, where + " (b)");
+      if (r.placement == InterferenceRequest::Placement::TwoThreads) {
+        const auto limit = static_cast<std::uint32_t>(config_.device.max_threads_per_block);
+        if (r.thread_a >= limit || r.thread_b >= limit)
+          bad(fmt::format("{}: threads {} and {} must be below the block's {} threads", where,
+                          r.thread_a, r.thread_b, limit));
+      }
+      if (r.a.space == Space::Shared && r.b.space == Space::Shared &&
+          r.a.array_bytes + r.b.array_bytes > shared_limit())
+        bad(fmt::format("{}: the two shared arrays exceed the {} B a block may use", where,
+                        shared_limit()));
+    }
+    std::vector<ChaseRequest> firsts;
+    for (const auto& r : batch.requests) {
+      firsts.push_back(r.a);
+      firsts.back().sm = r.sm >= 0 ? r.sm : r.a.sm;
+    }
+    std::size_t index = 0;
+    return run(firsts, batch.carveout_percent,
+               [&](const ChaseRequest&, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.interfere(batch.requests[index++], sm, batch.carveout_percent, seed,
+                                          busy);
+               });
+  }
+
+  StreamResult stream(const StreamRequest& request) override {
+    if (request.bytes == 0) bad("stream: bytes must be > 0");
+    if (request.repeats == 0) bad("stream: repeats must be > 0");
+    const std::uint64_t buffers = request.kind == StreamKind::Copy ? 2 : 1;
+    if (request.bytes > config_.device.global_memory_bytes / buffers)
+      bad(fmt::format("stream: {} B buffers do not fit in {} B of device memory", request.bytes,
+                      config_.device.global_memory_bytes));
+    return model_stream(config_, request, next_seed(0));
+  }
+
+  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
+    return cluster_groups(config_.layout, topology_, cluster_size);
+  }
+
+ private:
+  std::uint64_t shared_limit() const {
+    const auto& d = config_.device;
+    const std::uint64_t own =
+        config_.unified.kernel_shared_bytes + d.shared_reserved_per_block_bytes;
+    return d.shared_per_block_optin_bytes > own ? d.shared_per_block_optin_bytes - own : 0;
+  }
+
+  void check_carveout(std::optional<int> carveout) const {
+    if (carveout && (*carveout < 0 || *carveout > 100))
+      bad(fmt::format("carveout_percent must be in [0, 100], is {}", *carveout));
+  }
+
+  void check(const ChaseRequest& r, int sm, const std::string& where) const {
+    const std::string space(to_string(r.space));
+    if (r.stride_bytes == 0) bad(fmt::format("{}: stride_bytes must be > 0", where));
+    if (r.stride_bytes % 4 != 0)
+      bad(fmt::format("{}: stride_bytes {} is not a multiple of the 4 B element", where,
+                      r.stride_bytes));
+    if (r.array_bytes < r.stride_bytes)
+      bad(fmt::format("{}: array_bytes {} holds no element of stride {}", where, r.array_bytes,
+                      r.stride_bytes));
+    if (r.array_bytes / r.stride_bytes > kMaxElements)
+      bad(fmt::format("{}: {} elements exceed the {} a chase may hold", where,
+                      r.array_bytes / r.stride_bytes, kMaxElements));
+    if (r.recorded_loads > kMaxRecordedLoads)
+      bad(fmt::format("{}: recorded_loads {} exceeds {}", where, r.recorded_loads,
+                      kMaxRecordedLoads));
+    if (sm < -1 || sm >= config_.device.sm_count || r.sm < -1 || r.sm >= config_.device.sm_count)
+      bad(fmt::format("{}: SM {} does not exist (the device has {})", where, std::max(sm, r.sm),
+                      config_.device.sm_count));
+    switch (r.space) {
+      case Space::Constant:
+        if (r.array_bytes > config_.device.constant_bytes)
+          bad(fmt::format("{}: a constant array holds at most {} B, asked for {}", where,
+                          config_.device.constant_bytes, r.array_bytes));
+        break;
+      case Space::Shared:
+        if (r.array_bytes > shared_limit())
+          bad(
+              fmt::format("{}: a shared array holds at most {} B beside the kernel's own buffer, "
+                          "asked for {}",
+                          where, shared_limit(), r.array_bytes));
+        break;
+      default:
+        if (r.array_bytes > config_.device.global_memory_bytes)
+          bad(fmt::format("{}: a {} array of {} B exceeds device memory", where, space,
+                          r.array_bytes));
+    }
+  }
+
+  std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
+
+  template <typename Runner>
+  ChaseBatchResult run(const std::vector<ChaseRequest>& requests, std::optional<int> carveout,
+                       Runner&& runner) {
+    ++calls_;
+    ChaseBatchResult out;
+    double concurrent = 0;  // SM-private requests run side by side, one per SM
+    double sequential = 0;  // L2 requests run one after another
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const ChaseRequest& r = requests[i];
+      const bool private_space = sm_private(r.space);
+      const int sm =
+          r.sm >= 0 ? r.sm : (private_space ? static_cast<int>(i) % config_.device.sm_count : 0);
+      double busy = kLaunchCycles;
+      out.results.push_back(runner(r, sm, next_seed(i), busy));
+      if (private_space)
+        concurrent = std::max(concurrent, busy);
+      else
+        sequential += busy;
+    }
+    RunConditions& c = out.conditions;
+    c.sm_clock_mhz_before = config_.device.sm_clock_max_mhz;
+    c.sm_clock_mhz_after = config_.device.sm_clock_max_mhz;
+    c.carveout_percent = carveout
+                             ? carveout
+                             : (config_.unified.cache >= 0
+                                    ? std::optional<int>(config_.unified.default_carveout_percent)
+                                    : std::nullopt);
+    c.elapsed_cycles = concurrent + sequential;
+    c.elapsed_ns = c.elapsed_cycles / config_.device.sm_clock_max_mhz * 1e3;
+    return out;
+  }
+
+  SimConfig config_;
+  DeviceInfo info_;
+  Topology topology_;
+  ChaseEngine engine_;
+  std::uint64_t seed_;
+  std::uint64_t calls_ = 0;
+};
+
+std::string preset_list() {
+  std::string list;
+  for (const auto& name : preset_names()) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : embedded_presets()) names.emplace_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+SimConfig load_config(const std::string& preset_or_file) {
+  for (const auto& [name, text] : embedded_presets())
+    if (name == preset_or_file)
+      return parse_config(std::string(text), fmt::format("preset {}", name));
+  std::ifstream in(preset_or_file, std::ios::binary);
+  if (!in)
+    bad(fmt::format("{}: neither a preset ({}) nor a readable file", preset_or_file,
+                    preset_list()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) bad(fmt::format("{}: cannot be read", preset_or_file));
+  return parse_config(text.str(), preset_or_file);
+}
+
+std::unique_ptr<Device> make_device(SimConfig config, std::uint64_t seed) {
+  return std::make_unique<SimDevice>(std::move(config), seed);
+}
+
+std::unique_ptr<Device> open(const std::string& preset_or_file, std::uint64_t seed) {
+  return make_device(load_config(preset_or_file), seed);
+}
+
+}  // namespace gputopo::device::sim

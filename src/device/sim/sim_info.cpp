@@ -1,0 +1,77 @@
+#include "device/sim/sim_info.hpp"
+
+#include <fmt/format.h>
+
+namespace gputopo::device::sim {
+namespace {
+using model::Attribute;
+constexpr const char* kNotSimulated = "not available on a simulated GPU";
+}  // namespace
+
+DeviceInfo make_info(const SimConfig& config) {
+  const DeviceSpec& d = config.device;
+  DeviceInfo info;
+  info.index = 0;
+  info.name = d.name;
+  info.vendor = "NVIDIA";
+  info.cc_major = d.cc_major;
+  info.cc_minor = d.cc_minor;
+  info.simulated = true;
+  info.sm_count = d.sm_count;
+  info.warp_size = d.warp_size;
+  info.max_threads_per_block = d.max_threads_per_block;
+  info.max_threads_per_sm = d.max_threads_per_sm;
+  info.max_blocks_per_sm = d.max_blocks_per_sm;
+  info.global_memory_bytes = d.global_memory_bytes;
+  info.l2_bytes = config.l2_bytes();
+  info.shared_per_block_bytes = d.shared_per_block_bytes;
+  info.shared_per_block_optin_bytes = d.shared_per_block_optin_bytes;
+  info.shared_per_sm_bytes = d.shared_per_sm_bytes;
+  info.constant_bytes = d.constant_bytes;
+  info.sm_clock_max_mhz = d.sm_clock_max_mhz;
+  info.mem_clock_max_mhz = d.mem_clock_max_mhz;
+  info.memory_bus_width_bits = d.memory_bus_width_bits;
+
+  auto& g = info.general;
+  g.emplace_back("vendor", Attribute::api(info.vendor));
+  g.emplace_back("name", Attribute::api(d.name));
+  g.emplace_back("architecture", Attribute::api(d.architecture));
+  g.emplace_back("computeCapability", Attribute::api(fmt::format("{}.{}", d.cc_major, d.cc_minor)));
+  g.emplace_back("simulated", Attribute::api(true));
+  g.emplace_back("simulatorPreset", Attribute::api(config.preset));
+  for (const char* key : {"uuid", "pciBusId", "driverVersion", "runtimeVersion"})
+    g.emplace_back(key, Attribute::unavailable(model::Source::Api, "", kNotSimulated));
+  g.emplace_back("smClockMax", Attribute::api(d.sm_clock_max_mhz, "MHz"));
+  g.emplace_back("memoryClockMax", d.mem_clock_max_mhz > 0
+                                       ? Attribute::api(d.mem_clock_max_mhz, "MHz")
+                                       : Attribute::unavailable(model::Source::Api, "MHz",
+                                                                "not given by the preset"));
+  g.emplace_back("memoryBusWidth", d.memory_bus_width_bits > 0
+                                       ? Attribute::api(d.memory_bus_width_bits, "bit")
+                                       : Attribute::unavailable(model::Source::Api, "bit",
+                                                                "not given by the preset"));
+  g.emplace_back("totalMemory", Attribute::api(d.global_memory_bytes, "B"));
+  for (const char* key : {"eccEnabled", "migMode", "powerLimit", "persistenceMode"})
+    g.emplace_back(key, Attribute::unavailable(model::Source::Api, "", kNotSimulated));
+
+  auto& c = info.compute;
+  c.emplace_back("smCount", Attribute::api(d.sm_count));
+  c.emplace_back("coresPerSm", Attribute::table(d.cores_per_sm, "", "simulator preset"));
+  c.emplace_back("warpSize", Attribute::api(d.warp_size));
+  c.emplace_back("maxThreadsPerBlock", Attribute::api(d.max_threads_per_block));
+  c.emplace_back("maxThreadsPerSm", Attribute::api(d.max_threads_per_sm));
+  c.emplace_back("maxBlocksPerSm", Attribute::api(d.max_blocks_per_sm));
+  c.emplace_back("registersPerBlock", Attribute::api(d.registers_per_block));
+  c.emplace_back("registersPerSm", Attribute::api(d.registers_per_sm));
+  c.emplace_back("sharedPerBlock", Attribute::api(d.shared_per_block_bytes, "B"));
+  c.emplace_back("sharedPerBlockOptin", Attribute::api(d.shared_per_block_optin_bytes, "B"));
+  c.emplace_back("sharedPerSm", Attribute::api(d.shared_per_sm_bytes, "B"));
+  c.emplace_back("sharedReservedPerBlock", Attribute::api(d.shared_reserved_per_block_bytes, "B"));
+  c.emplace_back("l2Size", Attribute::api(info.l2_bytes, "B"));
+  c.emplace_back("constantMemory", Attribute::api(d.constant_bytes, "B"));
+  c.emplace_back("clusterLaunch", Attribute::api(config.layout.max_cluster_size > 0));
+  c.emplace_back("maxClusterSize", Attribute::api(config.layout.max_cluster_size));
+  return info;
+}
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,56 @@
+#include "device/sim/stream_model.hpp"
+
+#include <algorithm>
+
+#include "device/sim/rng.hpp"
+
+namespace gputopo::device::sim {
+
+StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
+                          std::uint64_t seed) {
+  const BandwidthSpec& bw = config.bandwidth;
+  const double bytes = static_cast<double>(request.bytes);
+  const double footprint = request.kind == StreamKind::Copy ? 2 * bytes : bytes;
+  const double in_l2 = std::min(1.0, static_cast<double>(config.l2_bytes()) / footprint);
+  const auto seconds = [&](double amount, double l2_gbps, double dram_gbps) {
+    return amount * (in_l2 / l2_gbps + (1 - in_l2) / dram_gbps) / 1e9;
+  };
+  double moved = bytes;
+  double busy = 0;
+  switch (request.kind) {
+    case StreamKind::Read:
+      busy = seconds(bytes, bw.l2_read_gbps, bw.dram_read_gbps);
+      break;
+    case StreamKind::Write:
+      busy = seconds(bytes, bw.l2_write_gbps, bw.dram_write_gbps);
+      break;
+    case StreamKind::Copy:
+      moved = 2 * bytes;
+      busy = seconds(bytes, bw.l2_read_gbps, bw.dram_read_gbps) +
+             seconds(bytes, bw.l2_write_gbps, bw.dram_write_gbps);
+      break;
+  }
+  const double elapsed = busy + bw.launch_overhead_us * 1e-6;
+
+  StreamResult result;
+  result.threads_per_block = static_cast<std::uint32_t>(config.device.max_threads_per_block);
+  result.blocks = static_cast<std::uint32_t>(
+      config.device.sm_count *
+      std::max(1, config.device.max_threads_per_sm / config.device.max_threads_per_block));
+  result.vector_bytes = 16;
+  Rng rng(seed);
+  double total = 0;
+  for (std::uint32_t i = 0; i < request.repeats; ++i) {
+    const double t = elapsed * (1 + bw.jitter_fraction * rng.normal() * 0.5);
+    const double seconds_taken = std::max(t, elapsed * 0.5);
+    result.gbps.push_back(moved / seconds_taken / 1e9);
+    total += seconds_taken;
+  }
+  result.conditions.sm_clock_mhz_before = config.device.sm_clock_max_mhz;
+  result.conditions.sm_clock_mhz_after = config.device.sm_clock_max_mhz;
+  result.conditions.elapsed_ns = total * 1e9;
+  result.conditions.elapsed_cycles = total * config.device.sm_clock_max_mhz * 1e6;
+  return result;
+}
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <cstdint>
+
+#include "device/requests.hpp"
+#include "device/results.hpp"
+#include "device/sim/config.hpp"
+
+namespace gputopo::device::sim {
+
+// Bandwidth of a validated stream request: the part of the footprint that fits in L2 streams at
+// L2 bandwidth, the rest at DRAM bandwidth, plus a launch overhead; each repeat gets relative
+// jitter from `seed`.
+StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
+                          std::uint64_t seed);
+
+}  // namespace gputopo::device::sim

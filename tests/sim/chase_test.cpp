@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "device/sim/sim_device.hpp"
+#include "sim_test_util.hpp"
+
+namespace gputopo::device::sim {
+namespace {
+using test::chase_one;
+using test::chase_request;
+using test::fraction_above;
+using test::median;
+
+constexpr std::uint64_t KiB = 1024;
+constexpr std::uint64_t MiB = 1024 * KiB;
+
+TEST(SimChase, H100ShowsL1NearFarAndDramLevels) {
+  auto device = open("h100-sxm");
+  const double l1 = median(chase_one(*device, chase_request(Space::L1, 16 * KiB)).cycles);
+  const double near = median(chase_one(*device, chase_request(Space::L2, 4 * MiB)).cycles);
+  const double far = median(chase_one(*device, chase_request(Space::L2, 40 * MiB)).cycles);
+  const double dram = median(chase_one(*device, chase_request(Space::L2, 80 * MiB)).cycles);
+  EXPECT_NEAR(l1, 50, 3);  // 32-cycle hit + 18-cycle timing overhead, as measured on the H100
+  EXPECT_GT(near, 250);
+  EXPECT_LT(near, 350);
+  EXPECT_GT(far, near + 150);
+  EXPECT_GT(dram, far + 80);
+}
+
+TEST(SimChase, NearHitsEndAtOneSegmentAndFarHitsAtTheWholeL2) {
+  auto device = open("h100-sxm");
+  const auto near_limit = 268.0 + 18 + 35 + 20;  // slowest SM's near hit plus jitter
+  const auto fraction_far = [&](std::uint64_t bytes) {
+    auto r = chase_request(Space::L2, bytes, 128, 2048);
+    return fraction_above(chase_one(*device, r).cycles, near_limit);
+  };
+  EXPECT_LT(fraction_far(20 * MiB), 0.02);
+  EXPECT_GT(fraction_far(30 * MiB), 0.9);
+  const auto fraction_dram = [&](std::uint64_t bytes) {
+    auto r = chase_request(Space::L2, bytes, 128, 2048);
+    return fraction_above(chase_one(*device, r).cycles, 640);
+  };
+  EXPECT_LT(fraction_dram(45 * MiB), 0.05);
+  EXPECT_GT(fraction_dram(60 * MiB), 0.9);
+}
+
+TEST(SimChase, CarveoutDecidesTheL1Size) {
+  auto device = open("h100-sxm");
+  const auto misses = [&](std::uint64_t bytes, int carveout) {
+    auto r = chase_request(Space::L1, bytes, 128, 2048);
+    return fraction_above(chase_one(*device, r, carveout).cycles, 100);
+  };
+  EXPECT_LT(misses(200 * KiB, 0), 0.01);
+  EXPECT_GT(misses(200 * KiB, 100), 0.9);
+  EXPECT_LT(misses(20 * KiB, 100), 0.01);
+  EXPECT_GT(misses(64 * KiB, 100), 0.9);
+}
+
+TEST(SimChase, FetchGranularityDecidesHitsWithinALine) {
+  auto device = open("h100-sxm");
+  // L1 fetches 32 B: with a 16 B stride every second load of a cold pass hits; with 32 B none.
+  auto small = chase_request(Space::L1, 4 * MiB, 16, 1024);
+  small.warmup_passes = 0;
+  auto sector = small;
+  sector.stride_bytes = 32;
+  EXPECT_NEAR(fraction_above(chase_one(*device, small).cycles, 100), 0.5, 0.05);
+  EXPECT_GT(fraction_above(chase_one(*device, sector).cycles, 100), 0.95);
+}
+
+TEST(SimChase, RandomPatternVisitsEveryElementOnce) {
+  auto device = open("toy");
+  auto r = chase_request(Space::L1, 64 * KiB, 64, 1024);
+  r.pattern = Pattern::Random;
+  r.record_indices = true;
+  const auto result = chase_one(*device, r);
+  ASSERT_EQ(result.indices.size(), 1024u);
+  EXPECT_EQ(std::set<std::uint64_t>(result.indices.begin(), result.indices.end()).size(), 1024u);
+  bool in_order = true;
+  for (std::size_t i = 1; i < result.indices.size(); ++i)
+    in_order = in_order && result.indices[i] == (result.indices[i - 1] + 1) % 1024;
+  EXPECT_FALSE(in_order);
+}
+
+TEST(SimChase, StridedIndicesFollowTheArray) {
+  auto device = open("toy");
+  auto r = chase_request(Space::L1, 1 * KiB, 64, 40);
+  r.record_indices = true;
+  const auto result = chase_one(*device, r);
+  ASSERT_EQ(result.indices.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(result.indices[i], (i + 1) % 16);
+}
+
+TEST(SimChase, OverheadIsReportedAndIncluded) {
+  auto device = open("h100-sxm");
+  const auto result = chase_one(*device, chase_request(Space::Shared, 4 * KiB, 4));
+  EXPECT_EQ(result.overhead_cycles, 18);
+  EXPECT_NEAR(median(result.cycles) - result.overhead_cycles, 29, 2);
+}
+
+TEST(SimChase, ConstantGoesThroughL1ThenL15) {
+  auto device = open("h100-sxm");
+  const double cl1 = median(chase_one(*device, chase_request(Space::Constant, 1 * KiB, 64)).cycles);
+  const double cl15 =
+      median(chase_one(*device, chase_request(Space::Constant, 32 * KiB, 64)).cycles);
+  EXPECT_LT(cl1 + 40, cl15);
+  EXPECT_LT(cl15, 200);
+}
+
+TEST(SimChase, SmPlacementIsReportedAndL2LatencyDependsOnTheTpc) {
+  auto device = open("h100-sxm");
+  std::vector<double> latency;
+  for (int sm : {0, 1, 6, 7, 40, 41}) {
+    auto r = chase_request(Space::L2, 1 * MiB, 128, 256);
+    r.sm = sm;
+    const auto result = chase_one(*device, r);
+    EXPECT_EQ(result.sm, sm);
+    latency.push_back(median(result.cycles));
+  }
+  EXPECT_NEAR(latency[0], latency[1], 2);
+  EXPECT_NEAR(latency[2], latency[3], 2);
+  EXPECT_NEAR(latency[4], latency[5], 2);
+}
+
+TEST(SimChase, PrivateBatchesSpreadOverSms) {
+  auto device = open("h100-sxm");
+  ChaseBatch batch;
+  for (int i = 0; i < 4; ++i) batch.requests.push_back(chase_request(Space::L1, 8 * KiB));
+  const auto out = device->chase(batch);
+  ASSERT_EQ(out.results.size(), 4u);
+  std::set<int> sms;
+  for (const auto& r : out.results) sms.insert(r.sm);
+  EXPECT_EQ(sms.size(), 4u);
+  EXPECT_GT(out.conditions.elapsed_ns, 0);
+  EXPECT_GT(out.conditions.elapsed_cycles, 0);
+}
+
+}  // namespace
+}  // namespace gputopo::device::sim
