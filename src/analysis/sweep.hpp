@@ -32,6 +32,7 @@ enum class Reduction {
 
 // A sweep reduced to a few numbers per point.
 struct ReducedSweep {
+  Reduction reduction = Reduction::LevelFractions;
   std::vector<double> x;
   std::size_t dims = 0;          // features per point
   std::vector<double> features;  // x.size() * dims values, row-major by point
@@ -42,6 +43,9 @@ struct ReducedSweep {
   std::vector<double> median;  // per-point median latency
   std::vector<std::size_t> n;  // per-point sample count
   Clustering levels;           // pooled levels (empty for TrimmedMean and Geometric)
+  // Per feature: the standard error of one point's value that its own finite sample implies. The
+  // change-point search never assumes less point-to-point noise than this.
+  std::vector<double> sampling_sd;
 
   std::size_t size() const { return x.size(); }
   std::span<const double> row(std::size_t i) const { return {features.data() + i * dims, dims}; }

@@ -1,0 +1,123 @@
+#include "analysis/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <tuple>
+
+namespace gputopo::analysis {
+namespace {
+
+double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
+// 10 % trimmed mean and the standard error of that mean, on a scratch copy.
+std::pair<double, double> trimmed_mean_and_se(std::vector<double>& v) {
+  const std::size_t cut = v.size() / 10;
+  const auto first = v.begin() + static_cast<std::ptrdiff_t>(cut);
+  const auto last = v.end() - static_cast<std::ptrdiff_t>(cut);
+  std::nth_element(v.begin(), first, v.end());
+  std::nth_element(first, last - 1, v.end());
+  const double n = static_cast<double>(last - first);
+  const double mean = std::accumulate(first, last, 0.0) / n;
+  double ss = 0;
+  for (auto it = first; it != last; ++it) ss += (*it - mean) * (*it - mean);
+  return {mean, n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0};
+}
+
+// Variance-stabilising transform of a binomial fraction: its noise no longer depends on the
+// fraction, so a 1 % miss fraction above a clean hit plateau is as visible as a 1 % change at 50 %
+// would be with a constant-variance model, and blends of two pure levels stay on a straight line.
+double stabilize(double fraction) { return std::asin(std::sqrt(std::clamp(fraction, 0.0, 1.0))); }
+
+void reduce_levels(const std::vector<SweepPoint>& points, Reduction reduction, ReducedSweep& r) {
+  std::vector<std::span<const double>> spans;
+  for (const SweepPoint& p : points) spans.emplace_back(p.samples);
+  r.levels = cluster_levels(std::span<const std::span<const double>>(spans));
+  const std::size_t k = r.levels.k();
+  r.dims = reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(k, 2) - 1;
+  r.features.assign(points.size() * r.dims, 0.0);
+  double mean_n = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto f = k > 0 ? level_fractions(points[i].samples, r.levels) : std::vector<double>{1.0};
+    double score = 0;
+    for (std::size_t c = 0; c < f.size() && c < k; ++c) score += f[c] * r.levels.levels[c].center;
+    r.score[i] = score;
+    double* row = r.features.data() + i * r.dims;
+    if (reduction == Reduction::MissFraction) {
+      row[0] = stabilize(1 - f[0]);
+    } else {
+      for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c]);
+    }
+    mean_n += static_cast<double>(r.n[i]);
+  }
+  const double np = static_cast<double>(std::max<std::size_t>(points.size(), 1));
+  mean_n = std::max(1.0, mean_n / np);
+  // In arcsine units a binomial fraction from n loads has standard error 1 / (2 sqrt(n)).
+  r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n));
+}
+
+}  // namespace
+
+ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) {
+  ReducedSweep r;
+  r.reduction = reduction;
+  const std::size_t n = points.size();
+  r.x.resize(n);
+  r.score.resize(n);
+  r.median.resize(n);
+  r.n.resize(n);
+  std::vector<double> scratch;
+  for (std::size_t i = 0; i < n; ++i) {
+    r.x[i] = points[i].x;
+    r.n[i] = points[i].samples.size();
+    scratch.assign(points[i].samples.begin(), points[i].samples.end());
+    r.median[i] = median_in_place(scratch);
+  }
+  switch (reduction) {
+    case Reduction::LevelFractions:
+    case Reduction::MissFraction:
+      reduce_levels(points, reduction, r);
+      break;
+    case Reduction::TrimmedMean: {
+      r.dims = 1;
+      r.features.resize(n);
+      std::vector<double> se(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        scratch.assign(points[i].samples.begin(), points[i].samples.end());
+        if (scratch.empty()) continue;
+        std::tie(r.features[i], se[i]) = trimmed_mean_and_se(scratch);
+        r.score[i] = r.features[i];
+      }
+      std::vector<double> sorted_se(se);
+      r.sampling_sd = {n > 0 ? median_in_place(sorted_se) : 0.0};
+      break;
+    }
+    case Reduction::Geometric: {
+      double global_min = std::numeric_limits<double>::infinity();
+      for (const SweepPoint& p : points) {
+        for (double v : p.samples) global_min = std::min(global_min, v);
+      }
+      r.dims = 1;
+      r.features.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        double ss = 0;
+        for (double v : points[i].samples) ss += (v - global_min) * (v - global_min);
+        r.features[i] = r.score[i] = std::sqrt(ss);
+      }
+      r.sampling_sd = {0.0};
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace gputopo::analysis
