@@ -1,0 +1,314 @@
+// The generic fine-grained pointer chase: one kernel template over the load policies of
+// chase_loads.cuh, plus the kernels that build chase arrays.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device/cuda/chase_loads.cuh"
+#include "device/cuda/device_clock.cuh"
+#include "device/cuda/kernels.hpp"
+#include "device/requests.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+template <class Index>
+__device__ __forceinline__ void store_shared(Index* p, Index v) {
+  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  if constexpr (sizeof(Index) == 4)
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
+  else
+    asm volatile("st.shared.u64 [%0], %1;" ::"r"(address), "l"(v) : "memory");
+}
+
+// Thread 0 claims the block's SM; the first block on an SM takes the job placed there, or the
+// next job for any SM. Every other block exits, so no SM runs two jobs.
+__device__ int claim_job(const ChaseLaunchArgs& args) {
+  const int sm = read_smid();
+  if (sm < 0 || sm >= kMaxSmid) return -1;
+  if (atomicCAS(args.claims + sm, 0U, 1U) != 0U) return -1;
+  const int placed = args.sm_to_job[sm];
+  if (placed >= 0) return placed;
+  const std::uint32_t k = atomicAdd(args.next_unplaced, 1U);
+  return k < args.unplaced_count ? args.unplaced[k] : -1;
+}
+
+// The shared space chases a copy of its image in dynamic shared memory.
+__device__ void stage_shared(const ChaseArray& a, std::uint32_t* dynamic) {
+  if (a.space != static_cast<std::uint32_t>(Space::Shared) || a.base == 0) return;
+  const auto* image = reinterpret_cast<const std::uint32_t*>(a.base);
+  for (std::uint64_t w = threadIdx.x; w < a.words; w += blockDim.x)
+    dynamic[a.shared_word + w] = image[w];
+}
+
+// All threads of the block load every chased element, `warmup_passes` times. Their sums go to
+// global memory so that the loads cannot be dropped.
+template <class Index, class Load>
+__device__ void warm_all(const Load& load, const ChaseArray& a, std::uint32_t* sink) {
+  Index sum = 0;
+  for (std::uint32_t p = 0; p < a.warmup_passes; ++p)
+    for (std::uint64_t k = threadIdx.x; k < a.elements; k += blockDim.x)
+      sum += load(static_cast<Index>(k * a.stride_words));
+  sink[threadIdx.x] = static_cast<std::uint32_t>(sum);
+}
+
+// One thread follows the chain for `warmup_passes` full cycles; false once past the deadline.
+template <class Index, class Load>
+__device__ bool chase_passes(const Load& load, const ChaseArray& a, std::uint64_t deadline,
+                             std::uint32_t* sink) {
+  Index j = 0;
+  bool in_time = true;
+  for (std::uint32_t p = 0; p < a.warmup_passes && in_time; ++p)
+    for (std::uint64_t k = 0; k < a.elements; ++k) {
+      j = load(j);
+      if ((k & 4095) == 4095 && read_globaltimer() > deadline) {
+        in_time = false;
+        break;
+      }
+    }
+  sink[threadIdx.x] = static_cast<std::uint32_t>(j);
+  return in_time;
+}
+
+// B of an interference pair only warms, so its load is chosen at run time.
+__device__ bool warm_dynamic(const ChaseArray& b, std::uint32_t dynamic_base,
+                             std::uint64_t deadline, std::uint32_t* sink) {
+  using U = std::uint32_t;
+  switch (static_cast<Space>(b.space)) {
+    case Space::L1:
+      return chase_passes<U>(LoadL1::make(b, dynamic_base), b, deadline, sink);
+    case Space::L2:
+      return chase_passes<U>(LoadL2::make(b, dynamic_base), b, deadline, sink);
+    case Space::ReadOnly:
+      return chase_passes<U>(LoadReadOnly::make(b, dynamic_base), b, deadline, sink);
+    case Space::Texture:
+      return chase_passes<U>(LoadTexture::make(b, dynamic_base), b, deadline, sink);
+    case Space::Constant:
+      return chase_passes<U>(LoadConstant::make(b, dynamic_base), b, deadline, sink);
+    case Space::Shared:
+      return chase_passes<U>(LoadShared::make(b, dynamic_base), b, deadline, sink);
+  }
+  return true;
+}
+
+// The recorded loads: each between two %clock reads, with a dependent shared store of the loaded
+// index before the second read so that the load must have completed. Records are staged in small
+// shared buffers and copied out (bypassing L1) every kRecordChunk loads.
+template <class Index, class Load>
+__device__ bool timed_chase(const Load& load, const ChaseJob& job, std::uint32_t* s_cycles,
+                            Index* s_index, std::uint64_t deadline) {
+  auto* cycles_out = reinterpret_cast<std::uint32_t*>(job.cycles_out);
+  auto* index_out = reinterpret_cast<Index*>(job.indices_out);
+  const std::uint32_t n = job.recorded_loads;
+  Index j = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t slot = i % kRecordChunk;
+    Index* const record = s_index + slot;
+    const auto address = load.address(j);
+    pin(address);
+    pin(static_cast<std::uint32_t>(__cvta_generic_to_shared(record)));
+    const std::uint32_t t0 = read_clock();
+    j = load.template load<Index>(address);
+    store_shared(record, j);
+    const std::uint32_t t1 = read_clock();
+    s_cycles[slot] = t1 - t0;
+    if (slot == kRecordChunk - 1 || i + 1 == n) {
+      const std::uint32_t first = i - slot;
+      for (std::uint32_t s = 0; s <= slot; ++s) {
+        __stcg(cycles_out + first + s, s_cycles[s]);
+        if (index_out != nullptr) __stcg(index_out + first + s, s_index[s]);
+      }
+      if (read_globaltimer() > deadline) return false;
+    }
+  }
+  return true;
+}
+
+template <class Load, class Index>
+__global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs args) {
+  __shared__ int s_job;
+  __shared__ std::uint32_t s_late;
+  __shared__ std::uint32_t s_cycles[kRecordChunk];
+  __shared__ Index s_index[kRecordChunk];
+  extern __shared__ std::uint32_t s_dynamic[];
+  const std::uint32_t tid = threadIdx.x;
+  if (tid == 0) {
+    s_job = claim_job(args);
+    s_late = 0;
+  }
+  __syncthreads();
+  if (s_job < 0) return;
+  ChaseJob& job = args.jobs[s_job];
+  const std::uint64_t start_ns = read_globaltimer();
+  const std::uint64_t start_clock = read_clock64();
+  const std::uint64_t deadline = start_ns + args.deadline_ns;
+  const ChaseArray a = job.a;
+  const ChaseArray b = job.b;
+  stage_shared(a, s_dynamic);
+  stage_shared(b, s_dynamic);
+  __syncthreads();
+  const auto dynamic_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_dynamic));
+  const Load load = Load::make(a, dynamic_base);
+  const auto mode = static_cast<JobMode>(job.mode);
+  std::uint32_t timer = 0;
+  if (mode == JobMode::Chase) {
+    warm_all<Index>(load, a, args.sink);
+    __syncthreads();
+  } else {
+    timer = job.thread_a;
+    if (tid == job.thread_a && !chase_passes<Index>(load, a, deadline, args.sink)) s_late = 1;
+    if (mode == JobMode::TwoThreads) __syncthreads();
+    const std::uint32_t warms_b = mode == JobMode::TwoThreads ? job.thread_b : job.thread_a;
+    if (tid == warms_b && !warm_dynamic(b, dynamic_base, deadline, args.sink)) s_late = 1;
+    __syncthreads();
+  }
+  if (tid != timer) return;
+  bool in_time = s_late == 0;
+  if (in_time) in_time = timed_chase<Index>(load, job, s_cycles, s_index, deadline);
+  job.smid = read_smid();
+  job.globaltimer_start = start_ns;
+  job.globaltimer_end = read_globaltimer();
+  job.clock_start = start_clock;
+  job.clock_end = read_clock64();
+  __threadfence();
+  job.status = static_cast<std::uint32_t>(in_time ? JobStatus::Done : JobStatus::TimedOut);
+}
+
+template <class Load, class Index>
+cudaError_t launch_variant(const ChaseLaunchArgs& args, std::uint32_t blocks,
+                           const ChaseKernelConfig& config, cudaStream_t s) {
+  auto* kernel = chase_kernel<Load, Index>;
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        config.carveout_percent);
+  if (rc != cudaSuccess) return rc;
+  rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(config.dynamic_shared_bytes));
+  if (rc != cudaSuccess) return rc;
+  kernel<<<blocks, kChaseThreads, config.dynamic_shared_bytes, s>>>(args);
+  return cudaGetLastError();
+}
+
+template <class Load, class Index>
+cudaError_t static_shared(std::size_t* bytes) {
+  cudaFuncAttributes attributes{};
+  const cudaError_t rc = cudaFuncGetAttributes(&attributes, chase_kernel<Load, Index>);
+  *bytes = attributes.sharedSizeBytes;
+  return rc;
+}
+
+// Calls f.template operator()<Load, Index>() for the variant's kernel.
+template <class F>
+cudaError_t dispatch(ChaseVariant v, bool wide, F&& f) {
+  using U = std::uint32_t;
+  switch (v) {
+    case ChaseVariant::L1:
+      return wide ? f.template operator()<LoadL1, Wide>() : f.template operator()<LoadL1, U>();
+    case ChaseVariant::L2:
+      return wide ? f.template operator()<LoadL2, Wide>() : f.template operator()<LoadL2, U>();
+    case ChaseVariant::ReadOnly:
+      return wide ? f.template operator()<LoadReadOnly, Wide>()
+                  : f.template operator()<LoadReadOnly, U>();
+    case ChaseVariant::Texture:
+      return f.template operator()<LoadTexture, U>();
+    case ChaseVariant::Constant:
+      return f.template operator()<LoadConstant, U>();
+    case ChaseVariant::Shared:
+      return f.template operator()<LoadShared, U>();
+    case ChaseVariant::NoLoad:
+      return f.template operator()<NoLoad, U>();
+  }
+  return cudaErrorInvalidValue;
+}
+
+struct Launch {
+  const ChaseLaunchArgs& args;
+  std::uint32_t blocks;
+  const ChaseKernelConfig& config;
+  cudaStream_t stream;
+  template <class Load, class Index>
+  cudaError_t operator()() const {
+    return launch_variant<Load, Index>(args, blocks, config, stream);
+  }
+};
+
+struct StaticShared {
+  std::size_t* bytes;
+  template <class Load, class Index>
+  cudaError_t operator()() const {
+    return static_shared<Load, Index>(bytes);
+  }
+};
+
+template <class Index>
+__global__ void fill_strided_kernel(Index* base, std::uint64_t elements, std::uint64_t stride) {
+  const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t k = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < elements;
+       k += step)
+    base[k * stride] = static_cast<Index>((k + 1 == elements ? 0 : k + 1) * stride);
+}
+
+template <class Index>
+__global__ void scatter_kernel(Index* base, const std::uint64_t* successors, std::uint64_t elements,
+                               std::uint64_t stride) {
+  const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t k = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < elements;
+       k += step)
+    base[k * stride] = static_cast<Index>(successors[k] * stride);
+}
+
+__global__ void spin_kernel(std::uint64_t ns) {
+  const std::uint64_t end = read_globaltimer() + ns;
+  while (read_globaltimer() < end) {
+  }
+}
+
+constexpr std::uint32_t kFillBlocks = 1024;
+constexpr std::uint32_t kFillThreads = 256;
+
+}  // namespace
+
+cudaError_t launch_chase(ChaseVariant variant, bool wide, const ChaseLaunchArgs& args,
+                         std::uint32_t blocks, const ChaseKernelConfig& config, cudaStream_t s) {
+  return dispatch(variant, wide, Launch{args, blocks, config, s});
+}
+
+cudaError_t chase_static_shared_bytes(ChaseVariant variant, bool wide, std::size_t* bytes) {
+  return dispatch(variant, wide, StaticShared{bytes});
+}
+
+cudaError_t fill_strided(void* base, unsigned index_bytes, std::uint64_t elements,
+                         std::uint64_t stride_words, cudaStream_t s) {
+  if (index_bytes == 4)
+    fill_strided_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<std::uint32_t*>(base),
+                                                             elements, stride_words);
+  else
+    fill_strided_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<Wide*>(base), elements,
+                                                             stride_words);
+  return cudaGetLastError();
+}
+
+cudaError_t scatter_successors(void* base, unsigned index_bytes, const std::uint64_t* successors,
+                               std::uint64_t elements, std::uint64_t stride_words, cudaStream_t s) {
+  if (index_bytes == 4)
+    scatter_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<std::uint32_t*>(base),
+                                                        successors, elements, stride_words);
+  else
+    scatter_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<Wide*>(base), successors,
+                                                        elements, stride_words);
+  return cudaGetLastError();
+}
+
+cudaError_t upload_constant(const std::uint32_t* words, std::size_t count, std::size_t word_offset,
+                            cudaStream_t s) {
+  return cudaMemcpyToSymbolAsync(gputopo_constant_bank, words, count * sizeof(std::uint32_t),
+                                 word_offset * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s);
+}
+
+std::size_t constant_bank_bytes() { return sizeof(gputopo_constant_bank); }
+
+cudaError_t launch_spin(std::uint64_t ns, std::uint32_t blocks, cudaStream_t s) {
+  spin_kernel<<<blocks, 128, 0, s>>>(ns);
+  return cudaGetLastError();
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,438 @@
+#include "device/cuda/chase_runner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "device/cuda/check.hpp"
+#include "device/cuda/plan/batch_plan.hpp"
+#include "device/cuda/plan/run_stats.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+constexpr int kMaxAttempts = 8;           // launches per unit before placement gives up
+constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
+constexpr std::uint64_t kDeadlineFloorNs = 2'000'000'000;
+constexpr double kBuildSeconds = 60;  // building arrays, copying records
+
+ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
+
+std::string describe(Space s) { return std::string(to_string(s)); }
+
+// The job's expected time, bounded generously; the device deadline is a multiple of it.
+double bound_ns(const ChaseUnit& u, const ChaseLayout& la, const std::optional<ChaseLayout>& lb) {
+  double loads = u.a.recorded_loads;
+  const double warm_a = static_cast<double>(u.a.warmup_passes) * static_cast<double>(la.elements);
+  loads += u.mode == JobMode::Chase ? warm_a / 32 : warm_a;
+  if (lb) loads += static_cast<double>(u.b->warmup_passes) * static_cast<double>(lb->elements);
+  return loads * kNsPerLoadBound;
+}
+
+template <class T>
+std::uint64_t as_u64(T* p) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+// Texture objects of one launch, destroyed with it.
+class Textures {
+ public:
+  Textures() = default;
+  Textures(const Textures&) = delete;
+  Textures& operator=(const Textures&) = delete;
+  ~Textures() {
+    for (auto t : objects_) cudaDestroyTextureObject(t);
+  }
+  std::uint64_t create(void* base, std::uint64_t words) {
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeLinear;
+    resource.res.linear.devPtr = base;
+    resource.res.linear.desc = cudaCreateChannelDesc<unsigned int>();
+    resource.res.linear.sizeInBytes = words * 4;
+    cudaTextureDesc texture{};
+    texture.readMode = cudaReadModeElementType;
+    cudaTextureObject_t object = 0;
+    check(cudaCreateTextureObject(&object, &resource, &texture, nullptr),
+          "cudaCreateTextureObject");
+    objects_.push_back(object);
+    return object;
+  }
+
+ private:
+  std::vector<cudaTextureObject_t> objects_;
+};
+
+}  // namespace
+
+ChaseRunner::ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
+    : info_(info), stream_(stream), clock_(clock) {
+  std::size_t static_shared = 0;
+  check(chase_static_shared_bytes(ChaseVariant::Shared, false, &static_shared),
+        "cudaFuncGetAttributes (chase kernel)");
+  const auto desc = cudaCreateChannelDesc<unsigned int>();
+  std::size_t texels = 0;
+  check(cudaDeviceGetTexture1DLinearMaxWidth(&texels, &desc, info.index),
+        "cudaDeviceGetTexture1DLinearMaxWidth");
+  limits_.constant_bytes = std::min<std::uint64_t>(constant_bank_bytes(), info.constant_bytes);
+  limits_.shared_bytes = info.shared_per_block_optin_bytes > static_shared
+                             ? info.shared_per_block_optin_bytes - static_shared
+                             : 0;
+  limits_.texture_max_elements = texels;
+  limits_.max_threads_per_block = kChaseThreads;
+  limits_.sm_count = info.sm_count;
+}
+
+void ChaseRunner::validate(const ChaseUnit& u) const {
+  const auto la = make_layout(u.a, limits_);
+  if (!u.b) return;
+  const auto lb = make_layout(*u.b, limits_);
+  auto bad = [](const std::string& why) {
+    throw Error(Error::Kind::BadRequest, "interference request: " + why);
+  };
+  if (la.index_bytes != 4 || lb.index_bytes != 4)
+    bad("both arrays must be at most 16 GiB (32-bit indices)");
+  if (u.thread_a >= kChaseThreads || u.thread_b >= kChaseThreads)
+    bad("threads must be below " + std::to_string(kChaseThreads));
+  if (u.mode == JobMode::TwoThreads && u.thread_a == u.thread_b)
+    bad("two-thread placement needs two different threads");
+  std::uint64_t shared = 0;
+  if (u.a.space == Space::Shared) shared += u.a.array_bytes;
+  if (u.b->space == Space::Shared) shared += u.b->array_bytes;
+  if (shared > limits_.shared_bytes) bad("A and B together exceed the block's shared memory");
+  std::uint64_t constant = 0;
+  if (u.a.space == Space::Constant) constant += align_up(u.a.array_bytes, kConstantAlignment);
+  if (u.b->space == Space::Constant) constant += align_up(u.b->array_bytes, kConstantAlignment);
+  if (constant > limits_.constant_bytes) bad("A and B together exceed the constant bank");
+}
+
+void ChaseRunner::ramp_clocks() {
+  check(launch_spin(50'000'000, static_cast<std::uint32_t>(info_.sm_count) * 4, stream_),
+        "clock warm-up kernel");
+  wait_for(stream_, 10, "clock warm-up kernel");
+}
+
+void ChaseRunner::flush_l2() {
+  if (info_.l2_bytes == 0) return;
+  const std::uint64_t bytes = 2 * info_.l2_bytes;
+  auto* buffer = flush_.reserve(bytes + 64);
+  auto* sink = reinterpret_cast<std::uint32_t*>(buffer + bytes);
+  check(launch_stream(0, nullptr, buffer, bytes / 16,
+                      static_cast<std::uint32_t>(info_.sm_count) * 4, 256, sink, stream_),
+        "L2 flush kernel");
+  wait_for(stream_, 10, "L2 flush kernel");
+}
+
+double ChaseRunner::overhead_cycles() {
+  if (overhead_) return *overhead_;
+  ramp_clocks();
+  ChaseUnit u;
+  u.a.space = Space::L1;
+  u.a.array_bytes = 4;
+  u.a.stride_bytes = 4;
+  u.a.warmup_passes = 0;
+  u.a.recorded_loads = 4096;
+  std::vector<ChaseResult> results(1);
+  const auto attempt = launch({&u}, std::nullopt, ChaseVariant::NoLoad, results);
+  if (!attempt.outcomes[0].ran)
+    throw Error(Error::Kind::Measurement, "the timing-overhead kernel did not run");
+  overhead_ = median_cycles(results[0].cycles);
+  return *overhead_;
+}
+
+ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units,
+                                  std::optional<int> carveout) {
+  if (carveout && (*carveout < 0 || *carveout > 100))
+    throw Error(Error::Kind::BadRequest,
+                "carve-out " + std::to_string(*carveout) + " % is outside 0..100");
+  for (const auto& u : units) validate(u);
+  const double overhead = overhead_cycles();
+
+  std::vector<PlanUnit> plan_units;
+  for (const auto& u : units) {
+    PlanUnit p;
+    const bool wide = make_layout(u.a, limits_).index_bytes == 8;
+    p.group = static_cast<int>(variant_of(u.a.space)) * 2 + (wide ? 1 : 0);
+    p.sm_private = sm_private(u.a.space) && (!u.b || sm_private(u.b->space));
+    p.sm = u.sm;
+    for (const ChaseRequest* r : {&u.a, u.b ? &*u.b : nullptr}) {
+      if (r == nullptr) continue;
+      if (r->space == Space::Constant)
+        p.constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
+      else
+        p.global_bytes += align_up(r->array_bytes, kArrayAlignment);
+    }
+    plan_units.push_back(std::move(p));
+  }
+  PlanLimits plan_limits;
+  plan_limits.sm_count = info_.sm_count;
+  plan_limits.concurrent_bytes = std::max<std::uint64_t>(info_.l2_bytes / 2, kArrayAlignment);
+  plan_limits.constant_bank_bytes = limits_.constant_bytes;
+
+  ChaseBatchResult out;
+  out.results.resize(units.size());
+  out.conditions = clock_.begin();
+  out.conditions.carveout_percent = carveout;
+  for (const auto& launch_units : plan_launches(plan_units, plan_limits)) {
+    std::vector<std::size_t> pending = launch_units;
+    for (int attempt = 0; !pending.empty(); ++attempt) {
+      if (attempt == kMaxAttempts)
+        throw Error(Error::Kind::Measurement, "could not run " + std::to_string(pending.size()) +
+                                                  " chase job(s) on their " + "own SMs after " +
+                                                  std::to_string(kMaxAttempts) + " launches");
+      if (!plan_units[pending.front()].sm_private) flush_l2();
+      std::vector<const ChaseUnit*> members;
+      for (const auto i : pending) members.push_back(&units[i]);
+      std::vector<ChaseResult> results(pending.size());
+      const auto done = launch(members, carveout, std::nullopt, results);
+      const auto verdict = judge_launch(done.outcomes);
+      if (!verdict.timed_out.empty())
+        throw Error(Error::Kind::Measurement,
+                    "a " + describe(units[pending[verdict.timed_out.front()]].a.space) +
+                        " chase ran past its deadline and was stopped; the GPU may be busy with "
+                        "other work");
+      for (const auto k : verdict.accepted) {
+        results[k].overhead_cycles = overhead;
+        out.results[pending[k]] = std::move(results[k]);
+      }
+      out.conditions.elapsed_ns += done.span_ns;
+      out.conditions.elapsed_cycles += done.span_cycles;
+      out.conditions.reruns += static_cast<std::uint32_t>(verdict.rerun.size());
+      std::vector<std::size_t> next;
+      for (const auto k : verdict.rerun) next.push_back(pending[k]);
+      pending = std::move(next);
+    }
+  }
+  clock_.end(out.conditions);
+  return out;
+}
+
+ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& units,
+                                         std::optional<int> carveout,
+                                         std::optional<ChaseVariant> variant_override,
+                                         std::vector<ChaseResult>& results) {
+  const auto n = units.size();
+  const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
+  const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
+
+  // Device-memory arrays (every space but constant), each at a 2 MiB-aligned offset.
+  struct GlobalArray {
+    const ChaseRequest* request;
+    ChaseLayout layout;
+  };
+  std::vector<GlobalArray> globals;
+  std::vector<std::uint64_t> sizes;
+  std::vector<PlanUnit> constant_users(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const ChaseRequest* r : {&units[i]->a, units[i]->b ? &*units[i]->b : nullptr}) {
+      if (r == nullptr) continue;
+      if (r->space == Space::Constant) {
+        constant_users[i].constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
+        continue;
+      }
+      globals.push_back({r, make_layout(*r, limits_)});
+      sizes.push_back(r->array_bytes);
+    }
+  const auto placement = place(sizes, kArrayAlignment);
+  std::uint8_t* base = arrays_.reserve(placement.total);
+  Textures textures;
+  std::vector<ChaseArray> described(globals.size());
+  for (std::size_t g = 0; g < globals.size(); ++g) {
+    const auto& [r, layout] = globals[g];
+    std::uint8_t* p = base + placement.offsets[g];
+    if (r->pattern == Pattern::Strided) {
+      check(fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream_),
+            "building a strided chase array");
+    } else {
+      const auto next = successors(layout.elements, r->pattern);
+      auto* table = successors_.reserve(next.size() * sizeof(std::uint64_t));
+      check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
+                            cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (chase permutation)");
+      check(scatter_successors(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
+                               layout.elements, layout.stride_words, stream_),
+            "building a random chase array");
+      wait_for(stream_, kBuildSeconds, "building a random chase array");
+    }
+    auto& a = described[g];
+    a.base = as_u64(p);
+    a.elements = layout.elements;
+    a.stride_words = layout.stride_words;
+    a.words = layout.words;
+    a.space = static_cast<std::uint32_t>(r->space);
+    a.warmup_passes = r->warmup_passes;
+    if (r->space == Space::Texture) a.texture = textures.create(p, layout.words);
+  }
+
+  // Constant arrays, deduplicated into the one bank.
+  std::vector<const PlanUnit*> constant_ptrs;
+  for (const auto& c : constant_users) constant_ptrs.push_back(&c);
+  const auto packing = pack_constants(constant_ptrs);
+  std::vector<std::vector<std::uint32_t>> images;
+  for (std::size_t c = 0; c < packing.arrays.size(); ++c) {
+    ChaseRequest r;
+    r.space = Space::Constant;
+    r.array_bytes = packing.arrays[c].bytes;
+    r.stride_bytes = packing.arrays[c].stride_bytes;
+    images.push_back(image32(make_layout(r, limits_), packing.arrays[c].pattern));
+    check(upload_constant(images.back().data(), images.back().size(), packing.offsets[c] / 4,
+                          stream_),
+          "cudaMemcpyToSymbolAsync (constant chase bank)");
+  }
+
+  // Record buffers.
+  std::vector<std::uint64_t> record_sizes;
+  for (const auto* u : units) {
+    const auto index_bytes = make_layout(u->a, limits_).index_bytes;
+    record_sizes.push_back(std::uint64_t{u->a.recorded_loads} * 4);
+    record_sizes.push_back(u->a.record_indices ? std::uint64_t{u->a.recorded_loads} * index_bytes
+                                               : 0);
+  }
+  const auto record_places = place(record_sizes, 256);
+  std::uint8_t* records = records_.reserve(record_places.total);
+
+  // Jobs.
+  std::vector<ChaseJob> jobs(n);
+  std::vector<std::int32_t> sm_to_job(kMaxSmid, -1);
+  std::vector<std::int32_t> unplaced;
+  std::uint32_t dynamic_shared = 0;
+  double longest_ns = 0;
+  std::size_t g = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& u = *units[i];
+    auto& job = jobs[i];
+    auto take = [&](const ChaseRequest& r) {
+      if (r.space != Space::Constant) return described[g++];
+      ChaseArray a;
+      const auto layout = make_layout(r, limits_);
+      a.elements = layout.elements;
+      a.stride_words = layout.stride_words;
+      a.words = layout.words;
+      a.space = static_cast<std::uint32_t>(Space::Constant);
+      a.warmup_passes = r.warmup_passes;
+      a.constant_word = static_cast<std::uint32_t>(
+          packing.offset_of({r.array_bytes, r.stride_bytes, r.pattern}) / 4);
+      return a;
+    };
+    job.a = take(u.a);
+    std::uint32_t shared_words =
+        u.a.space == Space::Shared ? static_cast<std::uint32_t>(job.a.words) : 0;
+    if (u.b) {
+      job.b = take(*u.b);
+      if (u.b->space == Space::Shared) {
+        job.b.shared_word = shared_words;
+        shared_words += static_cast<std::uint32_t>(job.b.words);
+      }
+    }
+    dynamic_shared = std::max(dynamic_shared, shared_words * 4);
+    job.mode = static_cast<std::uint32_t>(u.mode);
+    job.recorded_loads = u.a.recorded_loads;
+    job.thread_a = u.thread_a;
+    job.thread_b = u.thread_b;
+    job.cycles_out = as_u64(records + record_places.offsets[2 * i]);
+    job.indices_out = u.a.record_indices ? as_u64(records + record_places.offsets[2 * i + 1]) : 0;
+    if (u.sm >= 0)
+      sm_to_job[static_cast<std::size_t>(u.sm)] = static_cast<std::int32_t>(i);
+    else
+      unplaced.push_back(static_cast<std::int32_t>(i));
+    const auto la = make_layout(u.a, limits_);
+    const auto lb = u.b ? std::optional(make_layout(*u.b, limits_)) : std::nullopt;
+    longest_ns = std::max(longest_ns, bound_ns(u, la, lb));
+  }
+
+  // Control block: jobs | sm_to_job | unplaced | claims | counter | sink.
+  const auto control_places =
+      place({n * sizeof(ChaseJob), kMaxSmid * sizeof(std::int32_t),
+             std::max<std::size_t>(unplaced.size(), 1) * sizeof(std::int32_t),
+             kMaxSmid * sizeof(std::uint32_t) + sizeof(std::uint32_t),
+             kChaseThreads * sizeof(std::uint32_t)},
+            256);
+  std::uint8_t* control = control_.reserve(control_places.total);
+  ChaseLaunchArgs args;
+  args.jobs = reinterpret_cast<ChaseJob*>(control + control_places.offsets[0]);
+  args.sm_to_job = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[1]);
+  args.unplaced = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[2]);
+  args.unplaced_count = static_cast<std::uint32_t>(unplaced.size());
+  args.claims = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[3]);
+  args.next_unplaced = args.claims + kMaxSmid;
+  args.sink = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[4]);
+  const double deadline_ns = static_cast<double>(kDeadlineFloorNs) + 4 * longest_ns;
+  args.deadline_ns = static_cast<std::uint64_t>(deadline_ns);
+  check(cudaMemcpyAsync(args.jobs, jobs.data(), n * sizeof(ChaseJob), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (chase jobs)");
+  check(cudaMemcpyAsync(control + control_places.offsets[1], sm_to_job.data(),
+                        kMaxSmid * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (SM table)");
+  if (!unplaced.empty())
+    check(cudaMemcpyAsync(control + control_places.offsets[2], unplaced.data(),
+                          unplaced.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (job list)");
+  check(cudaMemsetAsync(args.claims, 0, (kMaxSmid + 1) * sizeof(std::uint32_t), stream_),
+        "cudaMemsetAsync (SM claims)");
+
+  ChaseKernelConfig config;
+  config.carveout_percent = carveout.value_or(-1);
+  config.dynamic_shared_bytes = dynamic_shared;
+  const std::string what = "chase kernel (" + describe(units.front()->a.space) + ")";
+  // Twice as many blocks as SMs, so that every SM gets a block to claim it.
+  check(launch_chase(variant, wide, args, 2 * static_cast<std::uint32_t>(info_.sm_count), config,
+                     stream_),
+        what + " launch");
+  wait_for(stream_, 2 * deadline_ns / 1e9 + 10, what);
+
+  check(cudaMemcpyAsync(jobs.data(), args.jobs, n * sizeof(ChaseJob), cudaMemcpyDeviceToHost,
+                        stream_),
+        "cudaMemcpyAsync (chase job results)");
+  std::vector<std::uint8_t> host_records(record_places.total);
+  check(cudaMemcpyAsync(host_records.data(), records, record_places.total, cudaMemcpyDeviceToHost,
+                        stream_),
+        "cudaMemcpyAsync (chase records)");
+  wait_for(stream_, kBuildSeconds, "copying chase records");
+
+  Attempt attempt;
+  std::uint64_t first_ns = ~std::uint64_t{0};
+  std::uint64_t last_ns = 0;
+  double rate = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& job = jobs[i];
+    JobOutcome o;
+    o.ran = job.status == static_cast<std::uint32_t>(JobStatus::Done);
+    o.timed_out = job.status == static_cast<std::uint32_t>(JobStatus::TimedOut);
+    o.smid = job.smid;
+    o.wanted_sm = units[i]->sm;
+    attempt.outcomes.push_back(o);
+    if (!o.ran) continue;
+    first_ns = std::min(first_ns, job.globaltimer_start);
+    last_ns = std::max(last_ns, job.globaltimer_end);
+    rate = std::max(rate, cycles_per_ns(job.clock_start, job.clock_end, job.globaltimer_start,
+                                        job.globaltimer_end));
+    auto& r = results[i];
+    r.sm = job.smid;
+    r.cycles.resize(job.recorded_loads);
+    std::memcpy(r.cycles.data(), host_records.data() + record_places.offsets[2 * i],
+                r.cycles.size() * sizeof(std::uint32_t));
+    if (job.indices_out != 0) {
+      r.indices.resize(job.recorded_loads);
+      const auto* src = host_records.data() + record_places.offsets[2 * i + 1];
+      for (std::size_t k = 0; k < r.indices.size(); ++k) {
+        if (wide) {
+          std::uint64_t v = 0;
+          std::memcpy(&v, src + k * 8, 8);
+          r.indices[k] = v;
+        } else {
+          std::uint32_t v = 0;
+          std::memcpy(&v, src + k * 4, 4);
+          r.indices[k] = v;
+        }
+      }
+    }
+  }
+  if (last_ns > first_ns) {
+    attempt.span_ns = static_cast<double>(last_ns - first_ns);
+    attempt.span_cycles = attempt.span_ns * rate;
+  }
+  attempt.jobs = std::move(jobs);
+  return attempt;
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <optional>
+#include <vector>
+
+#include "device/cuda/chase_job.hpp"
+#include "device/cuda/device_memory.hpp"
+#include "device/cuda/kernels.hpp"
+#include "device/cuda/plan/chase_layout.hpp"
+#include "device/cuda/plan/launch_check.hpp"
+#include "device/cuda/run_clock.hpp"
+#include "device/device.hpp"
+
+namespace gputopo::device::cuda {
+
+// One measured unit: a plain chase of A, or an interference pair (A warms, B warms, A is timed).
+struct ChaseUnit {
+  ChaseRequest a;
+  std::optional<ChaseRequest> b;
+  JobMode mode = JobMode::Chase;
+  std::uint32_t thread_a = 0;
+  std::uint32_t thread_b = 0;
+  int sm = -1;
+};
+
+// Runs chase and interference batches: plans launches, builds the arrays at 2 MiB-aligned
+// offsets, launches one job per SM, checks where each ran and re-runs collisions.
+class ChaseRunner {
+ public:
+  ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
+
+  ChaseBatchResult run(const std::vector<ChaseUnit>& units, std::optional<int> carveout);
+
+  // The timing overhead of this run: the median of a chase with no load (measured once).
+  double overhead_cycles();
+
+ private:
+  struct Attempt {
+    std::vector<JobOutcome> outcomes;
+    std::vector<ChaseJob> jobs;
+    double span_ns = 0;
+    double span_cycles = 0;
+  };
+
+  void validate(const ChaseUnit& unit) const;
+  Attempt launch(const std::vector<const ChaseUnit*>& units, std::optional<int> carveout,
+                 std::optional<ChaseVariant> variant, std::vector<ChaseResult>& results);
+  void flush_l2();
+  void ramp_clocks();
+
+  const DeviceInfo& info_;
+  cudaStream_t stream_;
+  const RunClock& clock_;
+  ChaseLimits limits_;
+  DeviceArena arrays_{"chase arrays", std::uint64_t{2} << 20};
+  DeviceArena records_{"chase records"};
+  DeviceArena control_{"chase control"};
+  DeviceArena successors_{"chase permutation"};
+  DeviceArena flush_{"L2 flush buffer"};
+  std::optional<double> overhead_;
+};
+
+}  // namespace gputopo::device::cuda

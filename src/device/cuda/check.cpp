@@ -1,0 +1,29 @@
+#include "device/cuda/check.hpp"
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+namespace gputopo::device::cuda {
+
+void wait_for(cudaStream_t stream, double seconds, const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto limit = std::chrono::duration<double>(seconds);
+  auto pause = std::chrono::microseconds(20);
+  for (;;) {
+    const cudaError_t rc = cudaStreamQuery(stream);
+    if (rc == cudaSuccess) return;
+    if (rc != cudaErrorNotReady) check(rc, what);
+    if (Clock::now() - start > limit) {
+      std::ostringstream msg;
+      msg << what << " still running after " << seconds
+          << " s, far past its expected time; the GPU may be hung or busy with other work";
+      throw Error(Error::Kind::Measurement, msg.str());
+    }
+    std::this_thread::sleep_for(pause);
+    if (pause < std::chrono::milliseconds(2)) pause *= 2;
+  }
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,95 @@
+#include "device/cuda/cuda_device.hpp"
+
+#include <cuda_runtime.h>
+
+#include <iostream>
+#include <utility>
+
+#include "device/cuda/chase_runner.hpp"
+#include "device/cuda/check.hpp"
+#include "device/cuda/cluster_groups.hpp"
+#include "device/cuda/run_clock.hpp"
+#include "device/cuda/stream_runner.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(DeviceInfo info) : info_(std::move(info)), clock_(info_.index) {
+    select();
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    chases_ = std::make_unique<ChaseRunner>(info_, stream_, clock_);
+    streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
+    if (const auto others = clock_.other_processes(); others && *others > 0)
+      std::cerr << "gputopo: warning: " << *others << " other process(es) use GPU " << info_.index
+                << "; their work distorts timings\n";
+  }
+
+  ~CudaDevice() override {
+    streams_.reset();
+    chases_.reset();
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  const DeviceInfo& info() const override { return info_; }
+
+  ChaseBatchResult chase(const ChaseBatch& batch) override {
+    select();
+    std::vector<ChaseUnit> units;
+    for (const auto& r : batch.requests) {
+      ChaseUnit u;
+      u.a = r;
+      u.sm = r.sm;
+      units.push_back(u);
+    }
+    return chases_->run(units, batch.carveout_percent);
+  }
+
+  ChaseBatchResult interfere(const InterferenceBatch& batch) override {
+    select();
+    std::vector<ChaseUnit> units;
+    for (const auto& r : batch.requests) {
+      ChaseUnit u;
+      u.a = r.a;
+      u.b = r.b;
+      u.mode = r.placement == InterferenceRequest::Placement::SameThread ? JobMode::SameThread
+                                                                         : JobMode::TwoThreads;
+      u.thread_a = r.placement == InterferenceRequest::Placement::SameThread ? 0 : r.thread_a;
+      u.thread_b = r.thread_b;
+      u.sm = r.sm;
+      units.push_back(u);
+    }
+    return chases_->run(units, batch.carveout_percent);
+  }
+
+  StreamResult stream(const StreamRequest& request) override {
+    select();
+    return streams_->run(request);
+  }
+
+  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
+    select();
+    return cluster_groups(info_, stream_, cluster_size);
+  }
+
+ private:
+  void select() const { check(cudaSetDevice(info_.index), "cudaSetDevice"); }
+
+  DeviceInfo info_;
+  RunClock clock_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<ChaseRunner> chases_;
+  std::unique_ptr<StreamRunner> streams_;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_cuda_device(DeviceInfo info) {
+  return std::make_unique<CudaDevice>(std::move(info));
+}
+
+}  // namespace gputopo::device::cuda
