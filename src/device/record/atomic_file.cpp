@@ -1,0 +1,31 @@
+#include "device/record/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "device/record/raw_error.hpp"
+
+namespace gputopo::device::record {
+
+void write_atomically(const std::filesystem::path& file, std::string_view text) {
+  std::filesystem::path temp = file;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out)
+      throw RawDirError(Error::Kind::Measurement,
+                        "cannot write " + temp.string() + ": " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, file, ec);
+  if (ec)
+    throw RawDirError(Error::Kind::Measurement, "cannot rename " + temp.string() + " to " +
+                                                    file.string() + ": " + ec.message());
+}
+
+}  // namespace gputopo::device::record

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+
+#include "device/device_info.hpp"
+#include "device/requests.hpp"
+#include "device/results.hpp"
+
+// The JSON name of every field the manifest stores, listed once per type. Writing and reading
+// both walk these lists, so the two directions cannot drift apart. A field added to one of these
+// structs must be added here, or it is neither recorded nor matched on replay.
+namespace gputopo::device::record {
+
+template <class T, class U>
+concept Either = std::same_as<std::remove_const_t<T>, U>;
+
+template <Either<ChaseRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("space", r.space);
+  f("arrayBytes", r.array_bytes);
+  f("strideBytes", r.stride_bytes);
+  f("warmupPasses", r.warmup_passes);
+  f("recordedLoads", r.recorded_loads);
+  f("pattern", r.pattern);
+  f("sm", r.sm);
+  f("recordIndices", r.record_indices);
+}
+
+template <Either<InterferenceRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("a", r.a);
+  f("b", r.b);
+  f("placement", r.placement);
+  f("threadA", r.thread_a);
+  f("threadB", r.thread_b);
+  f("sm", r.sm);
+}
+
+template <Either<StreamRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("kind", r.kind);
+  f("bytes", r.bytes);
+  f("repeats", r.repeats);
+}
+
+template <Either<RunConditions> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("smClockMhzBefore", r.sm_clock_mhz_before);
+  f("smClockMhzAfter", r.sm_clock_mhz_after);
+  f("clockChanged", r.clock_changed);
+  f("carveoutPercent", r.carveout_percent);
+  f("elapsedNs", r.elapsed_ns);
+  f("elapsedCycles", r.elapsed_cycles);
+  f("reruns", r.reruns);
+}
+
+template <Either<DeviceInfo> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("index", r.index);
+  f("name", r.name);
+  f("vendor", r.vendor);
+  f("ccMajor", r.cc_major);
+  f("ccMinor", r.cc_minor);
+  f("simulated", r.simulated);
+  f("smCount", r.sm_count);
+  f("warpSize", r.warp_size);
+  f("maxThreadsPerBlock", r.max_threads_per_block);
+  f("maxThreadsPerSm", r.max_threads_per_sm);
+  f("maxBlocksPerSm", r.max_blocks_per_sm);
+  f("globalMemoryBytes", r.global_memory_bytes);
+  f("l2Bytes", r.l2_bytes);
+  f("sharedPerBlockBytes", r.shared_per_block_bytes);
+  f("sharedPerBlockOptinBytes", r.shared_per_block_optin_bytes);
+  f("sharedPerSmBytes", r.shared_per_sm_bytes);
+  f("constantBytes", r.constant_bytes);
+  f("smClockMaxMhz", r.sm_clock_max_mhz);
+  f("memClockMaxMhz", r.mem_clock_max_mhz);
+  f("memoryBusWidthBits", r.memory_bus_width_bits);
+  f("general", r.general);
+  f("compute", r.compute);
+}
+
+// The launch shape of a stream result (its samples and conditions are stored apart).
+template <Either<StreamResult> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("blocks", r.blocks);
+  f("threadsPerBlock", r.threads_per_block);
+  f("vectorBytes", r.vector_bytes);
+}
+
+template <class T>
+concept HasFields = requires(T& t) {
+  visit_fields(t, [](const char*, auto&) {});
+};
+
+}  // namespace gputopo::device::record

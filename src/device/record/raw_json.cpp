@@ -1,0 +1,68 @@
+#include "device/record/raw_json.hpp"
+
+namespace gputopo::device::record {
+
+std::string_view name(Space s) { return to_string(s); }
+
+std::string_view name(Pattern p) { return p == Pattern::Strided ? "strided" : "random"; }
+
+std::string_view name(InterferenceRequest::Placement p) {
+  return p == InterferenceRequest::Placement::SameThread ? "sameThread" : "twoThreads";
+}
+
+std::string_view name(StreamKind k) { return to_string(k); }
+
+std::string_view name(Error::Kind k) {
+  switch (k) {
+    case Error::Kind::NoDriver:
+      return "noDriver";
+    case Error::Kind::NoDevice:
+      return "noDevice";
+    case Error::Kind::Unsupported:
+      return "unsupported";
+    case Error::Kind::BadRequest:
+      return "badRequest";
+    case Error::Kind::Measurement:
+      return "measurement";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr std::array kSources{model::Source::Api, model::Source::Measured, model::Source::Derived,
+                              model::Source::Table};
+
+model::Source parse_source(const JsonField& f) {
+  for (auto s : kSources)
+    if (model::to_string(s) == f.string()) return s;
+  f.fail("unknown source \"" + f.string() + "\" (expected api, measured, derived or table)");
+}
+
+// The inverse of model::to_json(const Attribute&).
+model::Attribute parse_attribute(const JsonField& f) {
+  model::Attribute a;
+  a.value = f["value"].json();
+  a.unit = f["unit"].string();
+  a.source = parse_source(f["source"]);
+  if (f.has("method")) a.method = f["method"].string();
+  if (f.has("confidence")) a.confidence = f["confidence"].number();
+  if (f.has("interval")) {
+    JsonField interval = f["interval"];
+    if (interval.size() != 2) interval.fail("expected [lo, hi]");
+    a.interval = model::Interval{interval.at(0).number(), interval.at(1).number()};
+  }
+  if (f.has("reason")) a.reason = f["reason"].string();
+  if (f.has("evidence")) a.evidence = f["evidence"].json();
+  return a;
+}
+
+}  // namespace
+
+void decode_attributes(const JsonField& f, model::AttributeList& list) {
+  if (!f.json().is_object()) f.fail("expected an object of attributes");
+  list.clear();
+  for (const auto& [key, value] : f.json().items()) list.emplace_back(key, parse_attribute(f[key]));
+}
+
+}  // namespace gputopo::device::record

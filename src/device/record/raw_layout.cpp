@@ -1,0 +1,69 @@
+#include "device/record/raw_layout.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "device/record/raw_json.hpp"
+
+namespace gputopo::device::record {
+
+std::string_view name(Op op) {
+  switch (op) {
+    case Op::Chase:
+      return "chase";
+    case Op::Interfere:
+      return "interfere";
+    case Op::Stream:
+      return "stream";
+    case Op::Clusters:
+      return "clusters";
+  }
+  return "unknown";
+}
+
+namespace {
+
+template <class Batch>
+model::Json batch_identity(Op op, const Batch& batch) {
+  model::Json requests = model::Json::array();
+  for (const auto& r : batch.requests) requests.push_back(encode(r));
+  return {{"op", name(op)},
+          {"carveoutPercent", encode(batch.carveout_percent)},
+          {"requests", std::move(requests)}};
+}
+
+}  // namespace
+
+model::Json identity(const ChaseBatch& batch) { return batch_identity(Op::Chase, batch); }
+
+model::Json identity(const InterferenceBatch& batch) {
+  return batch_identity(Op::Interfere, batch);
+}
+
+model::Json identity(const StreamRequest& request) {
+  return {{"op", name(Op::Stream)}, {"request", encode(request)}};
+}
+
+model::Json clusters_identity(int cluster_size) {
+  return {{"op", name(Op::Clusters)}, {"clusterSize", cluster_size}};
+}
+
+std::string sample_file_name(std::size_t call, Op op, std::string_view suffix) {
+  return fmt::format("{:05}-{}{}.csv", call, name(op), suffix);
+}
+
+bool is_sample_file_name(std::string_view file) {
+  std::size_t dash = file.find('-');
+  if (dash == std::string_view::npos || dash < 5 || !file.ends_with(".csv")) return false;
+  if (!std::all_of(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(dash),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  std::string_view rest = file.substr(dash + 1, file.size() - dash - 5);
+  for (Op op : enumerators(std::type_identity<Op>{}))
+    if (rest == name(op) || rest == std::string(name(op)) + "-indices") return true;
+  return false;
+}
+
+}  // namespace gputopo::device::record

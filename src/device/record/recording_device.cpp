@@ -1,0 +1,165 @@
+#include <fstream>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "device/record/atomic_file.hpp"
+#include "device/record/fitted_json.hpp"
+#include "device/record/raw_error.hpp"
+#include "device/record/raw_json.hpp"
+#include "device/record/raw_layout.hpp"
+#include "device/record/recording.hpp"
+#include "device/record/sample_csv.hpp"
+
+namespace gputopo::device::record {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw RawDirError(Error::Kind::Measurement, what);
+}
+
+// Creates `dir`, or empties it of an earlier recording; refuses to overwrite a foreign manifest.
+void prepare_directory(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    fail("cannot create the raw directory " + dir.string() + ": " +
+         (ec ? ec.message() : "not a directory"));
+  const fs::path manifest = dir / kManifestFile;
+  if (!fs::exists(manifest)) return;
+  std::ifstream in(manifest);
+  Json old = Json::parse(in, nullptr, false);
+  if (!old.is_object() || old.value("format", "") != kFormatName)
+    fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (is_sample_file_name(entry.path().filename().string())) fs::remove(entry.path(), ec);
+}
+
+class RecordingDevice final : public Device {
+ public:
+  RecordingDevice(std::unique_ptr<Device> inner, fs::path dir, std::string tool_version)
+      : inner_(std::move(inner)), dir_(std::move(dir)) {
+    prepare_directory(dir_);
+    Json tool = {{"name", "gputopo"}, {"version", nullptr}};
+    if (!tool_version.empty()) tool["version"] = tool_version;
+    head_ = "{\n  \"format\": " + dump_flat(kFormatName) +
+            ",\n  \"version\": " + std::to_string(kFormatVersion) +
+            ",\n  \"tool\": " + dump_flat(tool) + ",\n";
+    device_ = "  \"device\": " + dump_fitted(encode(inner_->info()), 2) + ",\n";
+    write_manifest(false);
+  }
+
+  RecordingDevice(const RecordingDevice&) = delete;
+  RecordingDevice& operator=(const RecordingDevice&) = delete;
+
+  ~RecordingDevice() override {
+    try {
+      write_manifest(true);
+    } catch (const std::exception&) {
+      // The manifest of the last call stays, marked incomplete: still a readable recording.
+    }
+  }
+
+  const DeviceInfo& info() const override { return inner_->info(); }
+
+  ChaseBatchResult chase(const ChaseBatch& batch) override {
+    return record(
+        identity(batch), [&] { return inner_->chase(batch); },
+        [&](const ChaseBatchResult& r, Json& entry) { describe(r, Op::Chase, entry); });
+  }
+
+  ChaseBatchResult interfere(const InterferenceBatch& batch) override {
+    return record(
+        identity(batch), [&] { return inner_->interfere(batch); },
+        [&](const ChaseBatchResult& r, Json& entry) { describe(r, Op::Interfere, entry); });
+  }
+
+  StreamResult stream(const StreamRequest& request) override {
+    return record(
+        identity(request), [&] { return inner_->stream(request); },
+        [&](const StreamResult& r, Json& entry) {
+          entry["results"] = r.gbps.size();
+          entry["launch"] = encode(r);
+          entry["conditions"] = encode(r.conditions);
+          entry["samples"] = write_samples(Op::Stream, "", stream_samples_csv(r.gbps));
+        });
+  }
+
+  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
+    return record(
+        clusters_identity(cluster_size), [&] { return inner_->co_resident_sms(cluster_size); },
+        [&](const std::vector<std::vector<int>>& groups, Json& entry) {
+          entry["groups"] = encode(groups);
+        });
+  }
+
+ private:
+  // Runs the inner call and appends its manifest entry: the identity, then what `describe` adds
+  // from the results, or the error the inner device raised (which is then rethrown).
+  template <class Run, class Describe>
+  std::invoke_result_t<Run&> record(const Json& identity, Run&& run, Describe&& describe) {
+    Json entry = {{"call", calls_}};
+    for (const auto& [key, value] : identity.items()) entry[key] = value;
+    std::invoke_result_t<Run&> result;
+    try {
+      result = run();
+    } catch (const Error& e) {
+      entry["error"] = {{"kind", name(e.kind())}, {"message", e.what()}};
+      try {
+        append(entry);
+      } catch (const Error&) {
+        // The measurement error is the one to report.
+      }
+      throw;
+    }
+    describe(result, entry);
+    append(entry);
+    return result;
+  }
+
+  void describe(const ChaseBatchResult& r, Op op, Json& entry) {
+    entry["results"] = r.results.size();
+    entry["conditions"] = encode(r.conditions);
+    entry["samples"] = write_samples(op, "", chase_samples_csv(r.results));
+    std::string indices = indices_csv(r.results);
+    if (!indices.empty()) entry["indices"] = write_samples(op, "-indices", indices);
+  }
+
+  std::string write_samples(Op op, std::string_view suffix, const std::string& csv) {
+    std::string file = sample_file_name(calls_, op, suffix);
+    write_atomically(dir_ / file, csv);
+    return file;
+  }
+
+  void append(const Json& entry) {
+    calls_text_ += (calls_ == 0 ? "    " : ",\n    ") + dump_fitted(entry, 4);
+    ++calls_;
+    write_manifest(false);
+  }
+
+  void write_manifest(bool complete) {
+    std::string text = head_ + "  \"complete\": " + (complete ? "true" : "false") + ",\n" +
+                       device_ + "  \"calls\": [" + (calls_ == 0 ? "" : "\n") + calls_text_ +
+                       (calls_ == 0 ? "]\n}\n" : "\n  ]\n}\n");
+    write_atomically(dir_ / kManifestFile, text);
+  }
+
+  std::unique_ptr<Device> inner_;
+  fs::path dir_;
+  std::string head_;
+  std::string device_;
+  std::string calls_text_;
+  std::size_t calls_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> record_to(std::unique_ptr<Device> inner, const fs::path& dir,
+                                  std::string tool_version) {
+  if (!inner) throw Error(Error::Kind::NoDevice, "record_to: no device to record");
+  return std::make_unique<RecordingDevice>(std::move(inner), dir, std::move(tool_version));
+}
+
+}  // namespace gputopo::device::record

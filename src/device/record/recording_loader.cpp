@@ -1,0 +1,125 @@
+#include "device/record/recording_loader.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "device/record/fitted_json.hpp"
+#include "device/record/raw_error.hpp"
+#include "device/record/raw_json.hpp"
+#include "device/record/sample_csv.hpp"
+
+namespace gputopo::device::record {
+namespace {
+
+namespace fs = std::filesystem;
+
+// More results than this in one call means a corrupt count, not a real batch.
+constexpr unsigned long long kMaxResults = 1ull << 24;
+
+[[noreturn]] void fail(const std::string& what) { throw RawDirError(Error::Kind::NoDevice, what); }
+
+Json read_manifest(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file.string() + ": missing or unreadable (not a gputopo raw directory?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return Json::parse(std::move(text).str());
+  } catch (const Json::exception& e) {
+    fail(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+// The sample file a call names, which must lie in the recording's directory.
+fs::path sample_path(const fs::path& dir, const JsonField& f) {
+  const std::string& file = f.string();
+  if (file.empty() || file == "." || file == ".." || fs::path(file).filename() != file)
+    f.fail("\"" + file + "\" is not a file name in the recording's directory");
+  return dir / file;
+}
+
+template <class Batch>
+void load_batch(const fs::path& dir, const JsonField& c, Batch& batch, RecordedCall& call) {
+  if (c.has("carveoutPercent")) batch.carveout_percent = decode_as<int>(c["carveoutPercent"]);
+  decode(c["requests"], batch.requests);
+  call.identity = dump_flat(identity(batch));
+  if (c.has("error")) return;
+  call.batch.results.resize(c["results"].unsigned_integer(kMaxResults));
+  decode(c["conditions"], call.batch.conditions);
+  read_chase_samples(sample_path(dir, c["samples"]), call.batch.results);
+  if (c.has("indices")) read_indices(sample_path(dir, c["indices"]), call.batch.results);
+}
+
+RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t index) {
+  if (c["call"].unsigned_integer(~0ull) != index)
+    c["call"].fail("is " + c["call"].json().dump() + " but the entry is number " +
+                   std::to_string(index) + " (calls must be in order)");
+  RecordedCall call;
+  call.op = parse_name<Op>(c["op"]);
+  switch (call.op) {
+    case Op::Chase: {
+      ChaseBatch batch;
+      load_batch(dir, c, batch, call);
+      break;
+    }
+    case Op::Interfere: {
+      InterferenceBatch batch;
+      load_batch(dir, c, batch, call);
+      break;
+    }
+    case Op::Stream: {
+      auto request = decode_as<StreamRequest>(c["request"]);
+      call.identity = dump_flat(identity(request));
+      if (c.has("error")) break;
+      decode(c["launch"], call.stream);
+      decode(c["conditions"], call.stream.conditions);
+      call.stream.gbps = read_stream_samples(sample_path(dir, c["samples"]),
+                                             c["results"].unsigned_integer(kMaxResults));
+      break;
+    }
+    case Op::Clusters: {
+      call.identity = dump_flat(clusters_identity(decode_as<int>(c["clusterSize"])));
+      if (c.has("error")) break;
+      decode(c["groups"], call.groups);
+      break;
+    }
+  }
+  if (c.has("error")) {
+    call.error = parse_name<Error::Kind>(c["error"]["kind"]);
+    call.error_message = c["error"]["message"].string();
+  }
+  return call;
+}
+
+}  // namespace
+
+Recording load_recording(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    fail(dir.string() + ": " + (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  const fs::path file = dir / kManifestFile;
+  const Json manifest = read_manifest(file);
+  const JsonField m(manifest, file.string());
+  if (!manifest.is_object() || !manifest.contains("format") ||
+      manifest["format"] != std::string(kFormatName))
+    fail(file.string() + ": not a gputopo recording (\"format\" is not \"" +
+         std::string(kFormatName) + "\")");
+  if (m["version"].integer(0, 1 << 30) != kFormatVersion)
+    m["version"].fail("format version " + m["version"].json().dump() +
+                      " is not supported (this build reads version " +
+                      std::to_string(kFormatVersion) + ")");
+
+  Recording rec;
+  rec.dir = dir;
+  if (m.has("tool") && m["tool"].has("version")) rec.tool_version = m["tool"]["version"].string();
+  rec.complete = m["complete"].boolean();
+  decode(m["device"], rec.info);
+  JsonField calls = m["calls"];
+  rec.calls.reserve(calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    rec.calls.push_back(load_call(dir, calls.at(i), i));
+  return rec;
+}
+
+}  // namespace gputopo::device::record

@@ -1,0 +1,87 @@
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "device/record/fitted_json.hpp"
+#include "device/record/raw_layout.hpp"
+#include "device/record/recording_loader.hpp"
+#include "device/record/replay.hpp"
+
+namespace gputopo::device::record {
+namespace {
+
+// A request shown in an error: long batches are cut, the message stays one line.
+constexpr std::size_t kShownChars = 300;
+
+class ReplayDevice final : public Device {
+ public:
+  explicit ReplayDevice(Recording recording)
+      : rec_(std::move(recording)), used_(rec_.calls.size(), false) {
+    for (std::size_t i = 0; i < rec_.calls.size(); ++i)
+      by_identity_[rec_.calls[i].identity].push_back(i);
+  }
+
+  const DeviceInfo& info() const override { return rec_.info; }
+
+  ChaseBatchResult chase(const ChaseBatch& batch) override {
+    return answer(Op::Chase, identity(batch)).batch;
+  }
+
+  ChaseBatchResult interfere(const InterferenceBatch& batch) override {
+    return answer(Op::Interfere, identity(batch)).batch;
+  }
+
+  StreamResult stream(const StreamRequest& request) override {
+    return answer(Op::Stream, identity(request)).stream;
+  }
+
+  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
+    return answer(Op::Clusters, clusters_identity(cluster_size)).groups;
+  }
+
+ private:
+  // The next recorded call if it matches, else the first unused call with the same identity,
+  // else the first used one. A recorded error is raised again.
+  const RecordedCall& answer(Op op, const model::Json& identity) {
+    const std::string key = dump_flat(identity);
+    std::size_t index = cursor_;
+    if (index >= rec_.calls.size() || rec_.calls[index].identity != key) {
+      auto it = by_identity_.find(key);
+      if (it == by_identity_.end()) throw not_recorded(op, key);
+      const auto& same = it->second;
+      auto unused =
+          std::find_if(same.begin(), same.end(), [&](std::size_t i) { return !used_[i]; });
+      index = unused != same.end() ? *unused : same.front();
+    }
+    used_[index] = true;
+    cursor_ = index + 1;
+    const RecordedCall& call = rec_.calls[index];
+    if (call.error) throw Error(*call.error, call.error_message);
+    return call;
+  }
+
+  Error not_recorded(Op op, std::string shown) const {
+    if (shown.size() > kShownChars) shown = shown.substr(0, kShownChars) + "...";
+    auto same_op = std::count_if(rec_.calls.begin(), rec_.calls.end(),
+                                 [&](const RecordedCall& c) { return c.op == op; });
+    std::string message = "replay of " + rec_.dir.string() + ": no recorded " +
+                          std::string(name(op)) + " call matches the request " + shown +
+                          " (the recording holds " + std::to_string(same_op) + " " +
+                          std::string(name(op)) + " calls of " + std::to_string(rec_.calls.size());
+    if (!rec_.complete) message += "; it was cut short, so later requests are missing";
+    return Error(Error::Kind::BadRequest, message + ")");
+  }
+
+  Recording rec_;
+  std::vector<bool> used_;
+  std::map<std::string, std::vector<std::size_t>> by_identity_;
+  std::size_t cursor_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> open_replay(const std::filesystem::path& dir) {
+  return std::make_unique<ReplayDevice>(load_recording(dir));
+}
+
+}  // namespace gputopo::device::record

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "device/results.hpp"
+
+// The per-call sample files of a raw directory (docs/raw.md).
+namespace gputopo::device::record {
+
+// request,sm,overhead_cycles,c0,c1,...: one row per result, the cycles as read.
+std::string chase_samples_csv(const std::vector<ChaseResult>& results);
+// request,i0,i1,...: one row per result that holds loaded indices; "" when none does.
+std::string indices_csv(const std::vector<ChaseResult>& results);
+// repeat,gbps: one row per repeat.
+std::string stream_samples_csv(const std::vector<double>& gbps);
+
+// Readers. They fill `results` (already sized to the count the manifest gives) and throw
+// RawDirError naming the file and line of the first problem.
+void read_chase_samples(const std::filesystem::path& file, std::vector<ChaseResult>& results);
+void read_indices(const std::filesystem::path& file, std::vector<ChaseResult>& results);
+std::vector<double> read_stream_samples(const std::filesystem::path& file, std::size_t repeats);
+
+}  // namespace gputopo::device::record

@@ -1,0 +1,197 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "device/record/recording.hpp"
+#include "device/record/replay.hpp"
+#include "fake_device.hpp"
+#include "model/attribute.hpp"
+#include "test_recordings.hpp"
+
+namespace gputopo::device::record {
+namespace {
+
+namespace fs = std::filesystem;
+using model::Json;
+using testing::read_text;
+using testing::write_text;
+
+// A recording of four calls: 0 chase (3 results, indices for result 1), 1 interfere, 2 stream,
+// 3 clusters. Each case damages it in one way; opening it must fail with one line naming the
+// place.
+struct Damage {
+  const char* name;
+  std::function<void(const fs::path& dir)> apply;
+  std::vector<std::string> expected;  // substrings of the message
+};
+
+void PrintTo(const Damage& d, std::ostream* os) { *os << d.name; }
+
+void edit_manifest(const fs::path& dir, const std::function<void(Json&)>& edit) {
+  Json m = Json::parse(read_text(dir / "manifest.json"));
+  edit(m);
+  write_text(dir / "manifest.json", m.dump(2));
+}
+
+void replace_in(const fs::path& file, const std::string& from, const std::string& to) {
+  std::string text = read_text(file);
+  auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " not in " << file;
+  write_text(file, text.replace(at, from.size(), to));
+}
+
+const std::vector<Damage>& damages() {
+  static const std::vector<Damage> all = {
+      {"NoDirectory", [](const fs::path& dir) { fs::remove_all(dir); }, {"no such directory"}},
+      {"FileInsteadOfDirectory",
+       [](const fs::path& dir) {
+         fs::remove_all(dir);
+         write_text(dir, "x");
+       },
+       {"not a directory"}},
+      {"NoManifest",
+       [](const fs::path& dir) { fs::remove(dir / "manifest.json"); },
+       {"manifest.json: missing"}},
+      {"TruncatedManifest",
+       [](const fs::path& dir) {
+         std::string text = read_text(dir / "manifest.json");
+         write_text(dir / "manifest.json", text.substr(0, text.size() / 2));
+       },
+       {"manifest.json: not valid JSON", "line"}},
+      {"ForeignManifest",
+       [](const fs::path& dir) { write_text(dir / "manifest.json", "[1, 2]"); },
+       {"manifest.json: not a gputopo recording"}},
+      {"NewerVersion",
+       [](const fs::path& dir) { edit_manifest(dir, [](Json& m) { m["version"] = 2; }); },
+       {"manifest.json: version: format version 2 is not supported"}},
+      {"MissingDeviceField",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["device"].erase("smCount"); });
+       },
+       {"manifest.json: device.smCount: missing"}},
+      {"BadAttributeSource",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["device"]["general"]["name"]["source"] = "guess"; });
+       },
+       {"device.general.name.source", "guess"}},
+      {"UnknownSpace",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][0]["requests"][0]["space"] = "l9"; });
+       },
+       {"calls[0].requests[0].space: unknown value \"l9\"", "readOnly"}},
+      {"NegativeArrayBytes",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][0]["requests"][1]["arrayBytes"] = -5; });
+       },
+       {"calls[0].requests[1].arrayBytes: expected an unsigned integer"}},
+      {"LoadsBeyond32Bits",
+       [](const fs::path& dir) {
+         edit_manifest(
+             dir, [](Json& m) { m["calls"][1]["requests"][0]["b"]["recordedLoads"] = 1ull << 33; });
+       },
+       {"calls[1].requests[0].b.recordedLoads", "4294967295"}},
+      {"UnknownOp",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][2]["op"] = "fly"; });
+       },
+       {"calls[2].op: unknown value \"fly\""}},
+      {"CallsOutOfOrder",
+       [](const fs::path& dir) { edit_manifest(dir, [](Json& m) { m["calls"][1]["call"] = 7; }); },
+       {"calls[1].call: is 7"}},
+      {"GroupNotANumber",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][3]["groups"][1][0] = "two"; });
+       },
+       {"calls[3].groups[1][0]: expected an integer"}},
+      {"SampleFileOutsideTheDirectory",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][0]["samples"] = "../00000-chase.csv"; });
+       },
+       {"calls[0].samples", "not a file name"}},
+      {"MissingSampleFile",
+       [](const fs::path& dir) { fs::remove(dir / "00001-interfere.csv"); },
+       {"00001-interfere.csv: cannot be read"}},
+      {"EmptySampleFile",
+       [](const fs::path& dir) { write_text(dir / "00000-chase.csv", ""); },
+       {"00000-chase.csv: is empty"}},
+      {"WrongHeader",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "overhead_cycles", "oh"); },
+       {"00000-chase.csv:1: header"}},
+      {"CycleNotANumber",
+       [](const fs::path& dir) {
+         replace_in(dir / "00000-chase.csv", "\n1,1,18.125,178,", "\n1,1,18.125,abc,");
+       },
+       {"00000-chase.csv:3: cycle count \"abc\" is not an unsigned integer"}},
+      {"CycleBeyond32Bits",
+       [](const fs::path& dir) {
+         replace_in(dir / "00000-chase.csv", "\n0,0,18.125,66,", "\n0,0,18.125,4294967296,");
+       },
+       {"00000-chase.csv:2: cycle count \"4294967296\""}},
+      {"OverheadNotANumber",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n0,0,18.125,", "\n0,0,,"); },
+       {"00000-chase.csv:2: overhead_cycles \"\" is not a number"}},
+      {"TooFewColumns",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n0,0,18.125,", "\n0,0\n"); },
+       {"00000-chase.csv:2: expected request,sm,overhead_cycles"}},
+      {"RowsSwapped",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n0,0,", "\n5,0,"); },
+       {"00000-chase.csv:2: request 5 where request 0 was expected"}},
+      {"RowMissing",
+       [](const fs::path& dir) {
+         std::string text = read_text(dir / "00000-chase.csv");
+         text.pop_back();
+         write_text(dir / "00000-chase.csv", text.substr(0, text.rfind('\n') + 1));
+       },
+       {"00000-chase.csv: holds 2 rows but the manifest lists 3 results"}},
+      {"BlankLine",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n1,1,", "\n\n1,1,"); },
+       {"00000-chase.csv:3: empty line"}},
+      {"IndexOfAnUnknownRequest",
+       [](const fs::path& dir) { replace_in(dir / "00000-chase-indices.csv", "\n1,", "\n3,"); },
+       {"00000-chase-indices.csv:2: request 3"}},
+      {"StreamRepeatMissing",
+       [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "3,2050.75\n", ""); },
+       {"00002-stream.csv: holds 3 repeats but the manifest lists 4"}},
+      {"StreamValueNotANumber",
+       [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "2050.25", "fast"); },
+       {"00002-stream.csv:3: gbps \"fast\" is not a number"}},
+  };
+  return all;
+}
+
+class CorruptRecording : public testing::TempDirTest,
+                         public ::testing::WithParamInterface<Damage> {};
+
+TEST_P(CorruptRecording, IsRejectedWithOneLineNamingThePlace) {
+  {
+    auto recorder = record_to(std::make_unique<testing::FakeDevice>(), dir_);
+    recorder->chase(testing::l1_sweep());
+    recorder->interfere(testing::amount_batch());
+    recorder->stream(testing::copy_stream());
+    recorder->co_resident_sms(2);
+  }
+  ASSERT_NO_THROW(open_replay(dir_));
+  GetParam().apply(dir_);
+  try {
+    open_replay(dir_);
+    FAIL() << "the damaged recording was accepted";
+  } catch (const RawDirError& e) {
+    std::string message = e.what();
+    EXPECT_EQ(e.kind(), Error::Kind::NoDevice);
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(message.find(dir_.filename().string()), std::string::npos) << message;
+    for (const auto& part : GetParam().expected)
+      EXPECT_NE(message.find(part), std::string::npos) << "\"" << part << "\" not in: " << message;
+  }
+  if (fs::is_regular_file(dir_)) fs::remove(dir_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Damages, CorruptRecording, ::testing::ValuesIn(damages()),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace gputopo::device::record

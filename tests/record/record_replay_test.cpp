@@ -1,0 +1,353 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "device/record/recording.hpp"
+#include "device/record/replay.hpp"
+#include "fake_device.hpp"
+#include "test_recordings.hpp"
+
+namespace gputopo::device::record {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::amount_batch;
+using testing::chase_request;
+using testing::copy_stream;
+using testing::FakeDevice;
+using testing::l1_sweep;
+using testing::read_text;
+using RecordReplay = testing::TempDirTest;
+
+// Everything one pass of the workload got back.
+struct Answers {
+  std::vector<ChaseBatchResult> batches;
+  std::vector<StreamResult> streams;
+  std::vector<std::vector<std::vector<int>>> groups;
+};
+
+Answers run_workload(Device& d) {
+  Answers a;
+  a.batches.push_back(d.chase(l1_sweep()));
+  a.batches.push_back(d.interfere(amount_batch()));
+  a.streams.push_back(d.stream(copy_stream()));
+  a.groups.push_back(d.co_resident_sms(2));
+  ChaseBatch l2;
+  l2.requests.push_back(chase_request(Space::L2, 30ull << 20));
+  a.batches.push_back(d.chase(l2));
+  a.batches.push_back(d.chase(ChaseBatch{}));
+  return a;
+}
+
+void expect_same(const RunConditions& a, const RunConditions& b) {
+  EXPECT_EQ(a.sm_clock_mhz_before, b.sm_clock_mhz_before);
+  EXPECT_EQ(a.sm_clock_mhz_after, b.sm_clock_mhz_after);
+  EXPECT_EQ(a.clock_changed, b.clock_changed);
+  EXPECT_EQ(a.carveout_percent, b.carveout_percent);
+  EXPECT_EQ(a.elapsed_ns, b.elapsed_ns);
+  EXPECT_EQ(a.elapsed_cycles, b.elapsed_cycles);
+  EXPECT_EQ(a.reruns, b.reruns);
+}
+
+void expect_same(const ChaseBatchResult& a, const ChaseBatchResult& b) {
+  ASSERT_EQ(a.results.size(), b.results.size());
+  for (std::size_t i = 0; i < a.results.size(); ++i) {
+    EXPECT_EQ(a.results[i].cycles, b.results[i].cycles) << "result " << i;
+    EXPECT_EQ(a.results[i].indices, b.results[i].indices) << "result " << i;
+    EXPECT_EQ(a.results[i].sm, b.results[i].sm) << "result " << i;
+    EXPECT_EQ(a.results[i].overhead_cycles, b.results[i].overhead_cycles) << "result " << i;
+  }
+  expect_same(a.conditions, b.conditions);
+}
+
+void expect_same(const StreamResult& a, const StreamResult& b) {
+  EXPECT_EQ(a.gbps, b.gbps);
+  EXPECT_EQ(a.blocks, b.blocks);
+  EXPECT_EQ(a.threads_per_block, b.threads_per_block);
+  EXPECT_EQ(a.vector_bytes, b.vector_bytes);
+  expect_same(a.conditions, b.conditions);
+}
+
+void expect_same(const Answers& a, const Answers& b) {
+  ASSERT_EQ(a.batches.size(), b.batches.size());
+  for (std::size_t i = 0; i < a.batches.size(); ++i) expect_same(a.batches[i], b.batches[i]);
+  ASSERT_EQ(a.streams.size(), b.streams.size());
+  for (std::size_t i = 0; i < a.streams.size(); ++i) expect_same(a.streams[i], b.streams[i]);
+  EXPECT_EQ(a.groups, b.groups);
+}
+
+TEST_F(RecordReplay, ReplayGivesTheRecordedResultsAndDeviceInfo) {
+  FakeDevice reference;
+  Answers live;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_, "0.1.0-test");
+    live = run_workload(*recorder);
+    EXPECT_EQ(recorder->info().name, reference.info().name);
+  }
+  auto replay = open_replay(dir_);
+  expect_same(live, run_workload(*replay));
+
+  const DeviceInfo& got = replay->info();
+  const DeviceInfo& want = reference.info();
+  EXPECT_EQ(got.name, want.name);
+  EXPECT_EQ(got.cc_major, want.cc_major);
+  EXPECT_EQ(got.sm_count, want.sm_count);
+  EXPECT_EQ(got.global_memory_bytes, want.global_memory_bytes);
+  EXPECT_EQ(got.l2_bytes, want.l2_bytes);
+  EXPECT_EQ(got.sm_clock_max_mhz, want.sm_clock_max_mhz);
+  EXPECT_EQ(model::to_json(got.general), model::to_json(want.general));
+  EXPECT_EQ(model::to_json(got.compute), model::to_json(want.compute));
+  ASSERT_EQ(got.general.size(), 2u);
+  EXPECT_EQ(got.general[1].first, "pciBusId");
+  EXPECT_EQ(got.general[1].second.reason, "NVML not loaded");
+}
+
+TEST_F(RecordReplay, RepeatedRequestsReplayInRecordedOrderAndOutOfOrderByContent) {
+  std::vector<ChaseBatchResult> live;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live.push_back(recorder->chase(l1_sweep()));
+    live.push_back(recorder->chase(l1_sweep()));  // same request, other cycles
+    live.push_back(recorder->interfere(amount_batch()));
+  }
+  ASSERT_NE(live[0].results[0].cycles, live[1].results[0].cycles);
+
+  auto replay = open_replay(dir_);
+  expect_same(replay->interfere(amount_batch()), live[2]);
+  expect_same(replay->chase(l1_sweep()), live[0]);
+  expect_same(replay->chase(l1_sweep()), live[1]);
+  // Every recording of this request is used: the first answers again.
+  expect_same(replay->chase(l1_sweep()), live[0]);
+}
+
+TEST_F(RecordReplay, ARequestNeverRecordedIsABadRequest) {
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    recorder->chase(l1_sweep());
+    recorder->stream(copy_stream());
+  }
+  auto replay = open_replay(dir_);
+  auto expect_bad = [](auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "an unrecorded request was answered";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::BadRequest);
+      EXPECT_NE(std::string(e.what()).find("no recorded"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  };
+  ChaseBatch other_carveout = l1_sweep();
+  other_carveout.carveout_percent.reset();
+  expect_bad([&] { replay->chase(other_carveout); });
+  ChaseBatch other_stride = l1_sweep();
+  other_stride.requests[0].stride_bytes = 64;
+  expect_bad([&] { replay->chase(other_stride); });
+  ChaseBatch fewer = l1_sweep();
+  fewer.requests.pop_back();
+  expect_bad([&] { replay->chase(fewer); });
+  StreamRequest more_repeats = copy_stream();
+  more_repeats.repeats = 5;
+  expect_bad([&] { replay->stream(more_repeats); });
+  expect_bad([&] { replay->interfere(amount_batch()); });
+  expect_bad([&] { replay->co_resident_sms(2); });
+  // The recorded ones still answer.
+  EXPECT_NO_THROW(replay->chase(l1_sweep()));
+  EXPECT_NO_THROW(replay->stream(copy_stream()));
+}
+
+TEST_F(RecordReplay, ARecordedErrorIsRaisedAgainOnReplay) {
+  auto fake = std::make_unique<FakeDevice>();
+  fake->fail_on_call = 1;
+  {
+    auto recorder = record_to(std::move(fake), dir_);
+    recorder->chase(l1_sweep());
+    try {
+      recorder->stream(copy_stream());
+      FAIL() << "the fake should have failed";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::Measurement);
+    }
+  }
+  auto replay = open_replay(dir_);
+  replay->chase(l1_sweep());
+  try {
+    replay->stream(copy_stream());
+    FAIL() << "the recorded error was not raised";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Measurement);
+    EXPECT_STREQ(e.what(), "kernel ran past its deadline, call 1");
+  }
+}
+
+TEST_F(RecordReplay, ARunKilledMidwayLeavesAReadableRecording) {
+  // A forked child records two calls and dies without running any destructor.
+  EXPECT_EXIT(
+      {
+        auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+        recorder->chase(l1_sweep());
+        recorder->stream(copy_stream());
+        std::_Exit(7);
+      },
+      ::testing::ExitedWithCode(7), "");
+
+  FakeDevice same;
+  auto replay = open_replay(dir_);
+  expect_same(replay->chase(l1_sweep()), same.chase(l1_sweep()));
+  expect_same(replay->stream(copy_stream()), same.stream(copy_stream()));
+  try {
+    replay->co_resident_sms(2);
+    FAIL() << "a call after the interruption was answered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::BadRequest);
+    EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": false"), std::string::npos);
+}
+
+TEST_F(RecordReplay, TheManifestIsReadableAfterEveryCall) {
+  auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+  EXPECT_NO_THROW(open_replay(dir_));
+  recorder->chase(l1_sweep());
+  EXPECT_NO_THROW(open_replay(dir_)->chase(l1_sweep()));
+  recorder->co_resident_sms(2);
+  EXPECT_NO_THROW(open_replay(dir_)->co_resident_sms(2));
+  EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": false"), std::string::npos);
+  recorder.reset();
+  EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": true"), std::string::npos);
+  // A file half-written when a run was killed does not disturb the reader.
+  std::ofstream(dir_ / "manifest.json.tmp") << "{\"format\": \"gputo";
+  EXPECT_NO_THROW(open_replay(dir_)->chase(l1_sweep()));
+}
+
+TEST_F(RecordReplay, SampleFilesFollowTheDocumentedColumns) {
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    recorder->chase(l1_sweep());
+    recorder->stream(copy_stream());
+  }
+  // Cycles are 50 + KiB + load % 7 + call number (0); sm is the request index unless placed.
+  std::istringstream chase(read_text(dir_ / "00000-chase.csv"));
+  std::string line;
+  std::getline(chase, line);
+  EXPECT_EQ(line, "request,sm,overhead_cycles,c0,c1,c2,c3,c4,c5,c6,c7,c8");
+  std::getline(chase, line);
+  EXPECT_EQ(line, "0,0,18.125,66,67,68,69,70,71,72,66,67");
+  std::getline(chase, line);
+  EXPECT_EQ(line, "1,1,18.125,178,179,180,181,182,183,184,178,179");
+  std::getline(chase, line);
+  EXPECT_EQ(line, "2,3,18.125,306,307,308,309,310,311,312,306,307");
+  EXPECT_FALSE(std::getline(chase, line));
+
+  std::istringstream indices(read_text(dir_ / "00000-chase-indices.csv"));
+  std::getline(indices, line);
+  EXPECT_EQ(line, "request,i0,i1,i2,i3,i4,i5,i6,i7,i8");
+  std::getline(indices, line);
+  EXPECT_EQ(line, "1,0,129,258,387,516,645,774,903,1032");
+  EXPECT_FALSE(std::getline(indices, line));
+
+  EXPECT_EQ(read_text(dir_ / "00001-stream.csv"),
+            "repeat,gbps\n0,2049\n1,2049.25\n2,2049.5\n3,2049.75\n");
+
+  // One request per manifest line, so that a diff shows which request changed.
+  std::string manifest = read_text(dir_ / "manifest.json");
+  EXPECT_NE(
+      manifest.find("\n        {\"space\":\"l1\",\"arrayBytes\":131072,\"strideBytes\":128,"
+                    "\"warmupPasses\":1,\"recordedLoads\":9,\"pattern\":\"strided\",\"sm\":-1,"
+                    "\"recordIndices\":true},\n"),
+      std::string::npos)
+      << manifest;
+}
+
+TEST_F(RecordReplay, TheSameRunRecordsTheSameBytes) {
+  auto record_once = [&](const fs::path& dir) {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir, "v1");
+    run_workload(*recorder);
+  };
+  fs::path second = dir_ / "second";
+  record_once(dir_);
+  record_once(second);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.is_regular_file()) {
+      EXPECT_EQ(read_text(entry.path()), read_text(second / entry.path().filename()))
+          << entry.path();
+    }
+  }
+}
+
+TEST_F(RecordReplay, RecordingAgainReplacesTheEarlierRecording) {
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    run_workload(*recorder);
+  }
+  ASSERT_TRUE(fs::exists(dir_ / "00002-stream.csv"));
+  std::ofstream(dir_ / "notes.txt") << "mine";
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    recorder->chase(l1_sweep());
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "00000-chase.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "00002-stream.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "notes.txt"));
+  EXPECT_THROW(open_replay(dir_)->stream(copy_stream()), Error);
+}
+
+TEST_F(RecordReplay, RecordingRefusesADirectoryWithAForeignManifest) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "manifest.json") << "{\"name\": \"someone else's\"}";
+  try {
+    record_to(std::make_unique<FakeDevice>(), dir_);
+    FAIL() << "a foreign manifest was overwritten";
+  } catch (const RawDirError& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Measurement);
+    EXPECT_NE(std::string(e.what()).find("not a gputopo recording"), std::string::npos);
+  }
+  EXPECT_EQ(read_text(dir_ / "manifest.json"), "{\"name\": \"someone else's\"}");
+}
+
+TEST_F(RecordReplay, NonFiniteValuesRoundTrip) {
+  class Odd final : public Device {
+   public:
+    const DeviceInfo& info() const override { return info_; }
+    ChaseBatchResult chase(const ChaseBatch&) override {
+      ChaseBatchResult r;
+      r.results.resize(1);
+      r.results[0].overhead_cycles = std::nan("");
+      r.conditions.elapsed_ns = std::nan("");
+      return r;
+    }
+    ChaseBatchResult interfere(const InterferenceBatch&) override { return {}; }
+    StreamResult stream(const StreamRequest&) override {
+      StreamResult r;
+      r.gbps = {INFINITY, 1e-300, 123456789.123456789};
+      return r;
+    }
+    std::vector<std::vector<int>> co_resident_sms(int) override { return {}; }
+
+   private:
+    DeviceInfo info_;
+  };
+  {
+    auto recorder = record_to(std::make_unique<Odd>(), dir_);
+    recorder->chase(ChaseBatch{});
+    recorder->stream(StreamRequest{});
+    recorder->co_resident_sms(16);
+  }
+  auto replay = open_replay(dir_);
+  auto chase = replay->chase(ChaseBatch{});
+  ASSERT_EQ(chase.results.size(), 1u);
+  EXPECT_TRUE(std::isnan(chase.results[0].overhead_cycles));
+  EXPECT_TRUE(chase.results[0].cycles.empty());
+  EXPECT_TRUE(std::isnan(chase.conditions.elapsed_ns));
+  EXPECT_EQ(replay->stream(StreamRequest{}).gbps,
+            (std::vector<double>{INFINITY, 1e-300, 123456789.123456789}));
+  EXPECT_TRUE(replay->co_resident_sms(16).empty());
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
