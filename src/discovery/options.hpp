@@ -1,0 +1,23 @@
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace gputopo::discovery {
+
+struct Options {
+  // Elements or probes to run (`l1`, `texture`, `readOnly`, `constantL1`, `constantL15`,
+  // `shared`, `l2`, `dram`, `layout`, or a probe name such as `l1.size`); empty runs all. The
+  // probes they depend on are added automatically; only the named elements are reported.
+  std::set<std::string> only;
+  // Wall-time budget for the whole discovery in seconds; nullopt for none. When it runs out, the
+  // remaining probes are skipped and the result is marked incomplete.
+  std::optional<double> time_budget_s;
+  // The L1/shared carve-out (cudaFuncAttributePreferredSharedMemoryCarveout, percent shared)
+  // under which L1-family caches are measured. 0 gives L1 the most room; nullopt leaves the
+  // driver's default. The value applied is reported with every L1-family element.
+  std::optional<int> carveout_percent = 0;
+};
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,78 @@
+#include "discovery/plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace gputopo::discovery {
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
+  std::vector<std::string> elements;
+  for (const auto& p : probes)
+    for (const auto& e : p->elements())
+      if (!contains(elements, e)) elements.push_back(e);
+  std::string out;
+  for (const auto& e : elements) out += (out.empty() ? "" : ",") + e;
+  return out;
+}
+
+}  // namespace
+
+Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::string>& only) {
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < registered.size(); ++i) by_name[registered[i]->name()] = i;
+
+  // The selection: every probe that writes a selected element, or is named itself.
+  std::vector<bool> wanted(registered.size(), only.empty());
+  for (const auto& name : only) {
+    bool matched = false;
+    for (std::size_t i = 0; i < registered.size(); ++i) {
+      if (registered[i]->name() == name || contains(registered[i]->elements(), name)) {
+        wanted[i] = true;
+        matched = true;
+      }
+    }
+    if (!matched)
+      throw std::invalid_argument("unknown element or probe '" + name +
+                                  "' (known elements: " + known_names(registered) + ")");
+  }
+
+  // Elements to report, in registration order.
+  for (std::size_t i = 0; i < registered.size(); ++i) {
+    if (!wanted[i]) continue;
+    for (const auto& e : registered[i]->elements()) {
+      const bool selected = only.empty() || only.count(e) || only.count(registered[i]->name());
+      if (selected && !contains(elements_, e)) elements_.push_back(e);
+    }
+  }
+
+  // Dependency closure and a stable topological order (depth-first, registration order).
+  std::vector<int> state(registered.size(), 0);  // 0 new, 1 visiting, 2 placed
+  std::vector<std::size_t> order;
+  auto visit = [&](auto&& self, std::size_t i) -> void {
+    if (state[i] == 2) return;
+    if (state[i] == 1)
+      throw std::invalid_argument("discovery plan: dependency cycle at " + registered[i]->name());
+    state[i] = 1;
+    for (const auto& need : registered[i]->needs()) {
+      const auto it = by_name.find(need);
+      if (it == by_name.end())
+        throw std::invalid_argument("discovery plan: " + registered[i]->name() +
+                                    " needs unknown probe " + need);
+      self(self, it->second);
+    }
+    state[i] = 2;
+    order.push_back(i);
+  };
+  for (std::size_t i = 0; i < registered.size(); ++i)
+    if (wanted[i]) visit(visit, i);
+
+  for (std::size_t i : order) probes_.push_back(std::move(registered[i]));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "discovery/probe.hpp"
+#include "discovery/target.hpp"
+
+// Factories of the L1-family probes; each kind lives in its own file and works on any target.
+namespace gputopo::discovery {
+
+// Probe names are "<element>.<kind>".
+std::string probe_name(const Target& t, const std::string& kind);
+
+// Cold stride sweep -> fetch granularity (fetch_probe.cpp).
+std::unique_ptr<Probe> make_fetch_probe(const Target& t, std::vector<std::string> needs);
+// Doubling bracket + per-SM sweep -> size with interval (size_probe.cpp).
+std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<std::string> needs);
+// Stride sweep just past capacity -> line size (line_probe.cpp).
+std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<std::string> needs);
+// Hit latency in cycles and ns (latency_probe.cpp).
+std::unique_ptr<Probe> make_latency_probe(const Target& t, std::vector<std::string> needs);
+// Miss latency minus hit latency (miss_penalty_probe.cpp).
+std::unique_ptr<Probe> make_miss_penalty_probe(const Target& t, std::vector<std::string> needs);
+// Two threads on different warps evicting each other -> instances per SM (amount_probe.cpp).
+std::unique_ptr<Probe> make_amount_probe(const Target& t, std::vector<std::string> needs);
+// One thread, two spaces evicting each other -> physically shared caches (sharing_probe.cpp).
+std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates,
+                                          std::vector<std::string> needs);
+// Global loads through L1 against L2-only loads -> are global loads cached in L1
+// (l1_cached_probe.cpp).
+std::unique_ptr<Probe> make_l1_cached_probe(const Target& l1);
+// Shared memory: size from the API, latency measured (shared_memory_probe.cpp).
+std::unique_ptr<Probe> make_shared_memory_probe();
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,11 @@
+#include "discovery/registry.hpp"
+
+namespace gputopo::discovery {
+
+std::vector<std::unique_ptr<Probe>> registered_probes(const device::DeviceInfo& info) {
+  std::vector<std::unique_ptr<Probe>> probes;
+  add_l1_family_probes(probes, info);
+  return probes;
+}
+
+}  // namespace gputopo::discovery

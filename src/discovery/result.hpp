@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/attribute.hpp"
+#include "model/report.hpp"
+
+namespace gputopo::discovery {
+
+// Wall time and outcome of one probe, for the JSON `run` section.
+struct ProbeTiming {
+  std::string probe;   // e.g. "l1.size"
+  double seconds = 0;  // wall time on the host, device work included
+  std::string status;  // "ok", "failed: ...", "skipped: ...", "interrupted"
+};
+
+// What a discovery found. An interrupted or failed run keeps everything measured before.
+struct Result {
+  std::vector<model::Element> memory;  // requested elements, in report order
+  model::AttributeList compute;        // measured additions to the compute section
+  std::vector<ProbeTiming> timings;    // in run order
+  std::vector<std::string> warnings;   // conditions that may distort results
+  bool completed = false;  // every planned probe ran (not interrupted, not out of time budget)
+  bool failed = false;     // at least one probe's measurement failed (exit code 4)
+  double seconds = 0;      // whole discovery
+};
+
+}  // namespace gputopo::discovery

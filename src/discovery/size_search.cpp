@@ -1,0 +1,136 @@
+#include "discovery/size_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/changepoint.hpp"
+#include "discovery/measure.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+struct Sweep {
+  std::vector<analysis::SweepPoint> points;
+  device::RunConditions conditions;
+};
+
+Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std::uint64_t>& sizes) {
+  device::ChaseBatch batch;
+  batch.carveout_percent = spec.carveout;
+  for (std::uint64_t s : sizes)
+    batch.requests.push_back(chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads));
+  auto result = ctx.chase(batch);
+  Sweep sweep;
+  sweep.conditions = result.conditions;
+  for (std::size_t i = 0; i < sizes.size() && i < result.results.size(); ++i)
+    sweep.points.push_back({static_cast<double>(sizes[i]), latencies(result.results[i])});
+  return sweep;
+}
+
+std::optional<analysis::ChangePoint> first_change(const Sweep& sweep) {
+  const auto seg = analysis::segment(sweep.points);
+  if (seg.changes.empty()) return std::nullopt;
+  return seg.changes.front();
+}
+
+model::Json change_json(const analysis::ChangePoint& c) {
+  return {{"x", c.x},
+          {"lastBefore", c.x_lo},
+          {"firstAfter", c.x_hi},
+          {"pValue", c.p_value},
+          {"confidence", c.confidence},
+          {"latencyBefore", c.level_before},
+          {"latencyAfter", c.level_after}};
+}
+
+}  // namespace
+
+SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
+  SizeSearchResult out;
+  out.evidence = {{"method", "doubling bracket, then one point per SM at finer steps"},
+                  {"strideBytes", spec.stride},
+                  {"rounds", model::Json::array()}};
+  const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 8);
+
+  // Bracket: doubling sizes, all in one batch.
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = round_up(spec.min_bytes, step); s < spec.max_bytes; s *= 2)
+    sizes.push_back(s);
+  sizes.push_back(spec.max_bytes);
+  ctx.expect_batches(3);
+  Sweep sweep = run_sweep(ctx, spec, sizes);
+  ++out.batches;
+  out.conditions = sweep.conditions;
+  auto change = first_change(sweep);
+  out.evidence["rounds"].push_back({{"from", sizes.front()},
+                                    {"to", sizes.back()},
+                                    {"points", sizes.size()},
+                                    {"change", change ? change_json(*change) : model::Json()}});
+  if (!change) {
+    out.capped = true;
+    out.lo = static_cast<double>(spec.max_bytes);
+    out.reason = "no capacity change between " + std::to_string(sizes.front()) + " and " +
+                 std::to_string(spec.max_bytes) + " B";
+    return out;
+  }
+
+  double lo = change->x_lo;
+  double hi = change->x_hi;
+  analysis::ChangePoint best = *change;
+  std::uint64_t last_step = static_cast<std::uint64_t>(hi - lo);
+  int widenings = 0;
+  for (int round = 0; round < 8; ++round) {
+    const auto span = static_cast<std::uint64_t>(hi - lo);
+    const std::uint64_t round_step =
+        std::max(step, round_up((span + per_batch - 2) / (per_batch - 1), step));
+    std::vector<std::uint64_t> pts;
+    const auto from = static_cast<std::uint64_t>(lo) / step * step;
+    for (std::uint64_t s = std::max(from, step);
+         s <= static_cast<std::uint64_t>(hi) + round_step && pts.size() < per_batch;
+         s += round_step)
+      pts.push_back(s);
+    ctx.expect_batches(1);
+    sweep = run_sweep(ctx, spec, pts);
+    ++out.batches;
+    out.conditions = sweep.conditions;
+    change = first_change(sweep);
+    out.evidence["rounds"].push_back({{"from", pts.front()},
+                                      {"to", pts.back()},
+                                      {"stepBytes", round_step},
+                                      {"points", pts.size()},
+                                      {"change", change ? change_json(*change) : model::Json()}});
+    if (!change) {
+      // No clean change inside the bracket: widen it and repeat, twice at most.
+      if (++widenings > 2) break;
+      const double w = hi - lo;
+      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
+      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
+      continue;
+    }
+    best = *change;
+    last_step = round_step;
+    const double width = change->x_hi - change->x_lo;
+    // Located to the finest step, or a transition wider than a few sweep steps: further rounds
+    // cannot narrow it.
+    if (round_step <= step || width > 4.0 * static_cast<double>(round_step)) break;
+    lo = change->x_lo;
+    hi = change->x_hi;
+  }
+
+  out.value = best.x_lo;
+  out.lo = best.x_lo;
+  out.hi =
+      std::max(best.x_lo, best.x - static_cast<double>(std::min<std::uint64_t>(last_step, step)));
+  if (best.x_hi - best.x_lo > 2.0 * static_cast<double>(last_step)) out.hi = best.x_hi;
+  out.confidence = best.confidence;
+  out.established = out.confidence >= kEstablished;
+  out.evidence["transition"] = change_json(best);
+  out.evidence["transitionWidthBytes"] = best.x_hi - best.x_lo;
+  if (!out.established)
+    out.reason =
+        "capacity change found but weak (confidence " + std::to_string(best.confidence) + ")";
+  return out;
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "device/requests.hpp"
+#include "device/results.hpp"
+#include "discovery/context.hpp"
+#include "model/attribute.hpp"
+
+namespace gputopo::discovery {
+
+// Where a capacity lies: the largest array that a space's chase still hits in full.
+struct SizeSearchSpec {
+  device::Space space = device::Space::L1;
+  std::uint32_t stride = 32;          // bytes between chased elements (the fetch granularity)
+  std::uint64_t step = 32;            // finest step of the sweep (the fetch granularity)
+  std::uint64_t min_bytes = 512;      // the bracket starts here
+  std::uint64_t max_bytes = 0;        // and doubles up to here (a space limit or a sane maximum)
+  std::optional<int> carveout;        // for every batch
+  std::size_t points_per_batch = 64;  // one point per SM for SM-private spaces
+  std::uint32_t max_recorded_loads = 2048;
+};
+
+struct SizeSearchResult {
+  bool established = false;
+  double value = 0;  // the largest array size that fits
+  double lo = 0;     // the capacity lies in [lo, hi]
+  double hi = 0;
+  double confidence = 0;
+  bool capped = false;  // no change up to max_bytes: the capacity is at least max_bytes
+  std::string reason;
+  model::Json evidence;              // rounds, transition, plateau latencies
+  device::RunConditions conditions;  // of the last batch
+  std::size_t batches = 0;
+};
+
+// Brackets the first capacity change by doubling (one batch), then sweeps the bracket with one
+// point per SM at ever finer steps down to `step` (one batch per round), widening where a round
+// finds no clean change, and stops once the change is located to `step` or its transition is
+// wider than the sweep's resolution (it cannot be narrowed further).
+SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec);
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device/requests.hpp"
+
+namespace gputopo::discovery {
+
+// One cache as a probe sees it: the report element, the memory space whose loads reach it, and how
+// deep it sits behind that space. The L1-family probes are generic over targets; they never
+// special-case an element.
+struct Target {
+  std::string element;  // report key: "l1", "texture", "readOnly", "constantL1", ...
+  device::Space space = device::Space::L1;
+  // 1: the first cache the space's loads reach; 2: the cache behind it (constant L1.5). A level-2
+  // target finds its level-1 sibling's results under `inner`.
+  int level = 1;
+  std::string inner;  // element key of the level in front of this one ("" for level 1)
+  // Largest array the space can address (64 KiB for constant memory); 0 for no limit.
+  std::uint64_t space_limit_bytes = 0;
+  // Whether the carve-out applies (the L1/shared split decides this cache's size).
+  bool carveout_applies = false;
+};
+
+// The SM-private caches of an NVIDIA GPU, in report order.
+std::vector<Target> l1_family_targets(std::uint64_t constant_bytes);
+
+// The targets whose physical sharing is tested against each other.
+std::vector<std::string> sharing_candidates();
+
+}  // namespace gputopo::discovery
