@@ -58,7 +58,7 @@ class CudaDevice final : public Device {
       u.b = r.b;
       u.mode = r.placement == InterferenceRequest::Placement::SameThread ? JobMode::SameThread
                                                                          : JobMode::TwoThreads;
-      u.thread_a = r.placement == InterferenceRequest::Placement::SameThread ? 0 : r.thread_a;
+      u.thread_a = r.thread_a;
       u.thread_b = r.thread_b;
       u.sm = r.sm;
       units.push_back(u);

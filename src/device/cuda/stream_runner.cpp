@@ -40,9 +40,9 @@ StreamRunner::~StreamRunner() {
 
 double StreamRunner::time(int kind, std::uint64_t vectors, std::uint32_t blocks,
                           std::uint32_t threads, std::uint32_t launches, double expected_s) {
+  // Read and copy read the source; write writes it; copy writes the target.
   auto* src = source_.reserve(0);
-  auto* dst = kind == 0 ? nullptr : target_.reserve(0);
-  if (kind == 1) dst = source_.reserve(0);
+  std::uint8_t* dst = kind == 2 ? target_.reserve(0) : (kind == 1 ? src : nullptr);
   auto* sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
   check(cudaEventRecord(start_, stream_), "cudaEventRecord");
   for (std::uint32_t i = 0; i < launches; ++i)
