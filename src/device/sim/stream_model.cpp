@@ -1,10 +1,14 @@
 #include "device/sim/stream_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "device/sim/rng.hpp"
 
 namespace gputopo::device::sim {
+namespace {
+constexpr double kMinBytesPerLaunch = 256.0 * 1024 * 1024;
+}  // namespace
 
 StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
                           std::uint64_t seed) {
@@ -30,7 +34,11 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
              seconds(bytes, bw.l2_write_gbps, bw.dram_write_gbps);
       break;
   }
-  const double elapsed = busy + bw.launch_overhead_us * 1e-6;
+  // A tuned kernel streams a small buffer several times in one launch, so that the launch
+  // overhead does not swamp it: at least kMinBytesPerLaunch move per repeat.
+  const double passes = std::max(1.0, std::ceil(kMinBytesPerLaunch / moved));
+  moved *= passes;
+  const double elapsed = busy * passes + bw.launch_overhead_us * 1e-6;
 
   StreamResult result;
   result.threads_per_block = static_cast<std::uint32_t>(config.device.max_threads_per_block);

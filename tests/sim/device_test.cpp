@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "device/sim/sim_device.hpp"
+#include "sim_test_util.hpp"
+
+namespace gputopo::device::sim {
+namespace {
+using test::chase_request;
+
+constexpr std::uint64_t KiB = 1024;
+constexpr std::uint64_t MiB = 1024 * KiB;
+
+ChaseBatch mixed_batch() {
+  ChaseBatch batch;
+  auto random = chase_request(Space::L1, 300 * KiB, 64, 700);
+  random.pattern = Pattern::Random;
+  random.record_indices = true;
+  batch.requests.push_back(random);
+  batch.requests.push_back(chase_request(Space::L2, 40 * MiB, 128, 700));
+  batch.requests.push_back(chase_request(Space::Constant, 32 * KiB, 64, 700));
+  return batch;
+}
+
+TEST(SimDevice, SameSeedSameOutputDifferentSeedDifferentNoise) {
+  auto a = open("h100-sxm", 42);
+  auto b = open("h100-sxm", 42);
+  auto c = open("h100-sxm", 43);
+  for (int round = 0; round < 2; ++round) {
+    const auto ra = a->chase(mixed_batch());
+    const auto rb = b->chase(mixed_batch());
+    const auto rc = c->chase(mixed_batch());
+    for (std::size_t i = 0; i < ra.results.size(); ++i) {
+      EXPECT_EQ(ra.results[i].cycles, rb.results[i].cycles);
+      EXPECT_EQ(ra.results[i].indices, rb.results[i].indices);
+      EXPECT_NE(ra.results[i].cycles, rc.results[i].cycles);
+    }
+    EXPECT_EQ(ra.conditions.elapsed_cycles, rb.conditions.elapsed_cycles);
+    const auto sa = a->stream({StreamKind::Read, 1 * MiB, 5});
+    const auto sb = b->stream({StreamKind::Read, 1 * MiB, 5});
+    EXPECT_EQ(sa.gbps, sb.gbps);
+  }
+}
+
+TEST(SimDevice, RepeatedRequestsGetFreshNoise) {
+  auto device = open("h100-sxm");
+  const auto first = device->chase(mixed_batch());
+  const auto second = device->chase(mixed_batch());
+  EXPECT_NE(first.results[1].cycles, second.results[1].cycles);
+}
+
+TEST(SimDevice, ImpossibleRequestsAreBadRequests) {
+  auto device = open("h100-sxm");
+  const auto rejects = [&](ChaseRequest r, std::optional<int> carveout, const char* words) {
+    ChaseBatch batch;
+    batch.requests.push_back(chase_request(Space::L1, 4 * KiB));
+    batch.requests.push_back(r);
+    batch.carveout_percent = carveout;
+    try {
+      device->chase(batch);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::BadRequest);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("request 1"), std::string::npos) << e.what();
+    }
+  };
+  rejects(chase_request(Space::L1, 4 * KiB, 0), std::nullopt, "stride_bytes must be > 0");
+  rejects(chase_request(Space::L1, 4 * KiB, 6), std::nullopt, "multiple of the 4 B");
+  rejects(chase_request(Space::L1, 64, 128), std::nullopt, "holds no element");
+  rejects(chase_request(Space::Constant, 128 * KiB, 64), std::nullopt, "constant array");
+  rejects(chase_request(Space::Shared, 300 * KiB, 4), std::nullopt, "shared array");
+  rejects(chase_request(Space::L2, 200ull * 1024 * MiB), std::nullopt, "exceeds device memory");
+  auto placed = chase_request(Space::L1, 4 * KiB);
+  placed.sm = 132;
+  rejects(placed, std::nullopt, "SM 132 does not exist");
+  ChaseBatch batch;
+  batch.requests.push_back(chase_request(Space::L1, 4 * KiB));
+  batch.carveout_percent = 101;
+  EXPECT_THROW(device->chase(batch), Error);
+  EXPECT_THROW(device->stream({StreamKind::Read, 0, 5}), Error);
+  EXPECT_THROW(device->stream({StreamKind::Copy, 60ull * 1024 * MiB, 5}), Error);
+}
+
+TEST(SimDevice, StreamSeesL2ThenDram) {
+  auto device = open("h100-sxm");
+  const auto mean = [&](StreamKind kind, std::uint64_t bytes) {
+    const auto r = device->stream({kind, bytes, 5});
+    EXPECT_EQ(r.gbps.size(), 5u);
+    EXPECT_GT(r.blocks, 0u);
+    EXPECT_GT(r.threads_per_block, 0u);
+    double sum = 0;
+    for (double g : r.gbps) sum += g;
+    return sum / static_cast<double>(r.gbps.size());
+  };
+  const double l2 = mean(StreamKind::Read, 16 * MiB);
+  const double dram = mean(StreamKind::Read, 4096 * MiB);
+  EXPECT_GT(l2, 1.3 * dram);
+  EXPECT_NEAR(dram, 2900, 150);
+  EXPECT_NEAR(mean(StreamKind::Write, 4096 * MiB), 2950, 150);
+  EXPECT_NEAR(mean(StreamKind::Copy, 4096 * MiB), 2925, 150);
+  EXPECT_NEAR(mean(StreamKind::Read, 64 * KiB), l2, 0.1 * l2);  // small buffers loop in L2
+}
+
+TEST(SimDevice, ClustersFollowTpcsAndGpcs) {
+  auto device = open("h100-sxm");
+  const auto pairs = device->co_resident_sms(2);
+  ASSERT_EQ(pairs.size(), 66u);
+  for (const auto& p : pairs) {
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_EQ(p[0] % 2, 0);
+    EXPECT_EQ(p[1], p[0] + 1);
+  }
+  const auto sixteen = device->co_resident_sms(16);
+  const std::vector<int> gpc{2, 3, 18, 19, 34, 35, 50, 51, 64, 65, 78, 79, 92, 93, 106, 107};
+  EXPECT_NE(std::find(sixteen.begin(), sixteen.end(), gpc), sixteen.end());
+  EXPECT_TRUE(device->co_resident_sms(32).empty());
+  EXPECT_TRUE(device->co_resident_sms(0).empty());
+  EXPECT_TRUE(open("a100")->co_resident_sms(2).empty());
+  const auto toy = open("toy")->co_resident_sms(2);
+  EXPECT_EQ(toy.size(), 2u);  // two GPCs of three SMs: one pair each
+}
+
+TEST(SimDevice, ThreeSegmentsGiveNearUpToOneThirdAndFarUpToTheWhole) {
+  auto device = open("odd-3seg");
+  const auto slow = [&](std::uint64_t bytes, double limit) {
+    return test::fraction_above(
+        test::chase_one(*device, chase_request(Space::L2, bytes, 128, 2048)).cycles, limit);
+  };
+  const double near_limit = 240 + 14 + 20 + 20;
+  EXPECT_LT(slow(6 * MiB, near_limit), 0.02);
+  EXPECT_GT(slow(12 * MiB, near_limit), 0.9);
+  EXPECT_LT(slow(20 * MiB, 550), 0.1);
+  EXPECT_GT(slow(32 * MiB, 550), 0.9);
+}
+
+TEST(SimDevice, InfoSaysSimulated) {
+  auto device = open("v100");
+  EXPECT_TRUE(device->info().simulated);
+  EXPECT_EQ(device->info().name, "Tesla V100-SXM2-16GB");
+  const auto* preset = model::find(device->info().general, "simulatorPreset");
+  ASSERT_NE(preset, nullptr);
+  EXPECT_EQ(preset->value, "v100");
+}
+
+}  // namespace
+}  // namespace gputopo::device::sim
