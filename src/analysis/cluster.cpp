@@ -5,54 +5,75 @@
 #include <limits>
 #include <numbers>
 
+#include "analysis/log_histogram.hpp"
+
 namespace gputopo::analysis {
 namespace {
 
 bool usable(double v) { return std::isfinite(v) && v > 0; }
 
-// One occupied histogram bin of log-latency. Sums are of (log v - origin) to keep them small.
-struct Bin {
-  double count = 0;
-  double sum = 0;
-  double sumsq = 0;
-  double min = std::numeric_limits<double>::infinity();  // latency units
-  double max = 0;
+using detail::LogBin;
+using detail::LogHistogram;
+using Histogram = LogHistogram;
+
+// Logarithm of a latency; whole cycle counts (the usual case) come from a table filled on demand.
+class LogCache {
+ public:
+  explicit LogCache(double max_value)
+      : table_(static_cast<std::size_t>(std::min(max_value, 65535.0)) + 1, 0.0) {}
+  double operator()(double v) {
+    if (v < static_cast<double>(table_.size())) {
+      const auto i = static_cast<std::size_t>(v);
+      if (static_cast<double>(i) == v) {
+        double& slot = table_[i];
+        if (slot == 0 && i != 1) slot = std::log(v);
+        return slot;
+      }
+    }
+    return std::log(v);
+  }
+
+ private:
+  std::vector<double> table_;
 };
 
-struct Histogram {
-  std::vector<Bin> bins;  // occupied bins only, ascending
-  double origin = 0;      // log of the smallest latency
-  double width = 0;       // bin width in log units
-  double total = 0;
-  // Spacing of the values' lattice (1 for integer cycle counts), 0 when no two nearby values
-  // reveal one. It bounds how finely levels can be told apart.
-  double resolution = 0;
-};
+}  // namespace
 
-Histogram build_histogram(std::span<const std::span<const double>> samples, std::size_t nbins) {
-  Histogram h;
+namespace detail {
+
+LogHistogram build_log_histogram(std::span<const std::span<const double>> samples,
+                                 std::size_t nbins) {
+  LogHistogram h;
+  std::size_t count = 0;
   double lo = std::numeric_limits<double>::infinity();
   double hi = 0;
   for (auto s : samples) {
+    count += s.size();
     for (double v : s) {
       if (!usable(v)) continue;
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
   }
+  h.sample_bin.assign(count, LogHistogram::kUnusable);
   if (hi == 0) return h;
-  nbins = std::max<std::size_t>(nbins, 2);
-  h.origin = std::log(lo);
-  const double span = std::log(hi) - h.origin;
+  nbins = std::clamp<std::size_t>(nbins, 2, LogHistogram::kUnusable - 1);
+  h.raw_bins = nbins;
+  LogCache log(hi);
+  h.origin = log(lo);
+  const double span = log(hi) - h.origin;
   h.width = span > 0 ? span / static_cast<double>(nbins) : 1.0;
-  std::vector<Bin> all(nbins);
+  std::vector<LogBin> all(nbins, LogBin{0, 0, 0, std::numeric_limits<double>::infinity(), 0});
   const double inv_width = 1 / h.width;
+  std::size_t at = 0;
   for (auto s : samples) {
     for (double v : s) {
+      const std::size_t here = at++;
       if (!usable(v)) continue;
-      const double l = std::log(v) - h.origin;
-      const auto b = std::min(static_cast<std::size_t>(l * inv_width), nbins - 1);
-      Bin& bin = all[b];
+      const double l = log(v) - h.origin;
+      const auto b = std::min(static_cast<std::size_t>(std::max(l, 0.0) * inv_width), nbins - 1);
+      h.sample_bin[here] = static_cast<std::uint16_t>(b);
+      LogBin& bin = all[b];
       bin.count += 1;
       bin.sum += l;
       bin.sumsq += l * l;
@@ -62,8 +83,10 @@ Histogram build_histogram(std::span<const std::span<const double>> samples, std:
   }
   // Lattice spacing: the smallest gap between distinct values within 10 % of each other.
   double resolution = std::numeric_limits<double>::infinity();
-  const Bin* prev = nullptr;
-  for (const Bin& bin : all) {
+  const LogBin* prev = nullptr;
+  h.bins.reserve(nbins);
+  for (std::size_t b = 0; b < nbins; ++b) {
+    const LogBin& bin = all[b];
     if (bin.count == 0) continue;
     h.total += bin.count;
     if (bin.max > bin.min) resolution = std::min(resolution, bin.max - bin.min);
@@ -71,16 +94,21 @@ Histogram build_histogram(std::span<const std::span<const double>> samples, std:
       resolution = std::min(resolution, bin.min - prev->max);
     }
     h.bins.push_back(bin);
+    h.occupied.push_back(static_cast<std::uint32_t>(b));
     prev = &h.bins.back();
   }
   h.resolution = std::isfinite(resolution) ? resolution : 0.0;
   return h;
 }
 
+}  // namespace detail
+
+namespace {
+
 // Prefix sums over the occupied bins for O(1) moments of any contiguous group.
 struct Prefix {
   std::vector<double> n, s, ss;
-  explicit Prefix(const std::vector<Bin>& bins)
+  explicit Prefix(const std::vector<LogBin>& bins)
       : n(bins.size() + 1, 0), s(bins.size() + 1, 0), ss(bins.size() + 1, 0) {
     for (std::size_t i = 0; i < bins.size(); ++i) {
       n[i + 1] = n[i] + bins[i].count;
@@ -214,11 +242,18 @@ double boundary(const Histogram& h, const Group& a, const Group& b) {
   return std::exp(t + h.origin);
 }
 
-Clustering cluster_histogram(const Histogram& h, const ClusterOptions& options) {
+}  // namespace
+
+namespace detail {
+
+Clustering cluster_log_histogram(const LogHistogram& h, const ClusterOptions& options,
+                                 std::vector<std::uint8_t>& level_of_raw_bin) {
   Clustering c;
+  level_of_raw_bin.assign(h.raw_bins, 0);
   if (h.bins.empty()) return c;
   const Prefix p(h.bins);
-  const std::size_t kmax = std::clamp<std::size_t>(options.max_levels, 1, h.bins.size());
+  const std::size_t kmax =
+      std::clamp<std::size_t>(options.max_levels, 1, std::min<std::size_t>(h.bins.size(), 255));
   const auto cut = kmeans_cuts(p, h.bins.size(), kmax);
   std::vector<Group> best;
   double best_bic = std::numeric_limits<double>::infinity();
@@ -259,11 +294,23 @@ Clustering cluster_histogram(const Histogram& h, const ClusterOptions& options) 
     level.log_sd = std::sqrt(p.sse(g.begin, g.end) / g.n);
     c.levels.push_back(level);
     if (i + 1 < best.size()) c.boundaries.push_back(boundary(h, g, best[i + 1]));
+    for (std::size_t b = g.begin; b < g.end; ++b) {
+      level_of_raw_bin[h.occupied[b]] = static_cast<std::uint8_t>(i);
+    }
+  }
+  // Empty raw bins between occupied ones take the level of the occupied bin below them.
+  std::uint8_t current = 0;
+  for (std::size_t b = 0, next = 0; b < h.raw_bins; ++b) {
+    if (next < h.occupied.size() && h.occupied[next] == b) {
+      current = level_of_raw_bin[b];
+      ++next;
+    }
+    level_of_raw_bin[b] = current;
   }
   return c;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::size_t Clustering::classify(double latency) const {
   return static_cast<std::size_t>(std::upper_bound(boundaries.begin(), boundaries.end(), latency) -
@@ -272,7 +319,9 @@ std::size_t Clustering::classify(double latency) const {
 
 Clustering cluster_levels(std::span<const std::span<const double>> samples,
                           const ClusterOptions& options) {
-  return cluster_histogram(build_histogram(samples, options.bins), options);
+  std::vector<std::uint8_t> level_of_raw_bin;
+  return detail::cluster_log_histogram(detail::build_log_histogram(samples, options.bins), options,
+                                       level_of_raw_bin);
 }
 
 Clustering cluster_levels(std::span<const double> samples, const ClusterOptions& options) {

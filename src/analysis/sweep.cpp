@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <tuple>
+
+#include "analysis/log_histogram.hpp"
 
 namespace gputopo::analysis {
 namespace {
@@ -17,6 +20,37 @@ double median_in_place(std::vector<double>& v) {
   if (v.size() % 2 == 1) return upper;
   const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
   return 0.5 * (lower + upper);
+}
+
+// Exact median of the usable samples of one point, using the histogram bins already assigned to
+// them: count per bin, find the bins of the middle ranks, and order only the samples in those.
+double median_by_bins(std::span<const double> samples, std::span<const std::uint16_t> bins,
+                      std::vector<std::uint32_t>& count, std::vector<double>& scratch) {
+  std::fill(count.begin(), count.end(), 0u);
+  std::size_t usable = 0;
+  for (std::uint16_t b : bins) {
+    if (b == detail::LogHistogram::kUnusable) continue;
+    ++count[b];
+    ++usable;
+  }
+  if (usable == 0) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t lo_rank = (usable - 1) / 2;
+  const std::size_t hi_rank = usable / 2;
+  std::size_t below = 0, first_bin = 0;
+  while (below + count[first_bin] <= lo_rank) below += count[first_bin++];
+  std::size_t last_bin = first_bin, upto = below + count[first_bin];
+  while (upto <= hi_rank) upto += count[++last_bin];
+  scratch.clear();
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (bins[i] >= first_bin && bins[i] <= last_bin) scratch.push_back(samples[i]);
+  }
+  const auto at = [&](std::size_t rank) {
+    const auto it = scratch.begin() + static_cast<std::ptrdiff_t>(rank - below);
+    std::nth_element(scratch.begin(), it, scratch.end());
+    return *it;
+  };
+  const double lo = at(lo_rank);
+  return hi_rank == lo_rank ? lo : 0.5 * (lo + at(hi_rank));
 }
 
 // 10 % trimmed mean and the standard error of that mean, on a scratch copy.
@@ -38,18 +72,33 @@ std::pair<double, double> trimmed_mean_and_se(std::vector<double>& v) {
 // would be with a constant-variance model, and blends of two pure levels stay on a straight line.
 double stabilize(double fraction) { return std::asin(std::sqrt(std::clamp(fraction, 0.0, 1.0))); }
 
-void reduce_levels(const std::vector<SweepPoint>& points, Reduction reduction, ReducedSweep& r) {
-  std::vector<std::span<const double>> spans;
-  for (const SweepPoint& p : points) spans.emplace_back(p.samples);
-  r.levels = cluster_levels(std::span<const std::span<const double>>(spans));
+void reduce_levels(const std::vector<SweepPoint>& points, const detail::LogHistogram& h,
+                   Reduction reduction, ReducedSweep& r) {
+  std::vector<std::uint8_t> level_of_bin;
+  r.levels = detail::cluster_log_histogram(h, {}, level_of_bin);
   const std::size_t k = r.levels.k();
   r.dims = reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(k, 2) - 1;
   r.features.assign(points.size() * r.dims, 0.0);
   double mean_n = 0;
+  std::vector<double> f(std::max<std::size_t>(k, 1));
+  std::size_t offset = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto f = k > 0 ? level_fractions(points[i].samples, r.levels) : std::vector<double>{1.0};
+    std::fill(f.begin(), f.end(), 0.0);
+    double usable = 0;
+    for (std::size_t j = 0; j < points[i].samples.size(); ++j) {
+      const std::uint16_t b = h.sample_bin[offset + j];
+      if (b == detail::LogHistogram::kUnusable) continue;
+      f[level_of_bin[b]] += 1;
+      usable += 1;
+    }
+    offset += points[i].samples.size();
+    if (usable > 0) {
+      for (double& v : f) v /= usable;
+    } else {
+      f[0] = 1;
+    }
     double score = 0;
-    for (std::size_t c = 0; c < f.size() && c < k; ++c) score += f[c] * r.levels.levels[c].center;
+    for (std::size_t c = 0; c < k; ++c) score += f[c] * r.levels.levels[c].center;
     r.score[i] = score;
     double* row = r.features.data() + i * r.dims;
     if (reduction == Reduction::MissFraction) {
@@ -57,7 +106,7 @@ void reduce_levels(const std::vector<SweepPoint>& points, Reduction reduction, R
     } else {
       for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c]);
     }
-    mean_n += static_cast<double>(r.n[i]);
+    mean_n += usable;
   }
   const double np = static_cast<double>(std::max<std::size_t>(points.size(), 1));
   mean_n = std::max(1.0, mean_n / np);
@@ -75,17 +124,24 @@ ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) 
   r.score.resize(n);
   r.median.resize(n);
   r.n.resize(n);
+  std::vector<std::span<const double>> spans;
+  for (const SweepPoint& p : points) spans.emplace_back(p.samples);
+  const detail::LogHistogram h =
+      detail::build_log_histogram(std::span<const std::span<const double>>(spans), 1024);
   std::vector<double> scratch;
+  std::vector<std::uint32_t> count(h.raw_bins);
+  std::size_t offset = 0;
   for (std::size_t i = 0; i < n; ++i) {
     r.x[i] = points[i].x;
     r.n[i] = points[i].samples.size();
-    scratch.assign(points[i].samples.begin(), points[i].samples.end());
-    r.median[i] = median_in_place(scratch);
+    const std::span<const std::uint16_t> bins(h.sample_bin.data() + offset, r.n[i]);
+    r.median[i] = median_by_bins(points[i].samples, bins, count, scratch);
+    offset += r.n[i];
   }
   switch (reduction) {
     case Reduction::LevelFractions:
     case Reduction::MissFraction:
-      reduce_levels(points, reduction, r);
+      reduce_levels(points, h, reduction, r);
       break;
     case Reduction::TrimmedMean: {
       r.dims = 1;
