@@ -1,0 +1,187 @@
+#include "analysis/inference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "synthetic.hpp"
+
+namespace gputopo::analysis {
+namespace {
+
+using synthetic::draw;
+using synthetic::hit_miss;
+using synthetic::Noise;
+using synthetic::range;
+using synthetic::sweep;
+
+// Cold stride sweep: a load misses when it reaches a granule not fetched yet.
+std::vector<SweepPoint> stride_sweep(std::uint64_t seed, const std::vector<double>& strides,
+                                     double granularity, const Noise& noise = {}) {
+  std::mt19937_64 rng(seed);
+  return sweep(
+      rng, strides, [&](double s) { return hit_miss(std::min(1.0, s / granularity)); }, 1024,
+      noise);
+}
+
+TEST(FetchGranularity, FineStrides) {
+  for (double g : {32.0, 64.0}) {
+    const auto e = fetch_granularity(stride_sweep(1, range(4, 4, 48), g, {.outliers = 0.01}));
+    ASSERT_TRUE(e.established) << e.reason;
+    EXPECT_EQ(e.value, g);
+    EXPECT_EQ(e.lo, g - 4);
+    EXPECT_EQ(e.hi, g);
+    EXPECT_GT(e.confidence, 0.9);
+  }
+}
+
+TEST(FetchGranularity, PowerOfTwoStridesAndNoise) {
+  const std::vector<double> strides{4, 8, 16, 32, 64, 128, 256};
+  for (std::uint64_t seed = 2; seed < 7; ++seed) {
+    const auto e =
+        fetch_granularity(stride_sweep(seed, strides, 32, {.jitter = 0.05, .outliers = 0.03}));
+    ASSERT_TRUE(e.established);
+    EXPECT_EQ(e.value, 32);
+    EXPECT_EQ(e.lo, 16);
+    EXPECT_GT(e.confidence, 0.9);
+  }
+}
+
+TEST(FetchGranularity, NoContrastIsNotEstablished) {
+  std::mt19937_64 rng(3);
+  const auto all_hits = sweep(
+      rng, range(4, 4, 16), [](double) { return hit_miss(0); }, 512);
+  const auto e = fetch_granularity(all_hits);
+  EXPECT_FALSE(e.established);
+  EXPECT_FALSE(e.reason.empty());
+}
+
+TEST(FetchGranularity, LargerThanEveryStrideIsFlagged) {
+  const auto e = fetch_granularity(stride_sweep(4, range(4, 4, 8), 128));
+  ASSERT_TRUE(e.established);
+  EXPECT_EQ(e.value, 32);  // the largest stride tested
+  EXPECT_LE(e.confidence, 0.5);
+  EXPECT_FALSE(e.reason.empty());
+}
+
+// The array is 5 % over the cache: strides up to line * 1.05 still touch too many lines.
+std::vector<SweepPoint> line_sweep(std::uint64_t seed, double line, double over) {
+  std::mt19937_64 rng(seed);
+  return sweep(rng, range(32, 32, 16),
+               [&](double s) { return hit_miss(s < line * over ? 1.0 : 0.0); }, 1024,
+               {.outliers = 0.02});
+}
+
+TEST(LineSize, FromMissesPastCapacity) {
+  const double cache = 64 * 1024;
+  for (double line : {64.0, 128.0, 256.0}) {
+    const auto e = line_size(line_sweep(5, line, 1.05), 1.05 * cache, cache);
+    ASSERT_TRUE(e.established) << line << ": " << e.reason;
+    EXPECT_EQ(e.value, line);
+    EXPECT_LT(e.lo, line);
+    EXPECT_GE(e.hi, line);
+    EXPECT_GT(e.confidence, 0.9);
+  }
+}
+
+TEST(LineSize, NoChangeOrBadSizesAreNotEstablished) {
+  std::mt19937_64 rng(6);
+  const auto flat = sweep(
+      rng, range(32, 32, 16), [](double) { return hit_miss(1); }, 512);
+  EXPECT_FALSE(line_size(flat, 70000, 65536).established);
+  EXPECT_FALSE(line_size(line_sweep(7, 128, 1.05), 60000, 65536).established);
+}
+
+TEST(Disturbance, SameDistributionIsNotDisturbed) {
+  int false_alarms = 0;
+  for (std::uint64_t seed = 10; seed < 50; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto ref = draw(rng, 2048, hit_miss(0.05), {.outliers = 0.01});
+    const auto timed = draw(rng, 2048, hit_miss(0.05), {.outliers = 0.01});
+    false_alarms += disturbance_test(ref, timed).disturbed ? 1 : 0;
+  }
+  EXPECT_LE(false_alarms, 2);  // alpha = 0.01
+}
+
+TEST(Disturbance, EvictionIsDisturbance) {
+  std::mt19937_64 rng(11);
+  const auto ref = draw(rng, 2048, hit_miss(0), {.outliers = 0.01});
+  const auto timed = draw(rng, 2048, hit_miss(0.2), {.outliers = 0.01});
+  const auto r = disturbance_test(ref, timed);
+  EXPECT_TRUE(r.disturbed);
+  EXPECT_LT(r.p_value, 1e-10);
+  EXPECT_NEAR(r.effect, 0.2, 0.03);
+  EXPECT_GT(r.disturbed_miss, r.reference_miss);
+  EXPECT_LT(r.ks.p_value, 1e-10);
+}
+
+TEST(Disturbance, L2ToDramIsDisturbance) {
+  std::mt19937_64 rng(12);
+  const auto ref = draw(rng, 512, {{300, 1}}, {.jitter = 0.04});
+  const auto timed = draw(rng, 512, {{300, 0.4}, {700, 0.6}}, {.jitter = 0.04});
+  const auto r = disturbance_test(ref, timed);
+  EXPECT_TRUE(r.disturbed);
+  EXPECT_NEAR(r.effect, 0.6, 0.06);
+}
+
+TEST(Disturbance, JitterShiftInsideALevelIsNotDisturbance) {
+  // One cycle slower hits: a K-S test calls this different, but no load left its level.
+  std::mt19937_64 rng(13);
+  const auto ref = draw(rng, 2048, {{35, 1}}, {.jitter = 0.02});
+  const auto timed = draw(rng, 2048, {{36, 1}}, {.jitter = 0.02});
+  const auto r = disturbance_test(ref, timed);
+  EXPECT_LT(r.ks.p_value, 1e-6);
+  EXPECT_FALSE(r.disturbed);
+  EXPECT_EQ(r.effect, 0);
+}
+
+TEST(Disturbance, FewerMissesIsNotDisturbance) {
+  std::mt19937_64 rng(14);
+  const auto ref = draw(rng, 1024, hit_miss(0.5));
+  const auto timed = draw(rng, 1024, hit_miss(0.1));
+  const auto r = disturbance_test(ref, timed);
+  EXPECT_FALSE(r.disturbed);
+  EXPECT_LT(r.effect, 0);
+  EXPECT_GT(r.p_value, 0.5);
+}
+
+TEST(NearestFraction, L2Segment) {
+  const double mib = 1024.0 * 1024.0;
+  const Fraction f = nearest_fraction(25 * mib, 50 * mib, 4);
+  EXPECT_EQ(f.numerator, 1);
+  EXPECT_EQ(f.denominator, 2);
+  EXPECT_DOUBLE_EQ(f.value, 25 * mib);
+  EXPECT_DOUBLE_EQ(f.relative_distance, 0);
+  EXPECT_DOUBLE_EQ(f.confidence, 1);
+
+  // 26.5 MiB of 50: still 1/2 (the neighbours are 1/3 and 2/3), with less confidence.
+  const Fraction g = nearest_fraction(26.5 * mib, 50 * mib, 4);
+  EXPECT_EQ(g.denominator, 2);
+  EXPECT_NEAR(g.relative_distance, 0.06, 1e-12);
+  EXPECT_NEAR(g.confidence, 1 - 1.5 / ((100.0 / 3 - 25) / 2), 1e-12);
+  EXPECT_GT(g.confidence, 0.5);
+}
+
+TEST(NearestFraction, MeasurementUncertainty) {
+  const Fraction sharp = nearest_fraction(30, 60, 4, 0.5);
+  EXPECT_EQ(sharp.denominator, 2);
+  EXPECT_GT(sharp.confidence, 0.999);
+  const Fraction vague = nearest_fraction(30, 60, 4, 20);
+  EXPECT_EQ(vague.denominator, 2);
+  EXPECT_LT(vague.confidence, 0.5);
+  // Midway between 1/2 and 2/3 of 60: no fraction is preferred.
+  const Fraction mid = nearest_fraction(35, 60, 3);
+  EXPECT_NEAR(mid.confidence, 0, 1e-12);
+}
+
+TEST(NearestFraction, EdgesAndBadInput) {
+  const Fraction whole = nearest_fraction(62, 60, 4);
+  EXPECT_EQ(whole.numerator, 1);
+  EXPECT_EQ(whole.denominator, 1);
+  EXPECT_EQ(nearest_fraction(-1, 60, 4).confidence, 0);
+  EXPECT_EQ(nearest_fraction(30, 0, 4).confidence, 0);
+  EXPECT_EQ(nearest_fraction(30, 60, 0).confidence, 0);
+}
+
+}  // namespace
+}  // namespace gputopo::analysis
