@@ -67,9 +67,12 @@ struct Segmentation {
   double penalty = 0;  // cost of one extra change, in the same units as the segmentation cost
 };
 
-// All changes of a sweep: optimal partitioning (exact, PELT-pruned) of the reduced features under
-// a Gaussian mean-shift cost with the data-derived penalty, then excursions that return to the
-// level they left are folded into the transition that follows them.
+// All changes of a sweep (docs/methods.md): exact optimal partitioning (PELT-pruned) of the
+// reduced features under a Gaussian mean-shift cost, in units of the noise estimated from the
+// sweep, with the penalty set by `alpha`. Then the segments are read as plateaus and transitions:
+// a segment that comes back to the level of an earlier one makes what lies between an excursion;
+// with level fractions, a segment whose mix of levels is a blend of the plateaus around it belongs
+// to the transition between them; an excursion next to a change, going its way, is folded into it.
 Segmentation segment(const std::vector<SweepPoint>& points, const SegmentOptions& options = {});
 Segmentation segment(const ReducedSweep& reduced, const SegmentOptions& options = {});
 

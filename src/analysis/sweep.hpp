@@ -18,11 +18,12 @@ struct SweepPoint {
 // How each point is reduced before change points are searched (docs/methods.md compares them).
 enum class Reduction {
   // Default. The sweep's pooled latencies are clustered into levels (cluster_levels); each point
-  // becomes the vector of fractions of its samples in each level. Insensitive to jitter inside a
-  // level, to rare outliers (their own level, constant across points) and to scaling; sees a 1 %
-  // change in miss fraction and distinguishes near L2 / far L2 / DRAM.
+  // becomes the fractions of its loads in every level but the lowest, in variance-stabilised
+  // units asin(sqrt(fraction)). Insensitive to jitter inside a level, to rare outliers (their own
+  // level, constant across points) and to scaling all latencies; sees a 1 % change in miss
+  // fraction and tells near L2, far L2 and DRAM apart.
   LevelFractions,
-  // Fraction of samples above the lowest level (one dimension of LevelFractions).
+  // Fraction of loads above the lowest level, variance-stabilised like LevelFractions.
   MissFraction,
   // 10 % trimmed mean latency: robust to outliers, blind to miss fractions below the trim.
   TrimmedMean,
