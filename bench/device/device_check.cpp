@@ -97,7 +97,7 @@ class Checker {
     c15_ = median(p.results[5].cycles);
     ChaseBatch l2;
     l2.requests = {chase(Space::L2, 4 << 20, 128, 2048, sm)};
-    auto dram = chase(Space::L2, std::max<std::uint64_t>(4 * dev_.info().l2_bytes, 256 << 20), 128,
+    auto dram = chase(Space::L2, std::max<std::uint64_t>(3 * dev_.info().l2_bytes, 128 << 20), 128,
                       2048, sm);
     dram.pattern = device::Pattern::Random;
     dram.warmup_passes = 1;

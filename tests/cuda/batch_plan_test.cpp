@@ -60,9 +60,11 @@ TEST(BatchPlan, TwoUnitsPlacedOnOneSmGoToDifferentLaunches) {
 }
 
 TEST(BatchPlan, ConcurrentFootprintIsBounded) {
-  // 25 MiB allowed: 2 MiB-aligned slots of 6 MiB each, four fit, the fifth starts a new launch.
-  std::vector<PlanUnit> u(5, unit(0, 5 << 20));
+  // 25 MiB allowed: four 6 MiB arrays fit, the fifth starts a new launch. The padding to the
+  // next 2 MiB offset does not count: 132 arrays of 100 KiB share one launch.
+  std::vector<PlanUnit> u(5, unit(0, 6 << 20));
   EXPECT_EQ(plan_launches(u, limits(8)), (Launches{{0, 1, 2, 3}, {4}}));
+  EXPECT_EQ(plan_launches(std::vector<PlanUnit>(132, unit(0, 100 << 10)), limits(132)).size(), 1U);
   // A unit larger than the bound still runs, alone.
   std::vector<PlanUnit> big{unit(0, 4096), unit(0, 30 << 20), unit(0, 4096)};
   EXPECT_EQ(plan_launches(big, limits(8)), (Launches{{0}, {1}, {2}}));

@@ -159,7 +159,7 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units,
       if (r->space == Space::Constant)
         p.constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
       else
-        p.global_bytes += align_up(r->array_bytes, kArrayAlignment);
+        p.global_bytes += r->array_bytes;
     }
     plan_units.push_back(std::move(p));
   }

@@ -50,7 +50,7 @@ bool fits(const OpenLaunch& l, const PlanUnit& u, const std::vector<PlanUnit>& a
   if (l.units.empty()) return true;
   if (static_cast<int>(l.units.size()) >= limits.sm_count) return false;
   if (u.sm >= 0 && std::find(l.sms.begin(), l.sms.end(), u.sm) != l.sms.end()) return false;
-  if (l.bytes + align_up(u.global_bytes, kArrayAlignment) > limits.concurrent_bytes) return false;
+  if (l.bytes + u.global_bytes > limits.concurrent_bytes) return false;
   std::vector<const PlanUnit*> members;
   for (const auto i : l.units) members.push_back(&all[i]);
   members.push_back(&u);
@@ -79,7 +79,7 @@ std::vector<std::vector<std::size_t>> plan_launches(const std::vector<PlanUnit>&
     auto& l = open[u.group];
     l.units.push_back(i);
     if (u.sm >= 0) l.sms.push_back(u.sm);
-    l.bytes += align_up(u.global_bytes, kArrayAlignment);
+    l.bytes += u.global_bytes;
   }
   while (!open.empty()) close(open.begin()->first);
   return launches;

@@ -35,7 +35,7 @@ struct ConstantArray {
 struct PlanUnit {
   int group = 0;           // units of different groups never share a launch (kernel variant)
   bool sm_private = true;  // false: a shared level (L2, DRAM) is involved, so it runs alone
-  std::uint64_t global_bytes = 0;        // device-memory arrays, before alignment
+  std::uint64_t global_bytes = 0;        // bytes of its device-memory arrays
   std::vector<ConstantArray> constants;  // arrays it needs in the constant bank
   int sm = -1;                           // placement, or -1 for any SM
 };
@@ -43,7 +43,8 @@ struct PlanUnit {
 struct PlanLimits {
   int sm_count = 1;
   // Arrays measured at once must together fit this (a share of L2), so that L1 misses of
-  // concurrent requests find L2 as they would alone. A unit larger than this runs alone.
+  // concurrent requests find L2 as they would alone. Counts the arrays' own bytes (the padding
+  // up to the next 2 MiB offset is never touched). A unit larger than this runs alone.
   std::uint64_t concurrent_bytes = 0;
   std::uint64_t constant_bank_bytes = 64 * 1024;
 };
