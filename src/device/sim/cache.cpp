@@ -43,10 +43,12 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
       sector_index_mask_(geometry.line_bytes / geometry.sector_bytes - 1),
       sectors_per_fetch_(geometry.fetch_bytes / geometry.sector_bytes),
       fetch_block_(sectors_per_fetch_ >= 32 ? ~0u : (1u << sectors_per_fetch_) - 1),
-      tags_(sets_ * ways_),
+      tags_(sets_ * ways_, kInvalid),
       sectors_(sets_ * ways_),
       stamps_(sets_ * ways_),
+      set_dirty_(sets_),
       rng_(seed) {
+  dirty_sets_.reserve(sets_);
   if (geometry_.replacement == Replacement::TreePlru) {
     plru_levels_ = log2_floor(ways_);
     plru_.resize(sets_);
@@ -55,10 +57,24 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
 }
 
 void Cache::reset() {
-  std::fill(tags_.begin(), tags_.end(), kInvalid);
-  std::fill(sectors_.begin(), sectors_.end(), 0u);
-  std::fill(stamps_.begin(), stamps_.end(), 0u);
-  std::fill(plru_.begin(), plru_.end(), 0u);
+  if (dirty_sets_.size() * 4 > sets_) {
+    std::fill(tags_.begin(), tags_.end(), kInvalid);
+    std::fill(sectors_.begin(), sectors_.end(), 0u);
+    std::fill(stamps_.begin(), stamps_.end(), 0u);
+    std::fill(plru_.begin(), plru_.end(), 0u);
+    std::fill(set_dirty_.begin(), set_dirty_.end(), std::uint8_t{0});
+  } else {
+    for (const std::uint64_t set : dirty_sets_) {
+      const auto first = static_cast<std::ptrdiff_t>(set * ways_);
+      const auto last = first + static_cast<std::ptrdiff_t>(ways_);
+      std::fill(tags_.begin() + first, tags_.begin() + last, kInvalid);
+      std::fill(sectors_.begin() + first, sectors_.begin() + last, 0u);
+      std::fill(stamps_.begin() + first, stamps_.begin() + last, 0u);
+      if (!plru_.empty()) plru_[set] = 0;
+      set_dirty_[set] = 0;
+    }
+  }
+  dirty_sets_.clear();
   clock_ = 0;
   rng_ = Rng(seed_);
 }
@@ -91,16 +107,26 @@ void Cache::touch(std::int64_t slot) {
 }
 
 std::uint64_t Cache::victim(std::uint64_t base) {
-  for (std::uint64_t w = 0; w < ways_; ++w)
-    if (tags_[base + w] == kInvalid) return base + w;
   switch (geometry_.replacement) {
     case Replacement::Lru:
     case Replacement::Fifo: {
+      // Empty ways carry stamp 0 and every line a later one: the first minimum is the first empty
+      // way, or else the least recently used (inserted) line.
       std::uint64_t best = base;
       for (std::uint64_t w = 1; w < ways_; ++w)
         if (stamps_[base + w] < stamps_[best]) best = base + w;
       return best;
     }
+    case Replacement::Random:
+    case Replacement::TreePlru:
+      break;
+  }
+  for (std::uint64_t w = 0; w < ways_; ++w)
+    if (tags_[base + w] == kInvalid) return base + w;
+  switch (geometry_.replacement) {
+    case Replacement::Lru:
+    case Replacement::Fifo:
+      break;
     case Replacement::Random:
       return base + rng_.below(ways_);
     case Replacement::TreePlru: {
@@ -119,7 +145,12 @@ std::uint64_t Cache::victim(std::uint64_t base) {
 }
 
 std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t sectors) {
-  const std::uint64_t slot = victim(set_of(line) * ways_);
+  const std::uint64_t set = set_of(line);
+  if (!set_dirty_[set]) {
+    set_dirty_[set] = 1;
+    dirty_sets_.push_back(set);
+  }
+  const std::uint64_t slot = victim(set * ways_);
   std::optional<Line> evicted;
   if (tags_[slot] != kInvalid) evicted = Line{tags_[slot], sectors_[slot]};
   tags_[slot] = line;

@@ -44,7 +44,8 @@ class Cache {
 
   const CacheGeometry& geometry() const { return geometry_; }
 
-  // Forgets every line and all replacement state; the random policy restarts its sequence.
+  // Forgets every line and all replacement state; the random policy restarts its sequence. Costs
+  // time in proportion to the sets used since the last reset, not to the cache size.
   void reset();
 
   // Loads the byte at `address`: true on a hit. A miss fetches the aligned fetch block, allocating
@@ -119,6 +120,9 @@ class Cache {
   std::vector<std::uint32_t> sectors_;
   std::vector<std::uint64_t> stamps_;  // LRU: last use; FIFO: insertion
   std::vector<std::uint64_t> plru_;    // tree-PLRU node bits, one word per set
+  // Sets that received a line since the last reset, so that reset() touches only those.
+  std::vector<std::uint8_t> set_dirty_;
+  std::vector<std::uint64_t> dirty_sets_;
   std::uint64_t clock_ = 0;
   Rng rng_;
 };
