@@ -225,6 +225,29 @@ TEST_F(RecordReplay, TheManifestIsReadableAfterEveryCall) {
   EXPECT_NO_THROW(open_replay(dir_)->chase(l1_sweep()));
 }
 
+TEST_F(RecordReplay, ALargeRecordingStaysReadableAndEndsComplete) {
+  // Large enough that rewriting the manifest may be spaced out (docs/raw.md).
+  auto sweep = [](int call) {
+    ChaseBatch b;
+    for (int i = 0; i < 132; ++i)
+      b.requests.push_back(chase_request(Space::L2, (call * 132ull + i + 1) << 10));
+    return b;
+  };
+  constexpr int kCalls = 120;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    for (int c = 0; c < kCalls; ++c) {
+      recorder->chase(sweep(c));
+      if (c % 40 == 39) {
+        EXPECT_NO_THROW(open_replay(dir_)) << "after call " << c;
+      }
+    }
+  }
+  auto replay = open_replay(dir_);
+  FakeDevice same;
+  for (int c = 0; c < kCalls; ++c) expect_same(replay->chase(sweep(c)), same.chase(sweep(c)));
+}
+
 TEST_F(RecordReplay, SampleFilesFollowTheDocumentedColumns) {
   {
     auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);

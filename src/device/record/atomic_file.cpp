@@ -11,11 +11,17 @@
 namespace gputopo::device::record {
 
 void write_atomically(const std::filesystem::path& file, std::string_view text) {
+  write_atomically(file, {text});
+}
+
+void write_atomically(const std::filesystem::path& file,
+                      std::initializer_list<std::string_view> pieces) {
   std::filesystem::path temp = file;
   temp += ".tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    for (std::string_view text : pieces)
+      if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     if (!out)
       throw RawDirError(Error::Kind::Measurement,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <string_view>
 
 namespace gputopo::device::record {
@@ -9,5 +10,8 @@ namespace gputopo::device::record {
 // short) sees either the old content or the new, never a partial file. Throws RawDirError
 // (Kind::Measurement) when the file cannot be written.
 void write_atomically(const std::filesystem::path& file, std::string_view text);
+// The same for text given in pieces, written one after another.
+void write_atomically(const std::filesystem::path& file,
+                      std::initializer_list<std::string_view> pieces);
 
 }  // namespace gputopo::device::record

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <fstream>
 #include <system_error>
 #include <type_traits>
@@ -15,6 +16,13 @@ namespace gputopo::device::record {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Rewriting the manifest costs time in proportion to its size. While a rewrite takes less than
+// this, the manifest is rewritten after every call; past it, only once ten times the last
+// rewrite's duration has passed since, so that rewrites take at most about a tenth of the run.
+// An interruption then loses the calls made since the last rewrite (their samples stay).
+constexpr auto kQuickRewrite = std::chrono::milliseconds(5);
 
 [[noreturn]] void fail(const std::string& what) {
   throw RawDirError(Error::Kind::Measurement, what);
@@ -108,14 +116,14 @@ class RecordingDevice final : public Device {
     } catch (const Error& e) {
       entry["error"] = {{"kind", name(e.kind())}, {"message", e.what()}};
       try {
-        append(entry);
+        append(entry, true);
       } catch (const Error&) {
         // The measurement error is the one to report.
       }
       throw;
     }
     describe(result, entry);
-    append(entry);
+    append(entry, false);
     return result;
   }
 
@@ -133,17 +141,21 @@ class RecordingDevice final : public Device {
     return file;
   }
 
-  void append(const Json& entry) {
+  void append(const Json& entry, bool now) {
     calls_text_ += (calls_ == 0 ? "    " : ",\n    ") + dump_fitted(entry, 4);
     ++calls_;
-    write_manifest(false);
+    if (now || last_rewrite_ < kQuickRewrite || Clock::now() - rewritten_at_ >= 10 * last_rewrite_)
+      write_manifest(false);
   }
 
   void write_manifest(bool complete) {
-    std::string text = head_ + "  \"complete\": " + (complete ? "true" : "false") + ",\n" +
-                       device_ + "  \"calls\": [" + (calls_ == 0 ? "" : "\n") + calls_text_ +
-                       (calls_ == 0 ? "]\n}\n" : "\n  ]\n}\n");
-    write_atomically(dir_ / kManifestFile, text);
+    const auto start = Clock::now();
+    write_atomically(dir_ / kManifestFile,
+                     {head_, complete ? "  \"complete\": true,\n" : "  \"complete\": false,\n",
+                      device_, calls_ == 0 ? "  \"calls\": [" : "  \"calls\": [\n", calls_text_,
+                      calls_ == 0 ? "]\n}\n" : "\n  ]\n}\n"});
+    rewritten_at_ = Clock::now();
+    last_rewrite_ = rewritten_at_ - start;
   }
 
   std::unique_ptr<Device> inner_;
@@ -152,6 +164,8 @@ class RecordingDevice final : public Device {
   std::string device_;
   std::string calls_text_;
   std::size_t calls_ = 0;
+  Clock::time_point rewritten_at_;
+  Clock::duration last_rewrite_{};
 };
 
 }  // namespace
