@@ -1,5 +1,7 @@
 #include "model/attribute.hpp"
 
+#include <algorithm>
+
 namespace gputopo::model {
 
 std::string_view to_string(Source s) {
@@ -55,6 +57,17 @@ const Attribute* find(const AttributeList& list, std::string_view key) {
   for (const auto& [k, a] : list)
     if (k == key) return &a;
   return nullptr;
+}
+
+void merge(AttributeList& into, const AttributeList& from) {
+  for (const auto& [key, attribute] : from) {
+    auto it =
+        std::find_if(into.begin(), into.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != into.end())
+      it->second = attribute;
+    else
+      into.emplace_back(key, attribute);
+  }
 }
 
 Json to_json(const Attribute& a) {

@@ -51,6 +51,10 @@ using AttributeList = std::vector<std::pair<std::string, Attribute>>;
 
 const Attribute* find(const AttributeList& list, std::string_view key);
 
+// Adds `from` to `into`: an attribute whose key `into` already has replaces it in place, others
+// are appended in their order.
+void merge(AttributeList& into, const AttributeList& from);
+
 Json to_json(const Attribute& a);
 Json to_json(const AttributeList& list);
 

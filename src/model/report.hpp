@@ -26,4 +26,8 @@ struct Report {
   std::vector<std::string> warnings;  // conditions that may distort results (clock change, ...)
 };
 
+// Adds the elements of `from` to `into`: attributes of an element `into` already has are merged
+// into it (model::merge), new elements are appended.
+void merge(std::vector<Element>& into, const std::vector<Element>& from);
+
 }  // namespace gputopo::model

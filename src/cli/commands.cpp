@@ -1,0 +1,114 @@
+#include "cli/commands.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "cli/device_source.hpp"
+#include "cli/progress_printer.hpp"
+#include "cli/session.hpp"
+#include "device/cuda/backend.hpp"
+#include "discovery/discover.hpp"
+#include "report/format.hpp"
+#include "report/info_report.hpp"
+#include "report/json_writer.hpp"
+#include "report/run_info.hpp"
+
+namespace gputopo::cli {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The report of the driver's knowledge plus what a discovery found so far.
+model::Report with_result(model::Report report, const discovery::Result& result) {
+  model::merge(report.compute, result.compute);
+  model::merge(report.memory, result.memory);
+  report.warnings.insert(report.warnings.end(), result.warnings.begin(), result.warnings.end());
+  return report;
+}
+
+}  // namespace
+
+int run_list(const Options& o, std::ostream& out, std::ostream& err) {
+  std::vector<device::cuda::ListedDevice> devices;
+  bool simulated = false;
+  if (o.sim) {
+    OpenedDevice opened = open_device(o, false, err);
+    const device::DeviceInfo& info = opened.device->info();
+    devices.push_back({0, info.name, info.cc_major, info.cc_minor, info.global_memory_bytes, ""});
+    simulated = true;
+  } else {
+    devices = device::cuda::list_devices();
+  }
+  if (o.json) {
+    model::Json j;
+    j["schema"] = report::kSchemaVersion;
+    j["tool"] = report::tool_info();
+    j["devices"] = model::Json::array();
+    for (const auto& d : devices)
+      j["devices"].push_back({{"index", d.index},
+                              {"name", d.name},
+                              {"computeCapability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+                              {"memorySize", d.memory_bytes},
+                              {"pciBusId", d.pci_bus_id},
+                              {"simulated", simulated}});
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& d : devices)
+    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}\n", d.index, d.name,
+                       d.cc_major, d.cc_minor,
+                       report::format_bytes(static_cast<double>(d.memory_bytes)),
+                       d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id,
+                       simulated ? " (SIMULATED: " + *o.sim + ")" : "");
+  return 0;
+}
+
+int run_info(const Options& o, std::ostream& out, std::ostream& err) {
+  Session session(o, out, err);
+  const auto start = Clock::now();
+  OpenedDevice opened = open_device(o, false, err);
+  session.set_device(opened.device->info().index, opened.sim);
+  model::Report report = report::make_info_report(opened.device->info());
+  session.add_phase("info", seconds_since(start), "ok");
+  return session.finish(std::move(report), RunStatus::Complete);
+}
+
+int run_discover(const Options& o, std::ostream& out, std::ostream& err,
+                 const std::atomic<bool>& interrupted) {
+  Session session(o, out, err);
+  auto start = Clock::now();
+  OpenedDevice opened = open_device(o, true, err);
+  session.set_device(opened.device->info().index, opened.sim);
+  const model::Report base = report::make_info_report(opened.device->info());
+  session.add_phase("info", seconds_since(start), "ok");
+  session.write_partial(base);
+
+  ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
+                           [&](std::string_view phase, double seconds, std::string_view status,
+                               const discovery::Result& so_far) {
+                             session.add_phase(std::string(phase), seconds, std::string(status));
+                             session.write_partial(with_result(base, so_far));
+                           });
+  discovery::Options discovery_options;
+  discovery::Result result;
+  try {
+    result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  RunStatus status = RunStatus::Complete;
+  if (result.failed)
+    status = RunStatus::Failed;
+  else if (interrupted.load())
+    status = RunStatus::Interrupted;
+  else if (!result.completed)
+    status = RunStatus::Incomplete;
+  return session.finish(with_result(base, result), status);
+}
+
+}  // namespace gputopo::cli

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <atomic>
+#include <ostream>
+
+#include "cli/options.hpp"
+
+// The commands. Each returns the exit code; device::Error and UsageError propagate to main.
+namespace gputopo::cli {
+
+int run_list(const Options& options, std::ostream& out, std::ostream& err);
+int run_info(const Options& options, std::ostream& out, std::ostream& err);
+// The main job: discovery, falling back to the simulated GPU where the host has none.
+int run_discover(const Options& options, std::ostream& out, std::ostream& err,
+                 const std::atomic<bool>& interrupted);
+
+}  // namespace gputopo::cli

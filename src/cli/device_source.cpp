@@ -1,0 +1,64 @@
+#include "cli/device_source.hpp"
+
+#include "device/cuda/backend.hpp"
+#include "device/record/recording.hpp"
+#include "device/sim/sim_device.hpp"
+#include "report/run_info.hpp"
+
+namespace gputopo::cli {
+namespace {
+
+std::unique_ptr<device::Device> open_sim(const std::string& preset_or_file, const Options& o) {
+  if (o.device != 0)
+    throw device::Error(device::Error::Kind::NoDevice,
+                        "GPU " + std::to_string(o.device) +
+                            " does not exist: the simulated host has 1 GPU (index 0)");
+  try {
+    return device::sim::open(preset_or_file, o.seed);
+  } catch (const device::Error& e) {
+    if (e.kind() == device::Error::Kind::BadRequest)
+      throw UsageError(std::string("--sim: ") + e.what());
+    throw;
+  }
+}
+
+// True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU).
+bool no_gpu_here(std::string& why) {
+  try {
+    device::cuda::list_devices();
+    return false;
+  } catch (const device::Error& e) {
+    why = e.what();
+    return e.kind() == device::Error::Kind::NoDriver || e.kind() == device::Error::Kind::NoDevice;
+  }
+}
+
+}  // namespace
+
+OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& notices) {
+  OpenedDevice opened;
+  std::string why;
+  if (o.sim) {
+    opened.device = open_sim(*o.sim, o);
+    opened.sim = *o.sim;
+  } else if (fall_back_to_sim && no_gpu_here(why)) {
+    if (!o.quiet)
+      notices << "gputopo: no usable GPU (" << why << "); running on the SIMULATED GPU '"
+              << kFallbackPreset << "' instead\n";
+    opened.device = open_sim(kFallbackPreset, o);
+    opened.sim = kFallbackPreset;
+  } else {
+    opened.device = device::cuda::open(o.device);
+  }
+  if (o.raw_dir) {
+    try {
+      opened.device =
+          device::record::record_to(std::move(opened.device), *o.raw_dir, report::tool_version());
+    } catch (const device::Error& e) {
+      throw UsageError(std::string("--raw ") + *o.raw_dir + ": " + e.what());
+    }
+  }
+  return opened;
+}
+
+}  // namespace gputopo::cli

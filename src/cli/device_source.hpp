@@ -1,0 +1,33 @@
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include "cli/options.hpp"
+#include "device/device.hpp"
+
+namespace gputopo::cli {
+
+// A bad --sim name or file, or a --raw directory that cannot be used: exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The preset the main job falls back to where no GPU or driver is present.
+inline constexpr const char* kFallbackPreset = "h100-sxm";
+
+struct OpenedDevice {
+  std::unique_ptr<device::Device> device;
+  std::string sim;  // the preset or file when simulated, "" for a real GPU
+};
+
+// The device the options name: --sim, else the CUDA GPU -d N. With `fall_back_to_sim`, a host
+// without GPU or driver gets the simulated kFallbackPreset instead, with a notice on `notices`.
+// With --raw DIR the device records every request. Throws device::Error (exit codes per kind)
+// or UsageError.
+OpenedDevice open_device(const Options& options, bool fall_back_to_sim, std::ostream& notices);
+
+}  // namespace gputopo::cli

@@ -1,0 +1,100 @@
+#include "cli/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.hpp"
+#include "report/atomic_file.hpp"
+#include "report/run_info.hpp"
+
+namespace gputopo::cli {
+namespace {
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string_view to_string(Command c) {
+  switch (c) {
+    case Command::Discover:
+      return "discover";
+    case Command::Info:
+      return "info";
+    case Command::List:
+      return "list";
+  }
+  return "unknown";
+}
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  Options o;
+  o.argv.assign(argv, argv + argc);
+  bool version = false;
+  std::string sim;
+  std::string output;
+  std::string raw;
+
+  CLI::App app{
+      "gputopo: discovers a GPU's compute and memory topology with microbenchmarks.\n"
+      "Without a command, runs the discovery on the chosen GPU (the simulated one where "
+      "no GPU is present).",
+      "gputopo"};
+  app.add_option("-d,--device", o.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
+  app.add_option("--sim", sim, "run on a simulated GPU: a preset name or a configuration file");
+  app.add_option("--seed", o.seed, "seed of the simulated GPU's noise (default 1)");
+  app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
+  app.add_option("-o,--output", output, "also write the JSON report to FILE (atomically)");
+  app.add_option("--raw", raw, "save every request and its raw samples under DIR");
+  app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
+  app.add_flag("--version", version, "print the version and exit");
+  auto* info = app.add_subcommand("info", "what the driver knows about the GPU, instantly");
+  auto* list = app.add_subcommand("list", "the GPUs of this host, one line each");
+  for (auto* sub : {info, list}) sub->fallthrough();
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {std::nullopt, kExitOk};
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return {std::nullopt, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    err << "gputopo: " << one_line(e.what()) << " (see gputopo --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+  if (version) {
+    out << "gputopo " << report::tool_version() << " (" << report::tool_git_describe() << ")\n";
+    return {std::nullopt, kExitOk};
+  }
+  if (info->parsed()) o.command = Command::Info;
+  if (list->parsed()) o.command = Command::List;
+  if (!sim.empty()) o.sim = sim;
+  if (app.count("--sim") > 0 && sim.empty()) {
+    err << "gputopo: --sim needs a preset name or a file (see gputopo --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+  if (app.count("--output") > 0) {
+    if (std::string why = report::why_not_writable(output); !why.empty()) {
+      err << "gputopo: -o " << output << ": " << why << "\n";
+      return {std::nullopt, kExitUsage};
+    }
+    o.output = output;
+  }
+  if (app.count("--raw") > 0) {
+    if (raw.empty()) {
+      err << "gputopo: --raw needs a directory (see gputopo --help)\n";
+      return {std::nullopt, kExitUsage};
+    }
+    o.raw_dir = raw;
+  }
+  return {std::move(o), kExitOk};
+}
+
+}  // namespace gputopo::cli

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+// Flags in, options out, nothing else.
+namespace gputopo::cli {
+
+enum class Command {
+  Discover,  // the main job (no command given)
+  Info,      // what the driver knows, instantly
+  List,      // one line per GPU
+};
+
+struct Options {
+  Command command = Command::Discover;
+  int device = 0;
+  std::optional<std::string> sim;  // preset name or configuration file
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::optional<std::string> output;   // -o FILE: the JSON report, written atomically
+  std::optional<std::string> raw_dir;  // --raw DIR: every request and its samples
+  bool quiet = false;
+  std::vector<std::string> argv;  // as given, for the report's run section
+};
+
+// The options, or the exit code to leave with at once: 0 after --help or --version (printed to
+// `out`), 2 after a usage error (one line on `err`).
+struct ParseResult {
+  std::optional<Options> options;
+  int exit_code = 0;
+};
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err);
+
+std::string_view to_string(Command c);
+
+}  // namespace gputopo::cli

@@ -1,0 +1,97 @@
+#include "cli/session.hpp"
+
+#include <stdexcept>
+
+#include "cli/exit_codes.hpp"
+#include "report/atomic_file.hpp"
+#include "report/json_writer.hpp"
+#include "report/run_info.hpp"
+#include "report/text_writer.hpp"
+
+namespace gputopo::cli {
+
+std::string_view to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::Complete:
+      return "complete";
+    case RunStatus::Incomplete:
+      return "incomplete";
+    case RunStatus::Interrupted:
+      return "interrupted";
+    case RunStatus::Failed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+Session::Session(const Options& options, std::ostream& out, std::ostream& err)
+    : options_(options),
+      out_(out),
+      err_(err),
+      started_wall_(std::chrono::system_clock::now()),
+      started_(std::chrono::steady_clock::now()),
+      device_index_(options.device) {}
+
+void Session::set_device(int index, const std::string& sim) {
+  device_index_ = index;
+  sim_ = sim;
+}
+
+void Session::add_phase(const std::string& name, double seconds, const std::string& status) {
+  phases_.push_back({{"name", name}, {"seconds", seconds}, {"status", status}});
+}
+
+model::Report Session::completed(model::Report report, RunStatus status) const {
+  using model::Json;
+  report.simulated = report.simulated || !sim_.empty();
+  report.tool = report::tool_info();
+  Json run;
+  run["command"] = to_string(options_.command);
+  run["commandLine"] = options_.argv;
+  run["timestamp"] = report::utc_timestamp(started_wall_);
+  run["host"] = report::host_name();
+  run["device"] = device_index_;
+  if (!sim_.empty()) run["sim"] = {{"preset", sim_}, {"seed", options_.seed}};
+  run["durationSeconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  run["status"] = to_string(status);
+  run["phases"] = phases_;
+  report.run = std::move(run);
+  return report;
+}
+
+void Session::write_partial(model::Report report) {
+  if (!options_.output || partial_write_failed_) return;
+  try {
+    report::write_file_atomically(*options_.output, report::to_json_text(completed(
+                                                        std::move(report), RunStatus::Incomplete)));
+  } catch (const std::runtime_error& e) {
+    partial_write_failed_ = true;
+    err_ << "gputopo: " << e.what() << "\n";
+  }
+}
+
+int Session::finish(model::Report report, RunStatus status) {
+  const model::Report done = completed(std::move(report), status);
+  int code = (status == RunStatus::Interrupted || status == RunStatus::Failed) ? kExitMeasurement
+                                                                               : kExitOk;
+  if (options_.output) {
+    try {
+      report::write_file_atomically(*options_.output, report::to_json_text(done));
+    } catch (const std::runtime_error& e) {
+      err_ << "gputopo: " << e.what() << "\n";
+      if (code == kExitOk) code = kExitUsage;
+    }
+  }
+  if (options_.json)
+    out_ << report::to_json_text(done);
+  else
+    report::write_text(out_, done);
+  out_.flush();
+  if (code == kExitMeasurement)
+    err_ << "gputopo: the run " << to_string(status) << "; partial results were written"
+         << (options_.output ? " to " + *options_.output : std::string()) << "\n";
+  return code;
+}
+
+}  // namespace gputopo::cli

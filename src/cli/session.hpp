@@ -1,0 +1,54 @@
+#pragma once
+
+#include <chrono>
+#include <ostream>
+#include <string>
+
+#include "cli/options.hpp"
+#include "model/report.hpp"
+
+namespace gputopo::cli {
+
+enum class RunStatus {
+  Complete,     // everything planned ran
+  Incomplete,   // the time budget ran out; what ran is reported (exit 0)
+  Interrupted,  // SIGINT or SIGTERM; partial results written (exit 4)
+  Failed,       // a measurement failed; partial results written (exit 4)
+};
+
+std::string_view to_string(RunStatus s);
+
+// One run of the tool: its `tool` and `run` sections (timestamp, host, command line, phases,
+// duration, status) and where the report goes: -o FILE after every phase and at the end, stdout
+// (text or --json) at the end.
+class Session {
+ public:
+  Session(const Options& options, std::ostream& out, std::ostream& err);
+
+  // The device the run uses; `sim` is the preset or file when simulated, "" otherwise.
+  void set_device(int index, const std::string& sim);
+  void add_phase(const std::string& name, double seconds, const std::string& status);
+
+  // Writes `report` as it stands to -o FILE (never to stdout), so that an interrupted or failed
+  // run leaves its results behind. A write failure is reported once and does not stop the run.
+  void write_partial(model::Report report);
+
+  // Writes the final report (-o FILE, stdout) and returns the exit code.
+  int finish(model::Report report, RunStatus status);
+
+  // The report with `tool` and `run` filled in.
+  model::Report completed(model::Report report, RunStatus status) const;
+
+ private:
+  const Options& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::chrono::system_clock::time_point started_wall_;
+  std::chrono::steady_clock::time_point started_;
+  int device_index_ = 0;
+  std::string sim_;
+  model::Json phases_ = model::Json::array();
+  bool partial_write_failed_ = false;
+};
+
+}  // namespace gputopo::cli

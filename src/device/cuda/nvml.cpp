@@ -1,0 +1,210 @@
+#include "device/cuda/nvml.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <set>
+#include <vector>
+
+namespace gputopo::device::cuda {
+namespace {
+// The few declarations of nvml.h this file needs (NVML's C ABI; the header is not installed here).
+using nvmlReturn_t = int;
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlClockMem = 2;
+constexpr unsigned kNvmlDriverVersionBufferSize = 80;
+// nvmlProcessInfo_t as the _v2 and _v3 process queries fill it.
+struct NvmlProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+using ProcessQuery = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, NvmlProcessInfo*);
+
+template <class F>
+bool load(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+int to_clock_type(NvmlClock c) { return c == NvmlClock::Sm ? kNvmlClockSm : kNvmlClockMem; }
+}  // namespace
+
+struct Nvml::Api {
+  void* lib = nullptr;
+  nvmlReturn_t (*init)() = nullptr;
+  nvmlReturn_t (*shutdown)() = nullptr;
+  const char* (*error_string)(nvmlReturn_t) = nullptr;
+  nvmlReturn_t (*handle_by_pci)(const char*, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*driver_version)(char*, unsigned) = nullptr;
+  // Optional entry points: null where this NVML lacks them.
+  nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*max_clock_info)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*enforced_power_limit)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*persistence_mode)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
+  nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
+  ProcessQuery compute_processes = nullptr;
+  ProcessQuery graphics_processes = nullptr;
+
+  std::string error(nvmlReturn_t r) const { return std::string("NVML: ") + error_string(r); }
+};
+
+Nvml::Nvml() {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* e = dlerror();
+    why_ = std::string("NVML not available: ") + (e ? e : "libnvidia-ml.so.1 not found");
+    return;
+  }
+  auto api = std::make_unique<Api>();
+  api->lib = lib;
+  if (!load(lib, "nvmlInit_v2", api->init) || !load(lib, "nvmlShutdown", api->shutdown) ||
+      !load(lib, "nvmlErrorString", api->error_string) ||
+      !load(lib, "nvmlDeviceGetHandleByPciBusId_v2", api->handle_by_pci) ||
+      !load(lib, "nvmlSystemGetDriverVersion", api->driver_version)) {
+    why_ = "NVML not available: libnvidia-ml.so.1 lacks nvmlInit_v2 or another basic entry point";
+    dlclose(lib);
+    return;
+  }
+  if (nvmlReturn_t r = api->init(); r != kNvmlSuccess) {
+    why_ = "NVML not available: nvmlInit failed: " + api->error(r);
+    dlclose(lib);
+    return;
+  }
+  load(lib, "nvmlDeviceGetClockInfo", api->clock_info);
+  load(lib, "nvmlDeviceGetMaxClockInfo", api->max_clock_info);
+  load(lib, "nvmlDeviceGetEnforcedPowerLimit", api->enforced_power_limit);
+  load(lib, "nvmlDeviceGetPersistenceMode", api->persistence_mode);
+  load(lib, "nvmlDeviceGetEccMode", api->ecc_mode);
+  load(lib, "nvmlDeviceGetMigMode", api->mig_mode);
+  if (!load(lib, "nvmlDeviceGetComputeRunningProcesses_v3", api->compute_processes))
+    load(lib, "nvmlDeviceGetComputeRunningProcesses_v2", api->compute_processes);
+  if (!load(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api->graphics_processes))
+    load(lib, "nvmlDeviceGetGraphicsRunningProcesses_v2", api->graphics_processes);
+  api_ = std::move(api);
+}
+
+Nvml::~Nvml() {
+  if (api_) {
+    api_->shutdown();
+    dlclose(api_->lib);
+  }
+}
+
+const Nvml& Nvml::instance() {
+  static const Nvml nvml;
+  return nvml;
+}
+
+namespace {
+// Resolves the device, then runs `query(handle)`; every failure becomes a reason.
+template <class T, class Query>
+NvmlValue<T> on_device(const Nvml::Api* api, const std::string& why_unavailable,
+                       const std::string& pci_bus_id, bool entry_point_present, Query&& query) {
+  if (api == nullptr) return NvmlValue<T>::fail(why_unavailable);
+  if (!entry_point_present)
+    return NvmlValue<T>::fail("not available: this NVML lacks the query (driver too old)");
+  nvmlDevice_t device = nullptr;
+  if (nvmlReturn_t r = api->handle_by_pci(pci_bus_id.c_str(), &device); r != kNvmlSuccess)
+    return NvmlValue<T>::fail("NVML has no device at PCI bus id " + pci_bus_id + ": " +
+                              api->error(r));
+  return query(device);
+}
+}  // namespace
+
+NvmlValue<std::string> Nvml::driver_version() const {
+  if (!api_) return NvmlValue<std::string>::fail(why_);
+  char buffer[kNvmlDriverVersionBufferSize] = {};
+  if (nvmlReturn_t r = api_->driver_version(buffer, sizeof buffer); r != kNvmlSuccess)
+    return NvmlValue<std::string>::fail(api_->error(r));
+  return NvmlValue<std::string>::ok(buffer);
+}
+
+NvmlValue<double> Nvml::clock_mhz(const std::string& bus, NvmlClock clock) const {
+  const Api* a = api_.get();
+  return on_device<double>(a, why_, bus, a && a->clock_info, [&](nvmlDevice_t d) {
+    unsigned mhz = 0;
+    nvmlReturn_t r = a->clock_info(d, to_clock_type(clock), &mhz);
+    return r == kNvmlSuccess ? NvmlValue<double>::ok(mhz) : NvmlValue<double>::fail(a->error(r));
+  });
+}
+
+NvmlValue<double> Nvml::max_clock_mhz(const std::string& bus, NvmlClock clock) const {
+  const Api* a = api_.get();
+  return on_device<double>(a, why_, bus, a && a->max_clock_info, [&](nvmlDevice_t d) {
+    unsigned mhz = 0;
+    nvmlReturn_t r = a->max_clock_info(d, to_clock_type(clock), &mhz);
+    return r == kNvmlSuccess ? NvmlValue<double>::ok(mhz) : NvmlValue<double>::fail(a->error(r));
+  });
+}
+
+NvmlValue<double> Nvml::power_limit_w(const std::string& bus) const {
+  const Api* a = api_.get();
+  return on_device<double>(a, why_, bus, a && a->enforced_power_limit, [&](nvmlDevice_t d) {
+    unsigned milliwatts = 0;
+    nvmlReturn_t r = a->enforced_power_limit(d, &milliwatts);
+    return r == kNvmlSuccess ? NvmlValue<double>::ok(milliwatts / 1000.0)
+                             : NvmlValue<double>::fail(a->error(r));
+  });
+}
+
+NvmlValue<bool> Nvml::persistence_mode(const std::string& bus) const {
+  const Api* a = api_.get();
+  return on_device<bool>(a, why_, bus, a && a->persistence_mode, [&](nvmlDevice_t d) {
+    int state = 0;
+    nvmlReturn_t r = a->persistence_mode(d, &state);
+    return r == kNvmlSuccess ? NvmlValue<bool>::ok(state != 0) : NvmlValue<bool>::fail(a->error(r));
+  });
+}
+
+NvmlValue<bool> Nvml::ecc_enabled(const std::string& bus) const {
+  const Api* a = api_.get();
+  return on_device<bool>(a, why_, bus, a && a->ecc_mode, [&](nvmlDevice_t d) {
+    int current = 0;
+    int pending = 0;
+    nvmlReturn_t r = a->ecc_mode(d, &current, &pending);
+    return r == kNvmlSuccess ? NvmlValue<bool>::ok(current != 0)
+                             : NvmlValue<bool>::fail(a->error(r));
+  });
+}
+
+NvmlValue<bool> Nvml::mig_enabled(const std::string& bus) const {
+  const Api* a = api_.get();
+  return on_device<bool>(a, why_, bus, a && a->mig_mode, [&](nvmlDevice_t d) {
+    unsigned current = 0;
+    unsigned pending = 0;
+    nvmlReturn_t r = a->mig_mode(d, &current, &pending);
+    return r == kNvmlSuccess ? NvmlValue<bool>::ok(current != 0)
+                             : NvmlValue<bool>::fail(a->error(r));
+  });
+}
+
+NvmlValue<int> Nvml::other_processes(const std::string& bus) const {
+  const Api* a = api_.get();
+  bool present = a && a->compute_processes && a->graphics_processes;
+  return on_device<int>(a, why_, bus, present, [&](nvmlDevice_t d) {
+    std::set<unsigned> pids;
+    for (ProcessQuery query : {a->compute_processes, a->graphics_processes}) {
+      std::vector<NvmlProcessInfo> infos(16);
+      unsigned count = static_cast<unsigned>(infos.size());
+      nvmlReturn_t r = query(d, &count, infos.data());
+      if (r == kNvmlInsufficientSize) {
+        infos.resize(count + 16);
+        count = static_cast<unsigned>(infos.size());
+        r = query(d, &count, infos.data());
+      }
+      if (r != kNvmlSuccess) return NvmlValue<int>::fail(a->error(r));
+      for (unsigned i = 0; i < count; ++i) pids.insert(infos[i].pid);
+    }
+    pids.erase(static_cast<unsigned>(getpid()));
+    return NvmlValue<int>::ok(static_cast<int>(pids.size()));
+  });
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,119 @@
+#include "report/format.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace gputopo::report {
+namespace {
+
+// Words written in capitals (or otherwise) in labels.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kWords{{
+    {"sm", "SM"},   {"pci", "PCI"},   {"uuid", "UUID"}, {"id", "ID"},        {"ecc", "ECC"},
+    {"mig", "MIG"}, {"l1", "L1"},     {"l2", "L2"},     {"l15", "L1.5"},     {"cuda", "CUDA"},
+    {"gpu", "GPU"}, {"rdma", "RDMA"}, {"mps", "MPS"},   {"numa", "NUMA"},    {"dram", "DRAM"},
+    {"tpc", "TPC"}, {"gpc", "GPC"},   {"1d", "1D"},     {"optin", "opt-in"}, {"api", "API"},
+    {"tlb", "TLB"}, {"mhz", "MHz"},
+}};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_upper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; }
+bool is_lower(char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// "smClockMax" -> sm Clock Max; "l2Size" -> l2 Size; "maxTexture1DLinear" -> max Texture 1D Linear.
+std::vector<std::string> split_camel_case(std::string_view key) {
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    if (i > 0 && !word.empty()) {
+      char prev = key[i - 1];
+      bool next_lower = i + 1 < key.size() && is_lower(key[i + 1]);
+      bool boundary = (is_upper(c) && is_lower(prev)) ||
+                      (is_upper(c) && (is_upper(prev) || is_digit(prev)) && next_lower) ||
+                      (is_digit(c) && is_lower(prev) && word.size() > 1);
+      if (boundary) {
+        words.push_back(word);
+        word.clear();
+      }
+    }
+    word += c;
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 1e15)
+    return fmt::format("{}", static_cast<long long>(v));
+  std::string s = fmt::format("{:.2f}", v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s == "0" || s == "-0") return fmt::format("{:.3g}", v);
+  return s;
+}
+
+std::string format_bytes(double bytes) {
+  constexpr std::array<std::pair<double, std::string_view>, 4> kUnits{{
+      {1024.0 * 1024 * 1024 * 1024, "TiB"},
+      {1024.0 * 1024 * 1024, "GiB"},
+      {1024.0 * 1024, "MiB"},
+      {1024.0, "KiB"},
+  }};
+  for (const auto& [size, name] : kUnits)
+    if (std::fabs(bytes) >= size) return format_number(bytes / size) + " " + std::string(name);
+  return format_number(bytes) + " B";
+}
+
+std::string format_value(const model::Json& value, std::string_view unit) {
+  if (value.is_null()) return "";
+  if (value.is_boolean()) return value.get<bool>() ? "yes" : "no";
+  if (value.is_string()) {
+    std::string s = value.get<std::string>();
+    return unit.empty() ? s : s + " " + std::string(unit);
+  }
+  if (value.is_array()) {
+    std::string out;
+    for (const auto& element : value) {
+      if (!out.empty()) out += " x ";
+      out += format_value(element, "");
+    }
+    return unit.empty() ? out : out + " " + std::string(unit);
+  }
+  if (value.is_number()) {
+    double v = value.get<double>();
+    if (unit == "B") return format_bytes(v);
+    if (unit.empty()) return format_number(v);
+    return format_number(v) + " " + std::string(unit);
+  }
+  return value.dump();
+}
+
+std::string label_for(std::string_view key) {
+  std::string label;
+  for (const std::string& word : split_camel_case(key)) {
+    std::string w = lower(word);
+    std::string shown = w;
+    for (const auto& [from, to] : kWords)
+      if (w == from) shown = std::string(to);
+    if (label.empty() && shown == w && !shown.empty())
+      shown[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(shown[0])));
+    if (!label.empty()) label += ' ';
+    label += shown;
+  }
+  return label;
+}
+
+}  // namespace gputopo::report

@@ -1,0 +1,70 @@
+#include "report/info_report.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace gputopo::report {
+namespace {
+using model::Attribute;
+using model::AttributeList;
+
+enum class Group { General, Compute };
+
+// Where each API size of the memory section comes from.
+struct MemoryFromApi {
+  std::string_view element;
+  std::string_view key;
+  Group group;
+  std::string_view source_key;
+};
+
+constexpr std::array<MemoryFromApi, 7> kMemoryFromApi{{
+    {"l2", "apiSize", Group::Compute, "l2Size"},
+    {"l2", "persistingMax", Group::Compute, "l2PersistingMax"},
+    {"shared", "apiSize", Group::Compute, "sharedMemoryPerSm"},
+    {"shared", "perBlockOptin", Group::Compute, "sharedMemoryPerBlockOptin"},
+    {"dram", "size", Group::General, "memorySize"},
+    {"dram", "busWidth", Group::General, "memoryBusWidth"},
+    {"dram", "clock", Group::General, "memoryClockMax"},
+}};
+
+model::Element& element(std::vector<model::Element>& memory, std::string_view key) {
+  for (auto& e : memory)
+    if (e.key == key) return e;
+  memory.push_back({std::string(key), {}});
+  return memory.back();
+}
+
+// Theoretical peak from the API's double-data-rate memory clock and bus width.
+Attribute peak_bandwidth(const AttributeList& dram) {
+  const Attribute* clock = model::find(dram, "clock");
+  const Attribute* width = model::find(dram, "busWidth");
+  if (clock == nullptr || width == nullptr || !clock->value.is_number() ||
+      !width->value.is_number())
+    return Attribute::unavailable(model::Source::Derived, "GB/s",
+                                  "needs the memory clock and bus width from the API");
+  double gbps = 2.0 * clock->value.get<double>() * 1e6 * width->value.get<double>() / 8.0 / 1e9;
+  Attribute a = Attribute::api(gbps, "GB/s");
+  a.source = model::Source::Derived;
+  a.method = "2 * dram.clock * dram.busWidth / 8";
+  return a;
+}
+}  // namespace
+
+model::Report make_info_report(const device::DeviceInfo& info) {
+  model::Report r;
+  r.simulated = info.simulated;
+  r.device = info.general;
+  r.compute = info.compute;
+  for (const auto& m : kMemoryFromApi) {
+    const AttributeList& group = m.group == Group::General ? info.general : info.compute;
+    if (const Attribute* a = model::find(group, m.source_key); a != nullptr)
+      element(r.memory, m.element).attributes.emplace_back(std::string(m.key), *a);
+  }
+  for (auto& e : r.memory)
+    if (e.key == "dram") e.attributes.emplace_back("peakBandwidth", peak_bandwidth(e.attributes));
+  return r;
+}
+
+}  // namespace gputopo::report

@@ -1,0 +1,31 @@
+#include "report/json_writer.hpp"
+
+namespace gputopo::report {
+
+model::Json to_json(const model::Report& report) {
+  using model::Json;
+  Json j;
+  j["schema"] = kSchemaVersion;
+  j["tool"] = report.tool.is_object() ? report.tool : Json::object();
+  Json run = report.run.is_object() ? report.run : Json::object();
+  run["simulated"] = report.simulated;
+  j["run"] = std::move(run);
+
+  Json device = Json::object();
+  device["simulated"] = model::to_json(model::Attribute::api(report.simulated));
+  for (const auto& [key, attribute] : report.device)
+    if (key != "simulated") device[key] = model::to_json(attribute);
+  j["device"] = std::move(device);
+  j["compute"] = model::to_json(report.compute);
+
+  Json memory = Json::object();
+  for (const auto& element : report.memory)
+    memory[element.key] = model::to_json(element.attributes);
+  j["memory"] = std::move(memory);
+  j["warnings"] = report.warnings;
+  return j;
+}
+
+std::string to_json_text(const model::Report& report) { return to_json(report).dump(2) + "\n"; }
+
+}  // namespace gputopo::report

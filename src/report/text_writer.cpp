@@ -1,0 +1,141 @@
+#include "report/text_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "report/format.hpp"
+
+namespace gputopo::report {
+namespace {
+using model::Attribute;
+using model::Json;
+
+struct Row {
+  int indent = 0;
+  std::string label;
+  std::string value;  // empty for a heading
+  std::string mark;
+  bool heading = false;
+};
+
+std::string value_text(const Attribute& a) {
+  if (!a.available()) return "not available" + (a.reason.empty() ? "" : ": " + a.reason);
+  std::string text = format_value(a.value, a.unit);
+  if (a.interval) {
+    Json lo = a.interval->lo;
+    Json hi = a.interval->hi;
+    text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
+  }
+  return text;
+}
+
+std::string mark_text(const Attribute& a) {
+  switch (a.source) {
+    case model::Source::Api:
+      return "";
+    case model::Source::Table:
+      return "[table]";
+    case model::Source::Derived:
+      return "[derived]";
+    case model::Source::Measured:
+      return a.confidence ? "[measured " + format_number(*a.confidence) + "]" : "[measured]";
+  }
+  return "";
+}
+
+void add_group(std::vector<Row>& rows, int indent, const std::string& heading,
+               const model::AttributeList& list) {
+  rows.push_back({indent, heading, "", "", true});
+  for (const auto& [key, a] : list)
+    rows.push_back({indent + 2, label_for(key), value_text(a), mark_text(a)});
+}
+
+std::string string_at(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+void write_banner(std::ostream& out, const model::Report& r) {
+  std::string what = "SIMULATED GPU: every value below comes from a model, not from hardware";
+  const Json& sim = r.run.is_object() && r.run.contains("sim") ? r.run["sim"] : Json();
+  if (std::string preset = string_at(sim, "preset"); !preset.empty()) what += " (" + preset + ")";
+  std::string bar(what.size() + 8, '#');
+  out << bar << "\n##  " << what << "  ##\n" << bar << "\n\n";
+}
+
+void write_title(std::ostream& out, const model::Report& r) {
+  std::string title = "gputopo";
+  if (std::string v = string_at(r.tool, "version"); !v.empty()) title += " " + v;
+  if (std::string g = string_at(r.tool, "gitDescribe"); !g.empty() && g != "unknown")
+    title += " (" + g + ")";
+  if (const Attribute* name = model::find(r.device, "name"); name && name->value.is_string())
+    title += "  |  " + name->value.get<std::string>();
+  if (r.run.is_object() && r.run.contains("device") && r.run["device"].is_number_integer())
+    title += fmt::format("  |  GPU {}", r.run["device"].get<int>());
+  out << title << "\n";
+  if (r.run.is_object()) {
+    std::string line = string_at(r.run, "command");
+    if (std::string t = string_at(r.run, "timestamp"); !t.empty())
+      line += (line.empty() ? "" : " at ") + t;
+    if (std::string h = string_at(r.run, "host"); !h.empty()) line += " on " + h;
+    if (r.run.contains("durationSeconds") && r.run["durationSeconds"].is_number())
+      line += ", " + format_number(r.run["durationSeconds"].get<double>()) + " s";
+    if (!line.empty()) out << line << "\n";
+    if (std::string status = string_at(r.run, "status"); !status.empty() && status != "complete")
+      out << "PARTIAL RESULTS: the run " << status << "; what was measured before is below\n";
+  }
+  out << "\n";
+}
+}  // namespace
+
+void write_text(std::ostream& out, const model::Report& report) {
+  if (report.simulated) write_banner(out, report);
+  write_title(out, report);
+
+  std::vector<Row> rows;
+  add_group(rows, 0, "General", report.device);
+  add_group(rows, 0, "Compute", report.compute);
+  if (!report.memory.empty()) {
+    rows.push_back({0, "Memory", "", "", true});
+    for (const auto& e : report.memory) add_group(rows, 2, label_for(e.key), e.attributes);
+  }
+
+  std::size_t label_width = 0;
+  std::size_t value_width = 0;
+  for (const auto& row : rows) {
+    if (row.heading) continue;
+    label_width = std::max(label_width, row.indent + row.label.size());
+    if (!row.mark.empty()) value_width = std::max(value_width, row.value.size());
+  }
+  value_width = std::min<std::size_t>(value_width, 40);
+
+  bool first = true;
+  for (const auto& row : rows) {
+    std::string pad(static_cast<std::size_t>(row.indent), ' ');
+    if (row.heading) {
+      if (row.indent == 0 && !first) out << "\n";
+      out << pad << row.label << "\n";
+    } else {
+      std::string line =
+          fmt::format("{}{:<{}}  {}", pad, row.label, label_width - pad.size(), row.value);
+      if (!row.mark.empty())
+        line = fmt::format("{}{:<{}}  {}", pad, row.label, label_width - pad.size(),
+                           fmt::format("{:<{}}  {}", row.value, value_width, row.mark));
+      out << line << "\n";
+    }
+    first = false;
+  }
+
+  if (!report.warnings.empty()) {
+    out << "\nWarnings\n";
+    for (const auto& w : report.warnings) out << "  - " << w << "\n";
+  }
+  out << "\nUnmarked values come from the driver (CUDA runtime, NVML); [table]: published per "
+         "architecture; [derived]: computed from other values; [measured c]: measured, c = "
+         "confidence.\n";
+  if (report.simulated) out << "SIMULATED: none of these values describe real hardware.\n";
+}
+
+}  // namespace gputopo::report
