@@ -287,22 +287,28 @@ class Segmenter {
     b.ranges = std::move(kept);
   }
 
-  static int sign(double v) { return (v > 0) - (v < 0); }
-
   // The change from plateau a to plateau b. Excursions of a just before the change that go the
   // way of the change, and excursions of b just after it that go back, are part of the transition
   // when the plateau stretch separating them from it is no longer than the excursion itself.
+  // How far the points [first, last] go from plateau `from` towards plateau `to` (feature space).
+  double towards(const Range& e, const Block& from, const Block& to) const {
+    double n;
+    const auto fe = mean_features(Block{{{e.first, e.second + 1}}, {}}, n);
+    const auto ff = mean_features(from, n);
+    const auto ft = mean_features(to, n);
+    double dot = 0;
+    for (std::size_t c = 0; c < fe.size(); ++c) dot += (fe[c] - ff[c]) * (ft[c] - ff[c]);
+    return dot;
+  }
+
   ChangePoint change_between(Block& a, Block& b, std::size_t transition_begin) const {
-    const double score_a = mean_score(a.ranges);
-    const double score_b = mean_score(b.ranges);
-    const int dir = sign(score_b - score_a);
     std::size_t first = transition_begin;  // first point of the transition
     std::size_t settled = b.begin();       // first point of plateau b
     while (!a.excursions.empty()) {
       const Range e = a.excursions.back();
       const std::size_t len = e.second - e.first + 1;
       const std::size_t gap = first - (e.second + 1);
-      if (gap > len || sign(mean_score({{e.first, e.second + 1}}) - score_a) != dir) break;
+      if (gap > len || towards(e, a, b) <= 0) break;
       first = e.first;
       a.excursions.pop_back();
     }
@@ -310,7 +316,7 @@ class Segmenter {
       const Range e = b.excursions.front();
       const std::size_t len = e.second - e.first + 1;
       const std::size_t gap = e.first - settled;
-      if (gap > len || sign(mean_score({{e.first, e.second + 1}}) - score_b) != -dir) break;
+      if (gap > len || towards(e, b, a) <= 0) break;
       settled = e.second + 1;
       b.excursions.erase(b.excursions.begin());
     }

@@ -283,6 +283,22 @@ Clustering cluster_log_histogram(const LogHistogram& h, const ClusterOptions& op
     best[merge_at] = make_group(h, p, best[merge_at].begin, best[merge_at + 1].end);
     best.erase(best.begin() + static_cast<std::ptrdiff_t>(merge_at) + 1);
   }
+  // Levels closer than the resolution of what a level is: merge the closest pair first.
+  const double min_gap = std::log(std::max(options.min_level_ratio, 1.0));
+  for (;;) {
+    std::size_t merge_at = best.size();
+    double closest = min_gap;
+    for (std::size_t i = 0; i + 1 < best.size(); ++i) {
+      const double gap = best[i + 1].mean - best[i].mean;
+      if (gap < closest) {
+        closest = gap;
+        merge_at = i;
+      }
+    }
+    if (merge_at == best.size()) break;
+    best[merge_at] = make_group(h, p, best[merge_at].begin, best[merge_at + 1].end);
+    best.erase(best.begin() + static_cast<std::ptrdiff_t>(merge_at) + 1);
+  }
   c.bic = bic(best, h.total);
   for (std::size_t i = 0; i < best.size(); ++i) {
     const Group& g = best[i];

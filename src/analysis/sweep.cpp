@@ -67,10 +67,13 @@ std::pair<double, double> trimmed_mean_and_se(std::vector<double>& v) {
   return {mean, n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0};
 }
 
-// Variance-stabilising transform of a binomial fraction: its noise no longer depends on the
-// fraction, so a 1 % miss fraction above a clean hit plateau is as visible as a 1 % change at 50 %
-// would be with a constant-variance model, and blends of two pure levels stay on a straight line.
-double stabilize(double fraction) { return std::asin(std::sqrt(std::clamp(fraction, 0.0, 1.0))); }
+// Variance-stabilising transform of k loads out of n (Anscombe's arcsine form): its noise is
+// about 1 / (2 sqrt(n)) whatever the fraction, even for the few counts of a rare level, so a 1 %
+// miss fraction above a clean hit plateau is as visible as a 1 % change at 50 %, and blends of two
+// pure levels stay on a straight line.
+double stabilize(double k, double n) {
+  return std::asin(std::sqrt(std::clamp((k + 0.375) / (n + 0.75), 0.0, 1.0)));
+}
 
 void reduce_levels(const std::vector<SweepPoint>& points, const detail::LogHistogram& h,
                    Reduction reduction, ReducedSweep& r) {
@@ -92,26 +95,27 @@ void reduce_levels(const std::vector<SweepPoint>& points, const detail::LogHisto
       usable += 1;
     }
     offset += points[i].samples.size();
-    if (usable > 0) {
-      for (double& v : f) v /= usable;
-    } else {
-      f[0] = 1;
+    double* row = r.features.data() + i * r.dims;
+    if (usable == 0) {  // no information: repeat the previous point so that it adds no change
+      if (i > 0) {
+        std::copy(row - r.dims, row, row);
+        r.score[i] = r.score[i - 1];
+      }
+      continue;
     }
     double score = 0;
     for (std::size_t c = 0; c < k; ++c) score += f[c] * r.levels.levels[c].center;
-    r.score[i] = score;
-    double* row = r.features.data() + i * r.dims;
+    r.score[i] = score / usable;
     if (reduction == Reduction::MissFraction) {
-      row[0] = stabilize(1 - f[0]);
+      row[0] = stabilize(usable - f[0], usable);
     } else {
-      for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c]);
+      for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c], usable);
     }
     mean_n += usable;
   }
   const double np = static_cast<double>(std::max<std::size_t>(points.size(), 1));
   mean_n = std::max(1.0, mean_n / np);
-  // In arcsine units a binomial fraction from n loads has standard error 1 / (2 sqrt(n)).
-  r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n));
+  r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n + 0.5));
 }
 
 }  // namespace

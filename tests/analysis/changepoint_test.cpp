@@ -159,6 +159,23 @@ TEST(ChangePoint, IsolatedBadPointIsAnExcursionNotAChange) {
   EXPECT_EQ(s.excursions[0].second, 30u);
 }
 
+TEST(ChangePoint, MissLevelThatDependsOnTheSmIsStillOneLevel) {
+  // One size per SM: misses go to L2 at the SM's own latency (pairs of SMs alike, 286..321).
+  for (std::uint64_t seed = 50; seed < 55; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<SweepPoint> pts;
+    for (std::size_t i = 0; i < 132; ++i) {
+      const double x = 128 + static_cast<double>(i);
+      const double l2 = 286 + 35.0 * static_cast<double>((i / 2) % 9) / 8;
+      pts.push_back({x, synthetic::draw(rng, 1024, hit_miss(x >= 242 ? 1.0 : 0.0, 35, l2),
+                                        {.jitter = 0.004, .outliers = 0.005})});
+    }
+    const auto s = segment(pts);
+    ASSERT_EQ(s.changes.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(s.changes[0].x, 242);
+  }
+}
+
 TEST(ChangePoint, ShuffledSamplesGiveTheSameAnswer) {
   std::mt19937_64 rng(9);
   auto pts = sweep(rng, range(200, 1, 100), hopper_l1, 1024, {.outliers = 0.02});

@@ -76,6 +76,29 @@ TEST(Cluster, RareOutliersFormTheirOwnLevelAndDoNotMoveOthers) {
   EXPECT_NEAR(outlier_weight, 0.03, 0.01);
 }
 
+TEST(Cluster, OneLevelReadFromManySmsStaysOneLevel) {
+  // L2 hits from different SMs: 286..321 cycles in distinct, sharp sub-levels.
+  std::mt19937_64 rng(9);
+  std::vector<double> s;
+  for (int sm = 0; sm < 66; ++sm) {
+    const double latency = 286 + 35.0 * (sm % 8) / 7;
+    const auto part = draw(rng, 256, {{latency, 1}}, {.jitter = 0.003});
+    s.insert(s.end(), part.begin(), part.end());
+  }
+  const auto c = cluster_levels(s);
+  ASSERT_EQ(c.k(), 1u);
+  EXPECT_NEAR(c.levels[0].center, 303, 3);
+}
+
+TEST(Cluster, FarL2AndDramStayApart) {
+  // 27 % apart, as on the H100; wide DRAM jitter.
+  std::mt19937_64 rng(10);
+  const auto s = draw(rng, 4096, {{550, 0.5}, {700, 0.5}}, {.jitter = 0.035});
+  const auto c = cluster_levels(s);
+  ASSERT_EQ(c.k(), 2u);
+  EXPECT_NEAR(c.levels[1].center / c.levels[0].center, 700.0 / 550, 0.02);
+}
+
 TEST(Cluster, ScaleInvariantAndOrderFree) {
   std::mt19937_64 rng(6);
   auto s = draw(rng, 3000, {{35, 0.6}, {300, 0.4}}, {.integer_cycles = false});
