@@ -35,7 +35,7 @@ class AmountProbe final : public Probe {
     const int warps = std::max(ctx.info().max_threads_per_block / warp, 1);
     if (warps < 2) return fail("a block has a single warp");
 
-    const auto base = chase_request(t_.space, bytes, stride, 1, 1024);
+    const auto base = one_pass_request(t_.space, bytes, stride);
     auto tiny = chase_request(t_.space, stride, stride, 1, 16);
     auto pair = [&](int wa, int wb, bool with_b) {
       device::InterferenceRequest r;

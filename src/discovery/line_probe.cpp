@@ -22,7 +22,7 @@ class LineProbe final : public Probe {
               model::Attribute::unavailable(model::Source::Measured, "B", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
-    const Input size = ctx.input(t_.element, "size");
+    const Input size = ctx.input(t_.element, t_.size_key);
     if (!size) return fail("needs the cache size: " + size.why);
     std::vector<std::string> weaker;
     const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
@@ -35,12 +35,13 @@ class LineProbe final : public Probe {
     // Strides up to 2 KiB (lines up to 1 KiB), at least 8 elements per array, one point per SM.
     const std::uint64_t max_stride = std::min<std::uint64_t>(2048, array / 8);
     const std::size_t points = static_cast<std::size_t>(std::max(ctx.info().sm_count, 16));
-    const std::uint64_t step = std::max<std::uint64_t>(fg, round_up(max_stride / points, fg));
+    // Fine steps resolve stride = line * array / cache, which lies between two multiples of fg.
+    const std::uint64_t step = std::max<std::uint64_t>(4, round_up(max_stride / points, 4));
 
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
     std::vector<std::uint64_t> strides;
-    for (std::uint64_t s = fg; s <= max_stride; s += (s < step ? fg : step)) {
+    for (std::uint64_t s = fg; s <= max_stride; s += step) {
       batch.requests.push_back(
           chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024));
       strides.push_back(s);

@@ -38,6 +38,14 @@ device::ChaseRequest chase_request(device::Space space, std::uint64_t bytes, std
   return r;
 }
 
+device::ChaseRequest one_pass_request(device::Space space, std::uint64_t bytes,
+                                      std::uint32_t stride, std::uint32_t max_loads) {
+  auto r = chase_request(space, bytes, stride, 1, max_loads);
+  r.recorded_loads =
+      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(r.array_bytes / stride, 1, max_loads));
+  return r;
+}
+
 std::optional<int> carveout_for(const Context& ctx, const Target& t) {
   return t.carveout_applies ? ctx.options().carveout_percent : std::nullopt;
 }

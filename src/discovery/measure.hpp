@@ -24,6 +24,10 @@ std::vector<double> pooled_latencies(const device::ChaseBatchResult& b);
 // timed loads to see the array (at least 256, at most `max_loads`).
 device::ChaseRequest chase_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t max_loads = 2048);
+// A chase whose timed loads are exactly one pass over the array (at most `max_loads`): the form
+// interference tests time, so that every element evicted by B shows up once.
+device::ChaseRequest one_pass_request(device::Space space, std::uint64_t bytes,
+                                      std::uint32_t stride, std::uint32_t max_loads = 4096);
 
 // The carve-out a batch for this target is run under (the option for caches it applies to).
 std::optional<int> carveout_for(const Context& ctx, const Target& t);

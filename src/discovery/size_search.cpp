@@ -27,10 +27,18 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
   return sweep;
 }
 
-std::optional<analysis::ChangePoint> first_change(const Sweep& sweep) {
-  const auto seg = analysis::segment(sweep.points);
-  if (seg.changes.empty()) return std::nullopt;
-  return seg.changes.front();
+// The first change of the sweep. With `between_levels`, only a change whose plateaus sit at
+// different latency levels of the pooled clustering counts: past capacity the doubling bracket
+// leaves the hit level, while a rare outlier or jitter does not.
+std::optional<analysis::ChangePoint> first_change(const Sweep& sweep, bool between_levels) {
+  const auto reduced = analysis::reduce(sweep.points, analysis::Reduction::LevelFractions);
+  const auto seg = analysis::segment(reduced);
+  for (const auto& c : seg.changes) {
+    if (!between_levels ||
+        reduced.levels.classify(c.level_after) > reduced.levels.classify(c.level_before))
+      return c;
+  }
+  return std::nullopt;
 }
 
 model::Json change_json(const analysis::ChangePoint& c) {
@@ -62,7 +70,7 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   Sweep sweep = run_sweep(ctx, spec, sizes);
   ++out.batches;
   out.conditions = sweep.conditions;
-  auto change = first_change(sweep);
+  auto change = first_change(sweep, spec.bracket_level_change);
   out.evidence["rounds"].push_back({{"from", sizes.front()},
                                     {"to", sizes.back()},
                                     {"points", sizes.size()},
@@ -94,7 +102,7 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
     sweep = run_sweep(ctx, spec, pts);
     ++out.batches;
     out.conditions = sweep.conditions;
-    change = first_change(sweep);
+    change = first_change(sweep, false);
     out.evidence["rounds"].push_back({{"from", pts.front()},
                                       {"to", pts.back()},
                                       {"stepBytes", round_step},

@@ -21,6 +21,10 @@ struct SizeSearchSpec {
   std::optional<int> carveout;        // for every batch
   std::size_t points_per_batch = 64;  // one point per SM for SM-private spaces
   std::uint32_t max_recorded_loads = 2048;
+  // The bracket's change must reach a higher latency level in the per-point medians. Off where
+  // past capacity only a share of the loads miss (an L2 chased at sector stride: one far hit per
+  // line), so that the change shows in the level fractions but not in the medians.
+  bool bracket_level_change = true;
 };
 
 struct SizeSearchResult {

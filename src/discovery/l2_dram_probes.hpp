@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "device/device_info.hpp"
+#include "discovery/probe.hpp"
+#include "discovery/target.hpp"
+
+// Probes of the shared levels (L2, device memory) and of the compute layout. Each kind lives in its
+// own file; the L2 fetch granularity and line size reuse the generic L1-family probes.
+namespace gputopo::discovery {
+
+// The L2 as a chase target: L2-only loads; one chase fills one segment (the near partition).
+Target l2_target();
+
+// Registers the L2, device-memory and layout probes (l2_dram_probes.cpp).
+void add_l2_dram_probes(std::vector<std::unique_ptr<Probe>>& probes,
+                        const device::DeviceInfo& info);
+
+// L2 size from the API; near->far step by a size search at fetch-granularity stride -> segment
+// size aligned to the nearest 1/n of the API size, segment count n (l2_segment_probe.cpp).
+std::unique_ptr<Probe> make_l2_segment_probe(std::vector<std::string> needs);
+// Far->DRAM step by a size search at line stride -> the L2 capacity one SM reaches, as the
+// cross-check of the API size (l2_capacity_probe.cpp).
+std::unique_ptr<Probe> make_l2_capacity_probe(std::vector<std::string> needs);
+// Near and far hit latency from chases inside one segment and past it, miss penalty against the
+// device-memory latency (l2_latency_probe.cpp).
+std::unique_ptr<Probe> make_l2_latency_probe(std::vector<std::string> needs);
+// Near-hit latency on every SM, one request per SM (l2_sm_latency_probe.cpp).
+std::unique_ptr<Probe> make_l2_sm_latency_probe(std::vector<std::string> needs);
+// Device memory: size from the API, latency of cold loads (dram_latency_probe.cpp).
+std::unique_ptr<Probe> make_dram_latency_probe(std::vector<std::string> needs);
+// Read/write(/copy) bandwidth of a buffer inside L2 or far past it (bandwidth_probe.cpp).
+std::unique_ptr<Probe> make_l2_bandwidth_probe(std::vector<std::string> needs);
+std::unique_ptr<Probe> make_dram_bandwidth_probe(std::vector<std::string> needs);
+// TPCs and GPCs from thread-block cluster co-residency and per-SM L2 latency (layout_probe.cpp).
+std::unique_ptr<Probe> make_layout_probe(std::vector<std::string> needs);
+
+}  // namespace gputopo::discovery

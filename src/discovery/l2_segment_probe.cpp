@@ -1,0 +1,88 @@
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/inference.hpp"
+#include "discovery/context.hpp"
+#include "discovery/l2_dram_probes.hpp"
+#include "discovery/l2_sweep.hpp"
+#include "discovery/measure.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr long kMaxSegments = 16;
+
+// One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
+// segment, then (on a segmented L2) far. The size search brackets that first step; the step is
+// then aligned to the nearest 1/n of the API size, as MT4G does, with the distance as confidence.
+class L2SegmentProbe final : public Probe {
+ public:
+  explicit L2SegmentProbe(std::vector<std::string> needs)
+      : Probe("l2.segments", {"l2"}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    const double api = static_cast<double>(ctx.info().l2_bytes);
+    auto size = model::Attribute::api(ctx.info().l2_bytes, "B");
+    size.method = "cudaDevAttrL2CacheSize";
+    ctx.put("l2", "size", size);
+    auto fail = [&](const std::string& why) {
+      for (const char* key : {"segmentSize", "segmentCount"})
+        ctx.put("l2", key,
+                model::Attribute::unavailable(model::Source::Measured,
+                                              key == std::string("segmentSize") ? "B" : "", why));
+    };
+    if (api <= 0) return fail("the driver reports no L2 size to align a segment to");
+
+    std::vector<std::string> weaker;
+    const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
+    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, fg);
+    spec.min_bytes = std::max(spec.step, round_up(ctx.info().l2_bytes / 64, spec.step));
+    // A little past the API size, so that an unsegmented L2 shows its one step (to DRAM) here.
+    spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 4, spec.step);
+    // At sector stride only the first load of each line leaves the near segment.
+    spec.bracket_level_change = false;
+    const auto r = search_size(ctx, spec);
+    if (!r.established) {
+      fail(r.capped ? r.reason : "near-segment step not established: " + r.reason);
+      return;
+    }
+
+    const double sd = std::max(r.hi - r.lo, static_cast<double>(spec.step)) / 2;
+    const auto f = analysis::nearest_fraction(r.value, api, kMaxSegments, sd);
+    model::Json evidence = r.evidence;
+    evidence["measuredBytes"] = r.value;
+    evidence["batches"] = r.batches;
+    evidence["strideBytes"] = fg;
+    evidence["fraction"] = std::to_string(f.numerator) + "/" + std::to_string(f.denominator);
+    evidence["relativeDistance"] = f.relative_distance;
+    evidence["fractionConfidence"] = f.confidence;
+    if (f.numerator != 1) {
+      fail("the near step at " + std::to_string(static_cast<long long>(r.value)) + " B is " +
+           evidence["fraction"].get<std::string>() +
+           " of the API L2 size, not one of n equal segments");
+      return;
+    }
+    const double confidence = std::min(r.confidence, f.confidence);
+    const std::string method =
+        "pchase-size-sweep of the near->far step, aligned to the nearest 1/n of the API L2 size";
+    auto segment = model::Attribute::measured(f.value, "B", method, confidence);
+    segment.interval = model::Interval{r.lo, r.hi};
+    segment.evidence = evidence;
+    segment.reason = join(weaker);
+    ctx.put("l2", "segmentSize", segment);
+    auto count = model::Attribute::measured(f.denominator, "", method, confidence);
+    count.evidence = {{"measuredSegmentBytes", r.value},
+                      {"apiBytes", api},
+                      {"relativeDistance", f.relative_distance}};
+    count.reason = segment.reason;
+    ctx.put("l2", "segmentCount", count);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_segment_probe(std::vector<std::string> needs) {
+  return std::make_unique<L2SegmentProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analysis/cluster.hpp"
+#include "discovery/context.hpp"
+#include "discovery/size_search.hpp"
+
+// Pieces the L2 and device-memory probes share.
+namespace gputopo::discovery {
+
+// A size search on the L2 space: one request after another, few points per round, steps of
+// 1/128 of the API L2 size (so a few rounds locate a step to under 1 % of the L2).
+SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride);
+
+// A one-SM chase on the L2 space over `bytes` at `stride`, timed `loads` times.
+device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,
+                              std::uint32_t loads, int sm);
+
+// The samples of `sample` in its most populous latency level (the level a chase was aimed at),
+// and that level's share of the sample (the confidence that the chase measured one level).
+struct DominantLevel {
+  std::vector<double> samples;
+  double weight = 0;
+  analysis::Clustering levels;
+};
+DominantLevel dominant_level(const std::vector<double>& sample);
+
+// The L2 line size when established, else the fetch granularity (with the reason in `weaker`).
+std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker);
+
+// Bandwidth in GB/s from a stream result: median of the repeats, with its spread as confidence.
+struct Bandwidth {
+  double gbps = 0;
+  double confidence = 0;
+  model::Json evidence;
+};
+std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64_t bytes);
+
+}  // namespace gputopo::discovery
