@@ -23,7 +23,7 @@ fi
 
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,memory.used \
-    --format=csv | tee "$out/nvidia-smi.csv" >&2 || true
+    --format=csv >&2 || true
 fi
 
 set +e
@@ -31,6 +31,6 @@ set +e
 rc=$?
 set -e
 for f in "$out"/*.csv; do
-  case "$f" in *nvidia-smi.csv) ;; *) [ -f "$f" ] && gzip -9 -f "$f" ;; esac
+  [ -f "$f" ] && gzip -9 -f "$f"
 done
 exit $rc

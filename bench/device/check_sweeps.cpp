@@ -1,6 +1,7 @@
 #include "check_sweeps.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gputopo::bench {
 
@@ -36,6 +37,33 @@ std::uint64_t first_size_above(const ChaseBatch& batch, const ChaseBatchResult& 
     if (fraction_above(result.results[i].cycles, threshold) > fraction)
       return batch.requests[i].array_bytes;
   return 0;
+}
+
+std::vector<double> three_levels(std::vector<std::uint32_t> cycles) {
+  if (cycles.size() < 3) return {};
+  std::sort(cycles.begin(), cycles.end());
+  std::vector<double> x;
+  for (auto c : cycles) x.push_back(std::log(std::max<double>(c, 1)));
+  const auto at = [&](double q) {
+    return x[static_cast<std::size_t>(q * static_cast<double>(x.size() - 1))];
+  };
+  std::vector<double> center{at(0.05), at(0.5), at(0.95)};
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    std::vector<double> sum(3, 0), count(3, 0);
+    for (double v : x) {
+      std::size_t best = 0;
+      for (std::size_t k = 1; k < 3; ++k)
+        if (std::abs(v - center[k]) < std::abs(v - center[best])) best = k;
+      sum[best] += v;
+      count[best] += 1;
+    }
+    for (std::size_t k = 0; k < 3; ++k)
+      if (count[k] > 0) center[k] = sum[k] / count[k];
+  }
+  std::vector<double> levels;
+  for (double c : center) levels.push_back(std::exp(c));
+  std::sort(levels.begin(), levels.end());
+  return levels;
 }
 
 namespace {
@@ -77,10 +105,18 @@ ChaseBatch stride_sweep(Space space, std::uint64_t bytes) {
   return b;
 }
 
+ChaseBatch l1_near_capacity(int carveout, int sm) {
+  ChaseBatch b;
+  b.carveout_percent = carveout;
+  for (std::uint64_t kib = 176; kib <= 264; kib += 4)
+    b.requests.push_back(chase(Space::L1, kib * 1024, 128, 2048, sm));
+  return b;
+}
+
 ChaseBatch constant_sweep(std::uint64_t max_bytes) {
   ChaseBatch b;
-  for (std::uint64_t bytes = 256; bytes <= max_bytes;
-       bytes += bytes < 4096 ? 256 : (bytes < 16384 ? 1024 : 4096))
+  for (std::uint64_t bytes = 64; bytes <= max_bytes;
+       bytes += bytes < 2048 ? 64 : (bytes < 4096 ? 512 : (bytes < 16384 ? 1024 : 4096)))
     b.requests.push_back(chase(Space::Constant, bytes, 64, loads_for(bytes, 64)));
   return b;
 }

@@ -116,7 +116,7 @@ void ChaseRunner::flush_l2() {
   const std::uint64_t bytes = 2 * info_.l2_bytes;
   auto* buffer = flush_.reserve(bytes + 64);
   auto* sink = reinterpret_cast<std::uint32_t*>(buffer + bytes);
-  check(launch_stream(0, nullptr, buffer, bytes / 16,
+  check(launch_stream(0, nullptr, buffer, bytes / 16, 1,
                       static_cast<std::uint32_t>(info_.sm_count) * 4, 256, sink, stream_),
         "L2 flush kernel");
   wait_for(stream_, 10, "L2 flush kernel");

@@ -42,10 +42,10 @@ std::size_t constant_bank_bytes();
 // Keeps every SM busy for about `ns` nanoseconds, so that the clocks are up before timing.
 cudaError_t launch_spin(std::uint64_t ns, std::uint32_t blocks, cudaStream_t s);
 
-// Stream kernels over 16-byte vectors: 0 read, 1 write, 2 copy.
+// Stream kernels over 16-byte vectors, `passes` passes per launch: 0 read, 1 write, 2 copy.
 cudaError_t launch_stream(int kind, void* dst, const void* src, std::uint64_t vectors,
-                          std::uint32_t blocks, std::uint32_t threads, std::uint32_t* sink,
-                          cudaStream_t s);
+                          std::uint32_t passes, std::uint32_t blocks, std::uint32_t threads,
+                          std::uint32_t* sink, cudaStream_t s);
 
 // Thread-block clusters of `cluster_size` blocks, one block per SM (each block asks for
 // `shared_bytes` of dynamic shared memory): how many clusters run at once, and a launch that

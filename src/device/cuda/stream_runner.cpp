@@ -12,6 +12,10 @@ namespace {
 
 constexpr std::uint64_t kVectorBytes = 16;
 constexpr double kRepeatSeconds = 0.005;  // each timed repeat lasts about this long
+// A launch passes over a small buffer several times, so that one launch moves at least this
+// much and launch gaps do not count against the bandwidth.
+constexpr std::uint64_t kBytesPerLaunch = std::uint64_t{256} << 20;
+constexpr std::uint64_t kMaxPasses = 1024;
 
 int kind_code(StreamKind k) {
   switch (k) {
@@ -46,7 +50,7 @@ double StreamRunner::time(int kind, std::uint64_t vectors, std::uint32_t blocks,
   auto* sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
   check(cudaEventRecord(start_, stream_), "cudaEventRecord");
   for (std::uint32_t i = 0; i < launches; ++i)
-    check(launch_stream(kind, dst, src, vectors, blocks, threads, sink, stream_),
+    check(launch_stream(kind, dst, src, vectors, passes_, blocks, threads, sink, stream_),
           "stream kernel launch");
   check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
   wait_for(stream_, 20 * expected_s + 10, "stream kernel");
@@ -66,7 +70,9 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   const std::uint64_t bytes = vectors * kVectorBytes;
   source_.reserve(bytes);
   if (kind == 2) target_.reserve(bytes);
-  const double moved = static_cast<double>(bytes_moved(kind == 2, bytes));
+  passes_ =
+      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kBytesPerLaunch / bytes, 1, kMaxPasses));
+  const double moved = static_cast<double>(bytes_moved(kind == 2, bytes)) * passes_;
   // A first guess of the time per pass, at 1 TB/s, bounds the watchdog while tuning.
   const double guess_s = moved / 1e12 + 1e-3;
 
@@ -75,7 +81,10 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   // Fill the source (also the write target) with non-zero data.
   const auto all = shape_candidates(info_);
   if (all.empty()) throw Error(Error::Kind::Measurement, "no launch shape fits this device");
+  const auto requested_passes = passes_;
+  passes_ = 1;
   time(1, vectors, all.front().blocks(info_), all.front().threads, 1, guess_s);
+  passes_ = requested_passes;
 
   LaunchShape best = all.front();
   double best_s = 0;

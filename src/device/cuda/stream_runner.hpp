@@ -9,7 +9,8 @@
 namespace gputopo::device::cuda {
 
 // Read, write and copy bandwidth with 16-byte accesses. The launch shape (blocks per SM x
-// threads) is tuned per request: every candidate runs once, the fastest is then timed.
+// threads) is tuned per request: every candidate runs once, the fastest is then timed. A launch
+// passes over a small buffer several times (at least 256 MiB moved per launch).
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
@@ -30,6 +31,7 @@ class StreamRunner {
   DeviceArena source_{"stream source buffer"};
   DeviceArena target_{"stream target buffer"};
   DeviceArena sink_{"stream sink"};
+  std::uint32_t passes_ = 1;  // passes over the buffer per launch
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };
