@@ -16,27 +16,6 @@ using detail::LogBin;
 using detail::LogHistogram;
 using Histogram = LogHistogram;
 
-// Logarithm of a latency; whole cycle counts (the usual case) come from a table filled on demand.
-class LogCache {
- public:
-  explicit LogCache(double max_value)
-      : table_(static_cast<std::size_t>(std::min(max_value, 65535.0)) + 1, 0.0) {}
-  double operator()(double v) {
-    if (v < static_cast<double>(table_.size())) {
-      const auto i = static_cast<std::size_t>(v);
-      if (static_cast<double>(i) == v) {
-        double& slot = table_[i];
-        if (slot == 0 && i != 1) slot = std::log(v);
-        return slot;
-      }
-    }
-    return std::log(v);
-  }
-
- private:
-  std::vector<double> table_;
-};
-
 }  // namespace
 
 namespace detail {
@@ -59,27 +38,53 @@ LogHistogram build_log_histogram(std::span<const std::span<const double>> sample
   if (hi == 0) return h;
   nbins = std::clamp<std::size_t>(nbins, 2, LogHistogram::kUnusable - 1);
   h.raw_bins = nbins;
-  LogCache log(hi);
-  h.origin = log(lo);
-  const double span = log(hi) - h.origin;
+  h.origin = std::log(lo);
+  const double span = std::log(hi) - h.origin;
   h.width = span > 0 ? span / static_cast<double>(nbins) : 1.0;
   std::vector<LogBin> all(nbins, LogBin{0, 0, 0, std::numeric_limits<double>::infinity(), 0});
   const double inv_width = 1 / h.width;
+  auto bin_of = [&](double l) {
+    return std::min(static_cast<std::size_t>(std::max(l, 0.0) * inv_width), nbins - 1);
+  };
+  auto add = [&](LogBin& bin, double v, double l, double times) {
+    bin.count += times;
+    bin.sum += times * l;
+    bin.sumsq += times * l * l;
+    bin.min = std::min(bin.min, v);
+    bin.max = std::max(bin.max, v);
+  };
+  // Whole cycle counts (the usual case) are counted per value: one logarithm per distinct value.
+  constexpr std::uint16_t kUnset = LogHistogram::kUnusable;
+  const std::size_t ints = static_cast<std::size_t>(std::min(hi, 65535.0)) + 1;
+  std::vector<std::uint32_t> int_count(ints, 0);
+  std::vector<std::uint16_t> int_bin(ints, kUnset);
+  const double int_limit = static_cast<double>(ints);
   std::size_t at = 0;
   for (auto s : samples) {
     for (double v : s) {
       const std::size_t here = at++;
       if (!usable(v)) continue;
-      const double l = log(v) - h.origin;
-      const auto b = std::min(static_cast<std::size_t>(std::max(l, 0.0) * inv_width), nbins - 1);
+      if (v < int_limit) {
+        const auto i = static_cast<std::size_t>(v);
+        if (static_cast<double>(i) == v) {
+          if (int_bin[i] == kUnset) {
+            int_bin[i] = static_cast<std::uint16_t>(bin_of(std::log(v) - h.origin));
+          }
+          ++int_count[i];
+          h.sample_bin[here] = int_bin[i];
+          continue;
+        }
+      }
+      const double l = std::log(v) - h.origin;
+      const std::size_t b = bin_of(l);
       h.sample_bin[here] = static_cast<std::uint16_t>(b);
-      LogBin& bin = all[b];
-      bin.count += 1;
-      bin.sum += l;
-      bin.sumsq += l * l;
-      bin.min = std::min(bin.min, v);
-      bin.max = std::max(bin.max, v);
+      add(all[b], v, l, 1);
     }
+  }
+  for (std::size_t i = 1; i < ints; ++i) {
+    if (int_count[i] == 0) continue;
+    const double v = static_cast<double>(i);
+    add(all[int_bin[i]], v, std::log(v) - h.origin, static_cast<double>(int_count[i]));
   }
   // Lattice spacing: the smallest gap between distinct values within 10 % of each other.
   double resolution = std::numeric_limits<double>::infinity();

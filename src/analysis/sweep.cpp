@@ -1,6 +1,7 @@
 #include "analysis/sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,6 +13,8 @@
 namespace gputopo::analysis {
 namespace {
 
+using detail::LogHistogram;
+
 double median_in_place(std::vector<double>& v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   const std::size_t mid = v.size() / 2;
@@ -22,36 +25,77 @@ double median_in_place(std::vector<double>& v) {
   return 0.5 * (lower + upper);
 }
 
-// Exact median of the usable samples of one point, using the histogram bins already assigned to
-// them: count per bin, find the bins of the middle ranks, and order only the samples in those.
-double median_by_bins(std::span<const double> samples, std::span<const std::uint16_t> bins,
-                      std::vector<std::uint32_t>& count, std::vector<double>& scratch) {
-  std::fill(count.begin(), count.end(), 0u);
-  std::size_t usable = 0;
-  for (std::uint16_t b : bins) {
-    if (b == detail::LogHistogram::kUnusable) continue;
-    ++count[b];
-    ++usable;
+// Per-point counts over the pooled histogram's bins, from the bins already assigned to every
+// sample: they give the point's exact median and its level fractions without sorting it.
+class PointBins {
+ public:
+  explicit PointBins(std::size_t raw_bins) : count_(raw_bins + 1) {
+    for (auto& lane : lanes_) lane.resize(raw_bins + 1);
   }
-  if (usable == 0) return std::numeric_limits<double>::quiet_NaN();
-  const std::size_t lo_rank = (usable - 1) / 2;
-  const std::size_t hi_rank = usable / 2;
-  std::size_t below = 0, first_bin = 0;
-  while (below + count[first_bin] <= lo_rank) below += count[first_bin++];
-  std::size_t last_bin = first_bin, upto = below + count[first_bin];
-  while (upto <= hi_rank) upto += count[++last_bin];
-  scratch.clear();
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    if (bins[i] >= first_bin && bins[i] <= last_bin) scratch.push_back(samples[i]);
+
+  // Counts the point's usable samples; returns how many there are.
+  std::size_t count(std::span<const std::uint16_t> bins) {
+    const std::size_t unusable = count_.size() - 1;
+    for (auto& lane : lanes_) std::fill(lane.begin(), lane.end(), 0u);
+    // Four interleaved counters: runs of one bin (the usual case) do not serialise on one cell.
+    std::size_t i = 0;
+    for (; i + 4 <= bins.size(); i += 4) {
+      for (std::size_t l = 0; l < 4; ++l) {
+        const std::uint16_t b = bins[i + l];
+        ++lanes_[l][b == LogHistogram::kUnusable ? unusable : b];
+      }
+    }
+    for (; i < bins.size(); ++i) {
+      const std::uint16_t b = bins[i];
+      ++lanes_[0][b == LogHistogram::kUnusable ? unusable : b];
+    }
+    for (std::size_t b = 0; b < count_.size(); ++b) {
+      count_[b] = lanes_[0][b] + lanes_[1][b] + lanes_[2][b] + lanes_[3][b];
+    }
+    return bins.size() - count_[unusable];
   }
-  const auto at = [&](std::size_t rank) {
-    const auto it = scratch.begin() + static_cast<std::ptrdiff_t>(rank - below);
-    std::nth_element(scratch.begin(), it, scratch.end());
-    return *it;
-  };
-  const double lo = at(lo_rank);
-  return hi_rank == lo_rank ? lo : 0.5 * (lo + at(hi_rank));
-}
+
+  // Exact median of the counted samples: find the bins of the middle ranks, then order only the
+  // samples in those bins.
+  double median(std::span<const double> samples, std::span<const std::uint16_t> bins,
+                std::size_t usable) {
+    if (usable == 0) return std::numeric_limits<double>::quiet_NaN();
+    const std::size_t lo_rank = (usable - 1) / 2;
+    const std::size_t hi_rank = usable / 2;
+    std::size_t below = 0, first_bin = 0;
+    while (below + count_[first_bin] <= lo_rank) below += count_[first_bin++];
+    std::size_t last_bin = first_bin, upto = below + count_[first_bin];
+    while (upto <= hi_rank) upto += count_[++last_bin];
+    scratch_.resize(samples.size());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      scratch_[kept] = samples[i];
+      kept += (bins[i] >= first_bin && bins[i] <= last_bin) ? 1 : 0;
+    }
+    const auto begin = scratch_.begin();
+    const auto end = begin + static_cast<std::ptrdiff_t>(kept);
+    const auto at = [&](std::size_t rank) {
+      const auto it = begin + static_cast<std::ptrdiff_t>(rank - below);
+      std::nth_element(begin, it, end);
+      return *it;
+    };
+    const double lo = at(lo_rank);
+    return hi_rank == lo_rank ? lo : 0.5 * (lo + at(hi_rank));
+  }
+
+  // Loads of the counted point in each level.
+  void level_counts(const std::vector<std::uint8_t>& level_of_bin, std::vector<double>& f) const {
+    std::fill(f.begin(), f.end(), 0.0);
+    for (std::size_t b = 0; b + 1 < count_.size(); ++b) {
+      if (count_[b] != 0) f[level_of_bin[b]] += count_[b];
+    }
+  }
+
+ private:
+  std::array<std::vector<std::uint32_t>, 4> lanes_;
+  std::vector<std::uint32_t> count_;  // last entry: unusable samples
+  std::vector<double> scratch_;
+};
 
 // 10 % trimmed mean and the standard error of that mean, on a scratch copy.
 std::pair<double, double> trimmed_mean_and_se(std::vector<double>& v) {
@@ -75,47 +119,42 @@ double stabilize(double k, double n) {
   return std::asin(std::sqrt(std::clamp((k + 0.375) / (n + 0.75), 0.0, 1.0)));
 }
 
-void reduce_levels(const std::vector<SweepPoint>& points, const detail::LogHistogram& h,
-                   Reduction reduction, ReducedSweep& r) {
-  std::vector<std::uint8_t> level_of_bin;
-  r.levels = detail::cluster_log_histogram(h, {}, level_of_bin);
-  const std::size_t k = r.levels.k();
-  r.dims = reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(k, 2) - 1;
-  r.features.assign(points.size() * r.dims, 0.0);
-  double mean_n = 0;
-  std::vector<double> f(std::max<std::size_t>(k, 1));
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    std::fill(f.begin(), f.end(), 0.0);
-    double usable = 0;
-    for (std::size_t j = 0; j < points[i].samples.size(); ++j) {
-      const std::uint16_t b = h.sample_bin[offset + j];
-      if (b == detail::LogHistogram::kUnusable) continue;
-      f[level_of_bin[b]] += 1;
-      usable += 1;
-    }
-    offset += points[i].samples.size();
-    double* row = r.features.data() + i * r.dims;
-    if (usable == 0) {  // no information: repeat the previous point so that it adds no change
-      if (i > 0) {
-        std::copy(row - r.dims, row, row);
-        r.score[i] = r.score[i - 1];
-      }
-      continue;
-    }
-    double score = 0;
-    for (std::size_t c = 0; c < k; ++c) score += f[c] * r.levels.levels[c].center;
-    r.score[i] = score / usable;
-    if (reduction == Reduction::MissFraction) {
-      row[0] = stabilize(usable - f[0], usable);
-    } else {
-      for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c], usable);
-    }
-    mean_n += usable;
+// Features of one point from its loads per level (LevelFractions, MissFraction).
+void level_features(const std::vector<double>& f, double usable, Reduction reduction, double* row) {
+  if (reduction == Reduction::MissFraction) {
+    row[0] = stabilize(usable - f[0], usable);
+  } else {
+    for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c], usable);
   }
-  const double np = static_cast<double>(std::max<std::size_t>(points.size(), 1));
-  mean_n = std::max(1.0, mean_n / np);
-  r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n + 0.5));
+}
+
+void trimmed_means(const std::vector<SweepPoint>& points, ReducedSweep& r) {
+  const std::size_t n = points.size();
+  r.dims = 1;
+  r.features.assign(n, 0.0);
+  std::vector<double> se(n), scratch;
+  for (std::size_t i = 0; i < n; ++i) {
+    scratch.assign(points[i].samples.begin(), points[i].samples.end());
+    if (scratch.empty()) continue;
+    std::tie(r.features[i], se[i]) = trimmed_mean_and_se(scratch);
+    r.score[i] = r.features[i];
+  }
+  r.sampling_sd = {n > 0 ? median_in_place(se) : 0.0};
+}
+
+void geometric_mapping(const std::vector<SweepPoint>& points, ReducedSweep& r) {
+  double global_min = std::numeric_limits<double>::infinity();
+  for (const SweepPoint& p : points) {
+    for (double v : p.samples) global_min = std::min(global_min, v);
+  }
+  r.dims = 1;
+  r.features.assign(points.size(), 0.0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    double ss = 0;
+    for (double v : points[i].samples) ss += (v - global_min) * (v - global_min);
+    r.features[i] = r.score[i] = std::sqrt(ss);
+  }
+  r.sampling_sd = {0.0};
 }
 
 }  // namespace
@@ -125,57 +164,59 @@ ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) 
   r.reduction = reduction;
   const std::size_t n = points.size();
   r.x.resize(n);
-  r.score.resize(n);
+  r.score.assign(n, 0.0);
   r.median.resize(n);
   r.n.resize(n);
   std::vector<std::span<const double>> spans;
   for (const SweepPoint& p : points) spans.emplace_back(p.samples);
-  const detail::LogHistogram h =
+  const LogHistogram h =
       detail::build_log_histogram(std::span<const std::span<const double>>(spans), 1024);
-  std::vector<double> scratch;
-  std::vector<std::uint32_t> count(h.raw_bins);
+
+  const bool by_levels =
+      reduction == Reduction::LevelFractions || reduction == Reduction::MissFraction;
+  std::vector<std::uint8_t> level_of_bin;
+  if (by_levels) {
+    r.levels = detail::cluster_log_histogram(h, {}, level_of_bin);
+    const std::size_t k = r.levels.k();
+    r.dims = reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(k, 2) - 1;
+    r.features.assign(n * r.dims, 0.0);
+  }
+  std::vector<double> f(std::max<std::size_t>(r.levels.k(), 1));
+  PointBins counter(h.raw_bins);
+  double mean_n = 0;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < n; ++i) {
     r.x[i] = points[i].x;
     r.n[i] = points[i].samples.size();
     const std::span<const std::uint16_t> bins(h.sample_bin.data() + offset, r.n[i]);
-    r.median[i] = median_by_bins(points[i].samples, bins, count, scratch);
     offset += r.n[i];
+    const std::size_t usable = counter.count(bins);
+    r.median[i] = counter.median(points[i].samples, bins, usable);
+    if (!by_levels) continue;
+    double* row = r.features.data() + i * r.dims;
+    if (usable == 0) {  // no information: repeat the previous point so that it adds no change
+      if (i > 0) {
+        std::copy(row - r.dims, row, row);
+        r.score[i] = r.score[i - 1];
+      }
+      continue;
+    }
+    counter.level_counts(level_of_bin, f);
+    double score = 0;
+    for (std::size_t c = 0; c < r.levels.k(); ++c) score += f[c] * r.levels.levels[c].center;
+    const double u = static_cast<double>(usable);
+    r.score[i] = score / u;
+    level_features(f, u, reduction, row);
+    mean_n += u;
   }
-  switch (reduction) {
-    case Reduction::LevelFractions:
-    case Reduction::MissFraction:
-      reduce_levels(points, h, reduction, r);
-      break;
-    case Reduction::TrimmedMean: {
-      r.dims = 1;
-      r.features.resize(n);
-      std::vector<double> se(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        scratch.assign(points[i].samples.begin(), points[i].samples.end());
-        if (scratch.empty()) continue;
-        std::tie(r.features[i], se[i]) = trimmed_mean_and_se(scratch);
-        r.score[i] = r.features[i];
-      }
-      std::vector<double> sorted_se(se);
-      r.sampling_sd = {n > 0 ? median_in_place(sorted_se) : 0.0};
-      break;
-    }
-    case Reduction::Geometric: {
-      double global_min = std::numeric_limits<double>::infinity();
-      for (const SweepPoint& p : points) {
-        for (double v : p.samples) global_min = std::min(global_min, v);
-      }
-      r.dims = 1;
-      r.features.resize(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        double ss = 0;
-        for (double v : points[i].samples) ss += (v - global_min) * (v - global_min);
-        r.features[i] = r.score[i] = std::sqrt(ss);
-      }
-      r.sampling_sd = {0.0};
-      break;
-    }
+  if (by_levels) {
+    // In these units a fraction of n loads has standard error 1 / (2 sqrt(n + 1/2)).
+    mean_n = std::max(1.0, mean_n / static_cast<double>(std::max<std::size_t>(n, 1)));
+    r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n + 0.5));
+  } else if (reduction == Reduction::TrimmedMean) {
+    trimmed_means(points, r);
+  } else {
+    geometric_mapping(points, r);
   }
   return r;
 }
