@@ -1,0 +1,82 @@
+#include "report/text_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "fake_device.hpp"
+#include "report/format.hpp"
+#include "report/info_report.hpp"
+
+namespace gputopo::report {
+namespace {
+
+std::string text_of(const model::Report& r) {
+  std::ostringstream out;
+  write_text(out, r);
+  return out.str();
+}
+
+std::string line_with(const std::string& text, const std::string& label) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("  " + label + "  ") != std::string::npos) return line;
+  return "";
+}
+
+TEST(TextWriter, FullInfoOfAFakeDeviceHasEveryAttributeInNaturalUnits) {
+  const device::DeviceInfo info = test::h100_like_info();
+  const std::string text = text_of(make_info_report(info));
+  for (const auto* list : {&info.general, &info.compute})
+    for (const auto& [key, a] : *list) EXPECT_NE(line_with(text, label_for(key)), "") << key;
+  EXPECT_NE(line_with(text, "L2 size").find("50 MiB"), std::string::npos);
+  EXPECT_NE(line_with(text, "Memory size").find("79.19 GiB"), std::string::npos);
+  EXPECT_NE(line_with(text, "SM clock max").find("1980 MHz"), std::string::npos);
+  EXPECT_NE(line_with(text, "Cores per SM").find("[table]"), std::string::npos);
+  EXPECT_NE(line_with(text, "Power limit").find("not available: NVML"), std::string::npos);
+  EXPECT_NE(line_with(text, "Max block dim").find("1024 x 1024 x 64"), std::string::npos);
+  EXPECT_NE(text.find("General\n"), std::string::npos);
+  EXPECT_NE(text.find("\nCompute\n"), std::string::npos);
+  EXPECT_NE(text.find("\nMemory\n"), std::string::npos);
+  EXPECT_EQ(text.find("SIMULATED"), std::string::npos);
+}
+
+TEST(TextWriter, ValuesAreAligned) {
+  const std::string text = text_of(make_info_report(test::h100_like_info()));
+  const std::string a = line_with(text, "Name");
+  const std::string b = line_with(text, "Shared memory reserved per block");
+  ASSERT_NE(a, "");
+  ASSERT_NE(b, "");
+  EXPECT_EQ(a.find("NVIDIA H100"), b.find("1 KiB"));
+}
+
+TEST(TextWriter, SimulatedDeviceGetsALoudBanner) {
+  device::DeviceInfo info = test::h100_like_info();
+  info.simulated = true;
+  model::Report r = make_info_report(info);
+  r.run = {{"sim", {{"preset", "h100-sxm"}, {"seed", 1}}}};
+  const std::string text = text_of(r);
+  EXPECT_EQ(text.rfind("####", 0), 0u);
+  EXPECT_NE(text.find("SIMULATED GPU"), std::string::npos);
+  EXPECT_NE(text.find("(h100-sxm)"), std::string::npos);
+}
+
+TEST(TextWriter, MeasuredValuesShowConfidenceAndInterval) {
+  model::Report r = make_info_report(test::h100_like_info());
+  auto size = model::Attribute::measured(245760, "B", "pchase-size-sweep", 0.97);
+  size.interval = model::Interval{243712, 247808};
+  r.memory.push_back({"l1", {{"size", size}}});
+  r.run = {{"status", "interrupted"}};
+  r.warnings.push_back("the SM clock changed during the run");
+  const std::string text = text_of(r);
+  const std::size_t at = text.find("\n  L1\n    Size  ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string line = text.substr(at + 6, text.find('\n', at + 6) - at - 6);
+  EXPECT_NE(line.find("240 KiB (238 KiB to 242 KiB)"), std::string::npos) << line;
+  EXPECT_NE(line.find("[measured 0.97]"), std::string::npos) << line;
+  EXPECT_NE(text.find("PARTIAL RESULTS"), std::string::npos);
+  EXPECT_NE(text.find("  - the SM clock changed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gputopo::report
