@@ -14,6 +14,7 @@
 
 #include "check_sweeps.hpp"
 #include "device/cuda/backend.hpp"
+#include "device/cuda/plan/chase_layout.hpp"
 #include "trace_csv.hpp"
 
 namespace gputopo::bench {
@@ -42,6 +43,7 @@ class Checker {
 
   void run() {
     const auto& info = dev_.info();
+    step("chase correctness", [&] { correctness(); });
     step("latencies", [&] { latencies(); });
     step("SM placement", [&] { placement(); });
     step("L1 size sweep", [&] { l1_sweep(); });
@@ -78,6 +80,38 @@ class Checker {
     std::ofstream f(out_ / file, append ? std::ios::app : std::ios::trunc);
     if (!append) write_trace_header(f);
     write_trace_rows(f, dev_.info().name, b, r);
+  }
+
+  // Every space's chase visits the elements in the order the array says (strided and random).
+  void correctness() {
+    ChaseBatch b;
+    b.carveout_percent = 0;
+    for (auto space :
+         {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant, Space::Shared})
+      for (auto pattern : {device::Pattern::Strided, device::Pattern::Random}) {
+        auto r = chase(space, 2048, 64, 96);
+        r.pattern = pattern;
+        r.record_indices = true;
+        b.requests.push_back(r);
+      }
+    const auto r = run(b);
+    int right = 0;
+    for (std::size_t i = 0; i < b.requests.size(); ++i) {
+      const auto& q = b.requests[i];
+      const std::uint64_t n = q.array_bytes / q.stride_bytes;
+      const std::uint64_t words = q.stride_bytes / 4;
+      const auto next = device::cuda::successors(n, q.pattern);
+      std::uint64_t element = 0;
+      bool ok = r.results[i].indices.size() == q.recorded_loads;
+      for (std::size_t k = 0; ok && k < r.results[i].indices.size(); ++k) {
+        element = next[element];
+        ok = r.results[i].indices[k] == element * words;
+      }
+      right += ok;
+    }
+    rows_.push_back({"chase follows the array (6 spaces x strided/random)",
+                     fmt::format("{} of {} correct", right, b.requests.size()), "all",
+                     yes_no(right == static_cast<int>(b.requests.size()))});
   }
 
   void latencies() {
@@ -187,6 +221,33 @@ class Checker {
     rows_.push_back({"L1 176..264 KiB /4, single-thread warm-up",
                      summary(together, sr.results, sr.conditions.elapsed_ns / 1e6), "reported",
                      "-"});
+    // Each size alone, on the SM it had in the batched run: SM-specific or concurrency?
+    std::vector<device::ChaseResult> own_sm;
+    double own_ms = 0;
+    for (std::size_t i = 0; i < together.requests.size(); ++i) {
+      ChaseBatch one;
+      one.carveout_percent = 0;
+      one.requests = {together.requests[i]};
+      one.requests[0].sm = t.results[i].sm;
+      auto r = run(one);
+      own_ms += r.conditions.elapsed_ns / 1e6;
+      own_sm.push_back(std::move(r.results[0]));
+    }
+    rows_.push_back({"L1 176..264 KiB /4, one at a time, batched SMs",
+                     summary(together, own_sm, own_ms), "reported", "-"});
+    // The same batch with the arrays further apart (diagnostic GPUTOPO_CUDA_ARRAY_GAP).
+    for (const char* gap : {"31457280", "69632"}) {
+      setenv("GPUTOPO_CUDA_ARRAY_GAP", gap, 1);
+      const auto g = run(together);
+      unsetenv("GPUTOPO_CUDA_ARRAY_GAP");
+      rows_.push_back({fmt::format("L1 176..264 KiB /4, one launch, gap {} B", gap),
+                       summary(together, g.results, g.conditions.elapsed_ns / 1e6), "reported",
+                       "-"});
+    }
+    const auto again = run(together);
+    rows_.push_back({"L1 176..264 KiB /4, one launch, repeated",
+                     summary(together, again.results, again.conditions.elapsed_ns / 1e6),
+                     "reported", "-"});
   }
 
   void l2() {

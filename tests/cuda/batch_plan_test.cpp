@@ -37,6 +37,12 @@ TEST(BatchPlan, AlignsEveryArrayTo2MiB) {
   for (auto o : p.offsets) EXPECT_EQ(o % kArrayAlignment, 0U);
 }
 
+TEST(BatchPlan, AGapFollowsEverySlot) {
+  const auto p = place({4096, 4096}, kArrayAlignment, 4096);
+  EXPECT_EQ(p.offsets, (std::vector<std::uint64_t>{0, (2U << 20) + 4096}));
+  EXPECT_EQ(p.total, 2 * ((2U << 20) + 4096));
+}
+
 TEST(BatchPlan, SmPrivateUnitsShareLaunchesUpToOnePerSm) {
   std::vector<PlanUnit> u(10, unit(0, 4096));
   EXPECT_EQ(plan_launches(u, limits(4)), (Launches{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));

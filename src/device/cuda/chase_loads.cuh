@@ -80,17 +80,24 @@ struct LoadTexture : NarrowLoad<LoadTexture, std::uint32_t> {
   }
 };
 
+// The address carries %laneid and, subtracted in `base`, threadIdx.x % 32: equal in the 1-D chase
+// block, so they cancel, but the compiler cannot know that. The load is therefore the per-thread
+// LDC of ordinary constant-memory code, not the uniform-datapath ULDC that the compiler picks for
+// a provably warp-uniform chase (whose cache behaves differently). The add lies before the first
+// clock read.
 struct LoadConstant : NarrowLoad<LoadConstant, std::uint64_t> {
-  std::uint64_t base = 0;  // address in the constant space
+  std::uint64_t base = 0;  // constant-space address of the array, less 4 x (threadIdx.x % 32)
+  std::uint32_t lane = 0;  // %laneid
   static __device__ LoadConstant make(const ChaseArray& a, std::uint32_t) {
     std::uint64_t bank;
     asm("mov.u64 %0, gputopo_constant_bank;" : "=l"(bank));
     LoadConstant l;
-    l.base = bank + std::uint64_t{a.constant_word} * 4;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l.lane));
+    l.base = bank + std::uint64_t{a.constant_word} * 4 - std::uint64_t{threadIdx.x % 32} * 4;
     return l;
   }
   __device__ __forceinline__ std::uint64_t address(std::uint32_t j) const {
-    return base + std::uint64_t{j} * 4;
+    return base + (std::uint64_t{j} + lane) * 4;
   }
   template <class Index>
   __device__ __forceinline__ Index load(std::uint64_t p) const {

@@ -1,6 +1,7 @@
 #include "device/cuda/chase_runner.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -15,6 +16,16 @@ constexpr int kMaxAttempts = 8;           // launches per unit before placement 
 constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
 constexpr std::uint64_t kDeadlineFloorNs = 2'000'000'000;
 constexpr double kBuildSeconds = 60;  // building arrays, copying records
+
+// GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
+// "Diagnostics"); unset or invalid: 0.
+std::uint64_t array_gap() {
+  const char* text = std::getenv("GPUTOPO_CUDA_ARRAY_GAP");
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const auto value = std::strtoull(text, &end, 10);
+  return end != text && *end == '\0' ? value : 0;
+}
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
 
@@ -232,7 +243,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
       globals.push_back({r, make_layout(*r, limits_)});
       sizes.push_back(r->array_bytes);
     }
-  const auto placement = place(sizes, kArrayAlignment);
+  const auto placement = place(sizes, kArrayAlignment, array_gap());
   std::uint8_t* base = arrays_.reserve(placement.total);
   Textures textures;
   std::vector<ChaseArray> described(globals.size());

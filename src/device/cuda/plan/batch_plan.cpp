@@ -10,11 +10,12 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment) {
+Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment,
+                std::uint64_t gap) {
   Placement p;
   for (const auto size : sizes) {
     p.offsets.push_back(p.total);
-    p.total += align_up(std::max<std::uint64_t>(size, 1), alignment);
+    p.total += align_up(std::max<std::uint64_t>(size, 1), alignment) + gap;
   }
   return p;
 }

@@ -21,7 +21,10 @@ struct Placement {
   std::vector<std::uint64_t> offsets;  // one per size, each a multiple of the alignment
   std::uint64_t total = 0;             // bytes needed from an aligned base
 };
-Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment);
+// Offsets for `sizes`, each in its own slot of a multiple of `alignment`; `gap` extra bytes after
+// every slot (0 normally: a diagnostic for how placement affects concurrent measurements).
+Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment,
+                std::uint64_t gap = 0);
 
 // Identifies a constant array's contents: equal keys share one copy in the bank.
 struct ConstantArray {
