@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "device/record/recording.hpp"
+#include "device/record/replay.hpp"
+#include "device/sim/sim_device.hpp"
+#include "test_recordings.hpp"
+
+// A recording of the simulated GPU answers a replay exactly.
+namespace gputopo::device::record {
+namespace {
+
+using SimRoundTrip = testing::TempDirTest;
+
+TEST_F(SimRoundTrip, ReplayAnswersEverySimulatedCallExactly) {
+  std::vector<ChaseBatchResult> live;
+  ChaseBatch sweep;
+  sweep.carveout_percent = 0;
+  for (std::uint64_t kib = 8; kib <= 512; kib *= 2)
+    sweep.requests.push_back(testing::chase_request(Space::L1, kib << 10));
+  ChaseBatch l2;
+  l2.requests.push_back(testing::chase_request(Space::L2, 8 << 20));
+  {
+    auto recorder = record_to(sim::open("toy"), dir_);
+    live.push_back(recorder->chase(sweep));
+    live.push_back(recorder->chase(l2));
+    live.push_back(recorder->interfere(testing::amount_batch()));
+  }
+  auto replay = open_replay(dir_);
+  auto fresh = sim::open("toy");
+  EXPECT_EQ(replay->info().name, fresh->info().name);
+  EXPECT_EQ(replay->info().simulated, true);
+  EXPECT_EQ(model::to_json(replay->info().general), model::to_json(fresh->info().general));
+  auto same = [](const ChaseBatchResult& a, const ChaseBatchResult& b) {
+    ASSERT_EQ(a.results.size(), b.results.size());
+    for (std::size_t i = 0; i < a.results.size(); ++i) {
+      EXPECT_EQ(a.results[i].cycles, b.results[i].cycles);
+      EXPECT_EQ(a.results[i].sm, b.results[i].sm);
+      EXPECT_EQ(a.results[i].overhead_cycles, b.results[i].overhead_cycles);
+    }
+    EXPECT_EQ(a.conditions.elapsed_ns, b.conditions.elapsed_ns);
+  };
+  same(replay->chase(sweep), live[0]);
+  same(replay->chase(l2), live[1]);
+  same(replay->interfere(testing::amount_batch()), live[2]);
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
