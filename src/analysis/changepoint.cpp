@@ -197,12 +197,17 @@ class Segmenter {
   }
 
   // A block that comes back to the level of an earlier one absorbs everything in between as an
-  // excursion of that earlier plateau.
+  // excursion of that earlier plateau, when that is shorter than the plateau.
   void fold_returns(std::vector<Block>& blocks) const {
     for (bool changed = true; changed;) {
       changed = false;
       for (std::size_t j = 2; j < blocks.size() && !changed; ++j) {
         for (std::size_t i = j - 1; i-- > 0;) {
+          // An excursion is shorter than the plateau it left; a longer stay is a level of its
+          // own (e.g. strides past the line size that fit, until conflict misses return).
+          std::size_t plateau = 0;
+          for (const auto& [a, e] : blocks[i].ranges) plateau += e - a;
+          if (blocks[j - 1].end() - blocks[i + 1].begin() >= plateau) continue;
           if (!consistent(blocks[i], blocks[j])) continue;
           Block merged = blocks[i];
           merged.excursions.push_back({blocks[i + 1].begin(), blocks[j - 1].end() - 1});

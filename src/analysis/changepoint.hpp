@@ -70,7 +70,8 @@ struct Segmentation {
 // All changes of a sweep (docs/methods.md): exact optimal partitioning (PELT-pruned) of the
 // reduced features under a Gaussian mean-shift cost, in units of the noise estimated from the
 // sweep, with the penalty set by `alpha`. Then the segments are read as plateaus and transitions:
-// a segment that comes back to the level of an earlier one makes what lies between an excursion;
+// a segment that comes back to the level of an earlier one makes what lies between an excursion
+// (when shorter than the plateau it left);
 // with level fractions, a segment whose mix of levels is a blend of the plateaus around it belongs
 // to the transition between them; an excursion next to a change, going its way, is folded into it.
 Segmentation segment(const std::vector<SweepPoint>& points, const SegmentOptions& options = {});

@@ -176,6 +176,18 @@ TEST(ChangePoint, MissLevelThatDependsOnTheSmIsStillOneLevel) {
   }
 }
 
+TEST(ChangePoint, LongStayAtAnotherLevelIsTwoChanges) {
+  std::mt19937_64 rng(12);
+  const auto pts =
+      sweep(rng, range(0, 1, 100), [](double x) { return hit_miss(x >= 30 && x < 70 ? 1.0 : 0.0); },
+            1024, {.outliers = 0.01});
+  const auto s = segment(pts);
+  ASSERT_EQ(s.changes.size(), 2u);
+  EXPECT_EQ(s.changes[0].x, 30);
+  EXPECT_EQ(s.changes[1].x, 70);
+  EXPECT_TRUE(s.excursions.empty());
+}
+
 TEST(ChangePoint, ShuffledSamplesGiveTheSameAnswer) {
   std::mt19937_64 rng(9);
   auto pts = sweep(rng, range(200, 1, 100), hopper_l1, 1024, {.outliers = 0.02});

@@ -84,6 +84,17 @@ TEST(LineSize, FromMissesPastCapacity) {
   }
 }
 
+TEST(LineSize, ConflictMissesAtLargeStridesDoNotHideTheLine) {
+  // Power-of-two strides far past the line use few sets: misses come back from 1 KiB on.
+  std::mt19937_64 rng(8);
+  const auto pts = sweep(rng, range(32, 32, 64),
+                         [](double s) { return hit_miss(s < 128 * 1.25 || s >= 1024 ? 1.0 : 0.0); },
+                         1024, {.outliers = 0.01});
+  const auto e = line_size(pts, 1.25 * 65536, 65536);
+  ASSERT_TRUE(e.established) << e.reason;
+  EXPECT_EQ(e.value, 128);
+}
+
 TEST(LineSize, NoChangeOrBadSizesAreNotEstablished) {
   std::mt19937_64 rng(6);
   const auto flat = sweep(
