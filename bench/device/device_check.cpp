@@ -54,6 +54,11 @@ class Checker {
     step("interference", [&] { interference(); });
     step("clusters", [&] { clusters(); });
     step("bandwidth", [&] { bandwidth(); });
+    step("wide indices", [&] { wide(); });
+    rows_.push_back({"SM clock over all batches (NVML)",
+                     fmt::format("{:.0f}..{:.0f} MHz, changed in {} of {} batches", min_mhz_,
+                                 max_mhz_, clock_changes_, batches_),
+                     "reported", "-"});
     print(info);
   }
 
@@ -72,7 +77,21 @@ class Checker {
     timings_.push_back({name, s});
   }
 
-  ChaseBatchResult run(const ChaseBatch& b) { return dev_.chase(b); }
+  ChaseBatchResult run(const ChaseBatch& b) {
+    auto r = dev_.chase(b);
+    note(r.conditions);
+    return r;
+  }
+
+  void note(const device::RunConditions& c) {
+    ++batches_;
+    clock_changes_ += c.clock_changed;
+    for (auto mhz : {c.sm_clock_mhz_before, c.sm_clock_mhz_after})
+      if (mhz) {
+        min_mhz_ = std::min(min_mhz_, *mhz);
+        max_mhz_ = std::max(max_mhz_, *mhz);
+      }
+  }
 
   void trace(const std::string& file, const ChaseBatch& b, const ChaseBatchResult& r,
              bool append = false) {
@@ -218,6 +237,7 @@ class Checker {
       single.requests.push_back(r);
     }
     const auto sr = dev_.interfere(single);
+    note(sr.conditions);
     rows_.push_back({"L1 176..264 KiB /4, single-thread warm-up",
                      summary(together, sr.results, sr.conditions.elapsed_ns / 1e6), "reported",
                      "-"});
@@ -352,6 +372,7 @@ class Checker {
                   pair(chase(Space::L1, 32 << 10, 128, 256), chase(Space::L1, 32 << 10, 128, 1),
                        true, 32, 13)};
     const auto r = dev_.interfere(b);
+    note(r.conditions);
     const double t = (l1_ + l2_) / 2;
     const auto f = [&](int i) { return 100 * fraction_above(r.results[i].cycles, t); };
     rows_.push_back({"A=L1 64K after B=texture 256K (same thread)",
@@ -395,6 +416,8 @@ class Checker {
       q.bytes = big;
       q.repeats = 5;
       const auto r = dev_.stream(q);
+      note(r.conditions);
+      note(r.conditions);
       std::vector<double> g = r.gbps;
       std::sort(g.begin(), g.end());
       const double med = g[g.size() / 2];
@@ -410,10 +433,40 @@ class Checker {
     q.kind = device::StreamKind::Read;
     q.bytes = info.l2_bytes / 4;
     const auto r = dev_.stream(q);
+    note(r.conditions);
     std::vector<double> g = r.gbps;
     std::sort(g.begin(), g.end());
     rows_.push_back({fmt::format("L2 read ({})", mib(q.bytes)),
                      fmt::format("{:.0f} GB/s", g[g.size() / 2]), "reported", "-"});
+  }
+
+  // An array over 16 GiB needs 64-bit indices; the chase must still follow it.
+  void wide() {
+    const auto& info = dev_.info();
+    const std::uint64_t bytes = std::uint64_t{17} << 30;
+    if (info.global_memory_bytes < 2 * bytes) {
+      rows_.push_back(
+          {"64-bit index chase (17 GiB)", "skipped: too little device memory", "-", "-"});
+      return;
+    }
+    ChaseBatch b;
+    auto q = chase(Space::L2, bytes, 128 << 20, 272, 0);
+    q.warmup_passes = 1;
+    q.record_indices = true;
+    b.requests = {q};
+    const auto r = run(b);
+    const std::uint64_t n = bytes / q.stride_bytes;
+    const std::uint64_t words = q.stride_bytes / 8;
+    bool ok = r.results[0].indices.size() == q.recorded_loads;
+    for (std::size_t k = 0; ok && k < r.results[0].indices.size(); ++k)
+      ok = r.results[0].indices[k] == ((k + 1) % n) * words;
+    const double top = r.results[0].indices.empty()
+                           ? 0
+                           : static_cast<double>(r.results[0].indices.back()) * 8 / (1 << 30);
+    rows_.push_back({"64-bit index chase (L2, 17 GiB, 128 MiB stride)",
+                     fmt::format("order {}, last at {:.2f} GiB, median {:.0f} cycles",
+                                 ok ? "right" : "WRONG", top, median(r.results[0].cycles)),
+                     "follows the array", yes_no(ok)});
   }
 
   void print(const device::DeviceInfo& info) {
@@ -446,6 +499,8 @@ class Checker {
   std::vector<Row> rows_;
   std::vector<std::pair<std::string, double>> timings_;
   double overhead_ = 0, l1_ = 0, ro_ = 0, tex_ = 0, shared_ = 0, c1_ = 0, c15_ = 0;
+  int batches_ = 0, clock_changes_ = 0;
+  double min_mhz_ = 1e9, max_mhz_ = 0;
   double l2_ = 0, dram_ = 0, dram_threshold_ = 0, clock_ = 0, cycles_per_ns_ = 0;
 };
 

@@ -15,7 +15,9 @@ namespace {
 constexpr int kMaxAttempts = 8;           // launches per unit before placement gives up
 constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
 constexpr std::uint64_t kDeadlineFloorNs = 2'000'000'000;
-constexpr double kBuildSeconds = 60;  // building arrays, copying records
+constexpr double kBuildSeconds = 60;
+constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1}
+                                          << 30;  // building arrays, copying records
 
 // GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
 // "Diagnostics"); unset or invalid: 0.
@@ -214,6 +216,9 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units,
     }
   }
   clock_.end(out.conditions);
+  // Large arrays are not kept between batches: the device memory goes back to other users.
+  if (arrays_.capacity() > kKeepArrayBytes) arrays_.release();
+  if (successors_.capacity() > kKeepArrayBytes) successors_.release();
   return out;
 }
 

@@ -21,6 +21,7 @@ class DeviceArena {
   // them and Error(Measurement) for other CUDA failures.
   std::uint8_t* reserve(std::uint64_t bytes);
   void release();
+  std::uint64_t capacity() const { return capacity_; }
 
  private:
   std::string what_;
