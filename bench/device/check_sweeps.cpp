@@ -47,7 +47,9 @@ std::vector<double> three_levels(std::vector<std::uint32_t> cycles) {
   const auto at = [&](double q) {
     return x[static_cast<std::size_t>(q * static_cast<double>(x.size() - 1))];
   };
-  std::vector<double> center{at(0.05), at(0.5), at(0.95)};
+  // The middle center starts halfway (in log) between the outer ones, not at the median, which
+  // lies inside whichever level holds most loads.
+  std::vector<double> center{at(0.05), (at(0.05) + at(0.95)) / 2, at(0.95)};
   for (int iteration = 0; iteration < 100; ++iteration) {
     std::vector<double> sum(3, 0), count(3, 0);
     for (double v : x) {

@@ -25,7 +25,7 @@ std::uint64_t first_size_above(const ChaseBatch& batch, const ChaseBatchResult& 
                                double threshold, double fraction);
 
 // Three latency levels (e.g. near L2, far L2, DRAM) in a set of loads: 1-D k-means on log
-// cycles, started at the 5th, 50th and 95th percentiles. Centers in ascending order.
+// cycles, started at the 5th and 95th percentiles and halfway between. Centers in ascending order.
 std::vector<double> three_levels(std::vector<std::uint32_t> cycles);
 
 // L1 size sweep through ld.global.ca: 8 KiB .. 320 KiB, 2 KiB apart, 128 B stride.
