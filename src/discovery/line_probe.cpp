@@ -8,7 +8,10 @@
 namespace gputopo::discovery {
 namespace {
 
-// One array a quarter larger than the cache, chased at strides from the fetch granularity up:
+// The swept array exceeds the cache by this factor; it fits once stride >= 1.2 * line.
+constexpr double kOversize = 1.2;
+
+// One array a fifth larger than the cache, chased at strides from the fetch granularity up:
 // while the stride is below the line size every line is touched and the array misses; a larger
 // stride touches array/stride lines, which fit once stride >= line * array / cache.
 class LineProbe final : public Probe {
@@ -22,30 +25,30 @@ class LineProbe final : public Probe {
               model::Attribute::unavailable(model::Source::Measured, "B", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
-    const Input size = ctx.input(t_.element, t_.size_key);
+    const Input size = ctx.input(t_.element, "size");
     if (!size) return fail("needs the cache size: " + size.why);
     std::vector<std::string> weaker;
     const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
 
     const double cache = *size.value;
-    std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * 1.25), fg);
+    std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * kOversize), fg);
     if (t_.space_limit_bytes) array = std::min(array, t_.space_limit_bytes);
     if (static_cast<double>(array) <= cache)
       return fail("the space cannot hold an array larger than the cache");
-    // Strides up to 2 KiB (lines up to 1 KiB), at least 8 elements per array, one point per SM.
+    // Strides are odd multiples of a quarter of the fetch granularity: never a multiple of a line
+    // (a power of two >= the granularity), so the touched lines spread over every set instead of
+    // aliasing into a fraction of them. Up to 2 KiB (lines up to 1 KiB), 8 elements at least.
+    const std::uint64_t base = std::max<std::uint64_t>(4, fg / 4);
     const std::uint64_t max_stride = std::min<std::uint64_t>(2048, array / 8);
-    const std::size_t points = static_cast<std::size_t>(std::max(ctx.info().sm_count, 16));
-    // Fine steps resolve stride = line * array / cache, which lies between two multiples of fg.
-    const std::uint64_t step = std::max<std::uint64_t>(4, round_up(max_stride / points, 4));
-
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
     std::vector<std::uint64_t> strides;
-    for (std::uint64_t s = fg; s <= max_stride; s += step) {
+    for (std::uint64_t s = base * (fg / 2 / base | 1); s <= max_stride; s += 2 * base) {
       batch.requests.push_back(
           chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024));
       strides.push_back(s);
     }
+    if (strides.size() < 4) return fail("the array is too small for a stride sweep");
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     record_carveout(ctx, t_, result.conditions);

@@ -59,11 +59,14 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
                   {"strideBytes", spec.stride},
                   {"rounds", model::Json::array()}};
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
-  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 8);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
 
   // Bracket: doubling sizes, all in one batch.
   std::vector<std::uint64_t> sizes;
-  for (std::uint64_t s = round_up(spec.min_bytes, step); s < spec.max_bytes; s *= 2)
+  const double growth = std::max(spec.bracket_growth, 1.05);
+  for (std::uint64_t s = round_up(spec.min_bytes, step); s < spec.max_bytes;
+       s = std::max(s + step,
+                    round_up(static_cast<std::uint64_t>(static_cast<double>(s) * growth), step)))
     sizes.push_back(s);
   sizes.push_back(spec.max_bytes);
   ctx.expect_batches(3);
@@ -83,19 +86,21 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
     return out;
   }
 
+  // The capacity lies between the last point of the hit plateau and the first point that left
+  // it; how far the transition reaches beyond does not matter for the capacity and is evidence.
   double lo = change->x_lo;
-  double hi = change->x_hi;
+  double hi = change->x;
   analysis::ChangePoint best = *change;
   std::uint64_t last_step = static_cast<std::uint64_t>(hi - lo);
   int widenings = 0;
-  for (int round = 0; round < 8; ++round) {
+  for (int round = 0; round < 10 && last_step > step; ++round) {
     const auto span = static_cast<std::uint64_t>(hi - lo);
     const std::uint64_t round_step =
         std::max(step, round_up((span + per_batch - 2) / (per_batch - 1), step));
     std::vector<std::uint64_t> pts;
-    const auto from = static_cast<std::uint64_t>(lo) / step * step;
-    for (std::uint64_t s = std::max(from, step);
-         s <= static_cast<std::uint64_t>(hi) + round_step && pts.size() < per_batch;
+    for (std::uint64_t s = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
+         s <= spec.max_bytes && s <= static_cast<std::uint64_t>(hi) + round_step &&
+         pts.size() < per_batch + 1;
          s += round_step)
       pts.push_back(s);
     ctx.expect_batches(1);
@@ -118,19 +123,13 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
     }
     best = *change;
     last_step = round_step;
-    const double width = change->x_hi - change->x_lo;
-    // Located to the finest step, or a transition wider than a few sweep steps: further rounds
-    // cannot narrow it.
-    if (round_step <= step || width > 4.0 * static_cast<double>(round_step)) break;
     lo = change->x_lo;
-    hi = change->x_hi;
+    hi = change->x;
   }
 
   out.value = best.x_lo;
   out.lo = best.x_lo;
-  out.hi =
-      std::max(best.x_lo, best.x - static_cast<double>(std::min<std::uint64_t>(last_step, step)));
-  if (best.x_hi - best.x_lo > 2.0 * static_cast<double>(last_step)) out.hi = best.x_hi;
+  out.hi = std::max(best.x_lo, best.x - static_cast<double>(step));
   out.confidence = best.confidence;
   out.established = out.confidence >= kEstablished;
   out.evidence["transition"] = change_json(best);

@@ -25,6 +25,9 @@ struct SizeSearchSpec {
   // past capacity only a share of the loads miss (an L2 chased at sector stride: one far hit per
   // line), so that the change shows in the level fractions but not in the medians.
   bool bracket_level_change = true;
+  // Factor between the bracket's sizes (2: doubling). Smaller where the bracket spans less than a
+  // few doublings and needs points on both sides of the change.
+  double bracket_growth = 2.0;
 };
 
 struct SizeSearchResult {
