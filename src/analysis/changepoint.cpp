@@ -233,10 +233,11 @@ class Segmenter {
   }
 
   // When features are fractions of loads in each latency level, a block whose mix of levels is a
-  // blend of the plateaus around it is part of the transition between them (a ramp of miss
-  // fraction, however jagged), while a block with a mix of its own (e.g. the far L2 level between
-  // near L2 and DRAM) is a plateau. Plateaus are added, most distinct first, until every other
-  // block is such a blend. Other reductions cannot tell a blend from a level: every block stays.
+  // blend of the plateaus around it (its feature vector lies on the line between theirs, within
+  // the noise) is part of the transition between them: a ramp of miss fraction, however jagged.
+  // A block with a mix of its own (e.g. far L2 between near L2 and DRAM, or near + far before DRAM
+  // appears) is a plateau. Plateaus are added, most distinct first, until every other block is a
+  // blend. Other reductions cannot tell a blend from a level: every block stays a plateau.
   std::vector<bool> find_plateaus(const std::vector<Block>& blocks) const {
     const std::size_t nb = blocks.size();
     const bool fractions =
@@ -294,7 +295,7 @@ class Segmenter {
 
   // The change from plateau a to plateau b. Excursions of a just before the change that go the
   // way of the change, and excursions of b just after it that go back, are part of the transition
-  // when the plateau stretch separating them from it is no longer than the excursion itself.
+  // when the plateau stretch separating them from it is at most twice as long as the excursion.
   // How far the points [first, last] go from plateau `from` towards plateau `to` (feature space).
   double towards(const Range& e, const Block& from, const Block& to) const {
     double n;
@@ -313,7 +314,7 @@ class Segmenter {
       const Range e = a.excursions.back();
       const std::size_t len = e.second - e.first + 1;
       const std::size_t gap = first - (e.second + 1);
-      if (gap > len || towards(e, a, b) <= 0) break;
+      if (gap > 2 * len || towards(e, a, b) <= 0) break;
       first = e.first;
       a.excursions.pop_back();
     }
@@ -321,7 +322,7 @@ class Segmenter {
       const Range e = b.excursions.front();
       const std::size_t len = e.second - e.first + 1;
       const std::size_t gap = e.first - settled;
-      if (gap > len || towards(e, b, a) <= 0) break;
+      if (gap > 2 * len || towards(e, b, a) <= 0) break;
       settled = e.second + 1;
       b.excursions.erase(b.excursions.begin());
     }

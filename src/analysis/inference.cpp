@@ -40,6 +40,16 @@ Estimate fetch_granularity(const std::vector<SweepPoint>& stride_sweep) {
     miss.push_back(miss_fraction(p.samples, levels));
     n.push_back(static_cast<double>(p.samples.size()));
   }
+  // Past some stride the array fits in the cache and misses fall again (a warm sweep): the model
+  // does not describe those points, so the fit ends where the miss fraction falls below half its
+  // peak after that peak.
+  const std::size_t peak =
+      static_cast<std::size_t>(std::max_element(miss.begin(), miss.end()) - miss.begin());
+  std::size_t end = peak + 1;
+  while (end < x.size() && miss[end] >= 0.5 * miss[peak]) ++end;
+  x.resize(end);
+  miss.resize(end);
+  n.resize(end);
   if (x.size() < 2) return not_established("fewer than two usable strides");
   // Misfit of g in units of the binomial noise: arcsine-transformed residuals times 2 sqrt(n).
   auto misfit = [&](double g) {

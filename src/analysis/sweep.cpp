@@ -111,20 +111,33 @@ std::pair<double, double> trimmed_mean_and_se(std::vector<double>& v) {
   return {mean, n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0};
 }
 
-// Variance-stabilising transform of k loads out of n (Anscombe's arcsine form): its noise is
-// about 1 / (2 sqrt(n)) whatever the fraction, even for the few counts of a rare level, so a 1 %
-// miss fraction above a clean hit plateau is as visible as a 1 % change at 50 %, and blends of two
-// pure levels stay on a straight line.
-double stabilize(double k, double n) {
-  return std::asin(std::sqrt(std::clamp((k + 0.375) / (n + 0.75), 0.0, 1.0)));
-}
+// Variance-stabilising transform of a fraction p of loads (Anscombe's arcsine form for counts,
+// with the offset taken at the sweep's typical load count n so that the same fraction always maps
+// to the same value, whatever a point's own count): its noise is about 1 / (2 sqrt(n)) at any
+// fraction, even for the few loads of a rare level, so a 1 % miss fraction above a clean hit
+// plateau is as visible as a 1 % change at 50 %, and blends of two pure levels stay on a line.
+class Stabilizer {
+ public:
+  explicit Stabilizer(double n) : offset_(0.375 / n), scale_(1 / (1 + 0.75 / n)) {}
+  double operator()(double fraction) const {
+    return std::asin(std::sqrt(std::clamp((fraction + offset_) * scale_, 0.0, 1.0)));
+  }
 
-// Features of one point from its loads per level (LevelFractions, MissFraction).
-void level_features(const std::vector<double>& f, double usable, Reduction reduction, double* row) {
+ private:
+  double offset_, scale_;
+};
+
+// Features of one point from its loads per level: the miss fraction (MissFraction), or the
+// fraction in each of the feature levels (LevelFractions).
+void level_features(const std::vector<double>& f, double usable, const Stabilizer& stabilize,
+                    Reduction reduction, const std::vector<std::size_t>& feature_levels,
+                    double* row) {
   if (reduction == Reduction::MissFraction) {
-    row[0] = stabilize(usable - f[0], usable);
+    row[0] = stabilize((usable - f[0]) / usable);
   } else {
-    for (std::size_t c = 1; c < f.size(); ++c) row[c - 1] = stabilize(f[c], usable);
+    for (std::size_t d = 0; d < feature_levels.size(); ++d) {
+      row[d] = stabilize(f[feature_levels[d]] / usable);
+    }
   }
 }
 
@@ -174,16 +187,24 @@ ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) 
 
   const bool by_levels =
       reduction == Reduction::LevelFractions || reduction == Reduction::MissFraction;
+  const double mean_n = std::max(1.0, h.total / static_cast<double>(std::max<std::size_t>(n, 1)));
+  const Stabilizer stabilize(mean_n);
   std::vector<std::uint8_t> level_of_bin;
+  // Levels above the lowest that become features. A level averaging under one load per point
+  // (a handful of stray loads in the whole sweep) cannot shape a per-point profile: its fraction
+  // is counting noise. It still counts as a miss in MissFraction and in the score.
+  std::vector<std::size_t> feature_levels;
   if (by_levels) {
     r.levels = detail::cluster_log_histogram(h, {}, level_of_bin);
-    const std::size_t k = r.levels.k();
-    r.dims = reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(k, 2) - 1;
+    for (std::size_t c = 1; c < r.levels.k(); ++c) {
+      if (r.levels.levels[c].weight * mean_n >= 1) feature_levels.push_back(c);
+    }
+    r.dims =
+        reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(feature_levels.size(), 1);
     r.features.assign(n * r.dims, 0.0);
   }
   std::vector<double> f(std::max<std::size_t>(r.levels.k(), 1));
   PointBins counter(h.raw_bins);
-  double mean_n = 0;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < n; ++i) {
     r.x[i] = points[i].x;
@@ -206,12 +227,10 @@ ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) 
     for (std::size_t c = 0; c < r.levels.k(); ++c) score += f[c] * r.levels.levels[c].center;
     const double u = static_cast<double>(usable);
     r.score[i] = score / u;
-    level_features(f, u, reduction, row);
-    mean_n += u;
+    level_features(f, u, stabilize, reduction, feature_levels, row);
   }
   if (by_levels) {
     // In these units a fraction of n loads has standard error 1 / (2 sqrt(n + 1/2)).
-    mean_n = std::max(1.0, mean_n / static_cast<double>(std::max<std::size_t>(n, 1)));
     r.sampling_sd.assign(r.dims, 0.5 / std::sqrt(mean_n + 0.5));
   } else if (reduction == Reduction::TrimmedMean) {
     trimmed_means(points, r);
