@@ -107,6 +107,11 @@ const std::vector<Damage>& damages() {
          edit_manifest(dir, [](Json& m) { m["calls"][3]["groups"][1][0] = "two"; });
        },
        {"calls[3].groups[1][0]: expected an integer"}},
+      {"HugeResultCount",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["calls"][0]["results"] = 4000000000ull; });
+       },
+       {"00000-chase.csv: holds 3 rows but the manifest lists 4000000000 results"}},
       {"SampleFileOutsideTheDirectory",
        [](const fs::path& dir) {
          edit_manifest(dir, [](Json& m) { m["calls"][0]["samples"] = "../00000-chase.csv"; });

@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // More results than this in one call means a corrupt count, not a real batch.
-constexpr unsigned long long kMaxResults = 1ull << 24;
+constexpr unsigned long long kMaxResults = 1ull << 32;
 
 [[noreturn]] void fail(const std::string& what) { throw RawDirError(Error::Kind::NoDevice, what); }
 
@@ -45,9 +45,9 @@ void load_batch(const fs::path& dir, const JsonField& c, Batch& batch, RecordedC
   decode(c["requests"], batch.requests);
   call.identity = dump_flat(identity(batch));
   if (c.has("error")) return;
-  call.batch.results.resize(c["results"].unsigned_integer(kMaxResults));
   decode(c["conditions"], call.batch.conditions);
-  read_chase_samples(sample_path(dir, c["samples"]), call.batch.results);
+  call.batch.results = read_chase_samples(sample_path(dir, c["samples"]),
+                                          c["results"].unsigned_integer(kMaxResults));
   if (c.has("indices")) read_indices(sample_path(dir, c["indices"]), call.batch.results);
 }
 

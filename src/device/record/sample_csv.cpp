@@ -80,28 +80,29 @@ std::string stream_samples_csv(const std::vector<double>& gbps) {
   return out;
 }
 
-void read_chase_samples(const std::filesystem::path& file, std::vector<ChaseResult>& results) {
+std::vector<ChaseResult> read_chase_samples(const std::filesystem::path& file,
+                                            std::size_t expected) {
   CsvReader csv(file, "request,sm,overhead_cycles");
-  std::size_t row = 0;
+  std::vector<ChaseResult> results;
   while (csv.next()) {
     if (csv.columns() < 3) csv.fail("expected request,sm,overhead_cycles and then the cycles");
     auto request = csv.number<std::size_t>(0, "request");
-    if (request != row)
-      csv.fail("request " + std::to_string(request) + " where request " + std::to_string(row) +
-               " was expected (rows are in request order)");
-    if (row >= results.size())
-      csv.fail("more rows than the " + std::to_string(results.size()) +
-               " results the manifest lists");
-    ChaseResult& r = results[row++];
+    if (request != results.size())
+      csv.fail("request " + std::to_string(request) + " where request " +
+               std::to_string(results.size()) + " was expected (rows are in request order)");
+    if (results.size() == expected)
+      csv.fail("more rows than the " + std::to_string(expected) + " results the manifest lists");
+    ChaseResult& r = results.emplace_back();
     r.sm = csv.number<int>(1, "sm");
     r.overhead_cycles = csv.number<double>(2, "overhead_cycles");
     r.cycles.resize(csv.columns() - 3);
     for (std::size_t c = 3; c < csv.columns(); ++c)
       r.cycles[c - 3] = csv.number<std::uint32_t>(c, "cycle count");
   }
-  if (row != results.size())
-    csv.fail_file("holds " + std::to_string(row) + " rows but the manifest lists " +
-                  std::to_string(results.size()) + " results");
+  if (results.size() != expected)
+    csv.fail_file("holds " + std::to_string(results.size()) + " rows but the manifest lists " +
+                  std::to_string(expected) + " results");
+  return results;
 }
 
 void read_indices(const std::filesystem::path& file, std::vector<ChaseResult>& results) {

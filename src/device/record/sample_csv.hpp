@@ -16,9 +16,11 @@ std::string indices_csv(const std::vector<ChaseResult>& results);
 // repeat,gbps: one row per repeat.
 std::string stream_samples_csv(const std::vector<double>& gbps);
 
-// Readers. They fill `results` (already sized to the count the manifest gives) and throw
-// RawDirError naming the file and line of the first problem.
-void read_chase_samples(const std::filesystem::path& file, std::vector<ChaseResult>& results);
+// Readers. `expected` is the count the manifest gives; a file with another count is rejected.
+// They throw RawDirError naming the file and line of the first problem.
+std::vector<ChaseResult> read_chase_samples(const std::filesystem::path& file,
+                                            std::size_t expected);
+// Adds the indices to `results` (as read by read_chase_samples).
 void read_indices(const std::filesystem::path& file, std::vector<ChaseResult>& results);
 std::vector<double> read_stream_samples(const std::filesystem::path& file, std::size_t repeats);
 
