@@ -44,7 +44,11 @@ class SizeProbe final : public Probe {
         return;
       }
     }
-    if (t_.space_limit_bytes) spec.max_bytes = std::min(spec.max_bytes, t_.space_limit_bytes);
+    if (t_.space_limit_bytes) {
+      spec.max_bytes = std::min(spec.max_bytes, t_.space_limit_bytes);
+      // A small space gets a denser bracket: a change near its limit needs points past it.
+      spec.bracket_growth = 1.25;
+    }
     if (spec.min_bytes >= spec.max_bytes) {
       ctx.put(t_.element, "size",
               model::Attribute::unavailable(model::Source::Measured, "B",

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/changepoint.hpp"
+#include "analysis/inference.hpp"
 #include "discovery/measure.hpp"
 
 namespace gputopo::discovery {
@@ -37,6 +38,32 @@ std::optional<analysis::ChangePoint> first_change(const Sweep& sweep, bool betwe
     if (!between_levels ||
         reduced.levels.classify(c.level_after) > reduced.levels.classify(c.level_before))
       return c;
+  }
+  return std::nullopt;
+}
+
+// The first point whose miss fraction is significantly above that of the sweep's first point
+// (which fits), by the disturbance test with a Bonferroni-corrected level, and confirmed by the
+// point after it (where there is one). Right past a capacity an LRU set-associative cache misses
+// on a few sets only, a ramp rather than a step: this finds where the ramp starts, which a
+// change-point split of the ramp does not.
+struct Departure {
+  std::size_t index = 0;
+  double p_value = 1;
+};
+
+std::optional<Departure> first_departure(const Sweep& sweep) {
+  const auto& pts = sweep.points;
+  if (pts.size() < 2) return std::nullopt;
+  analysis::DisturbanceOptions o;
+  o.alpha = 0.01 / static_cast<double>(pts.size());
+  std::vector<analysis::DisturbanceResult> tests;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    tests.push_back(analysis::disturbance_test(pts.front().samples, pts[i].samples, o));
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    const bool confirmed = i + 1 == tests.size() || tests[i + 1].disturbed;
+    if (tests[i].disturbed && confirmed)
+      return Departure{i + 1, std::min(1.0, tests[i].p_value * static_cast<double>(pts.size()))};
   }
   return std::nullopt;
 }
@@ -88,9 +115,10 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
 
   // The capacity lies between the last point of the hit plateau and the first point that left
   // it; how far the transition reaches beyond does not matter for the capacity and is evidence.
+  // Each round sweeps that bracket with one point per SM and keeps the first departure.
   double lo = change->x_lo;
   double hi = change->x;
-  analysis::ChangePoint best = *change;
+  double confidence = change->confidence;
   std::uint64_t last_step = static_cast<std::uint64_t>(hi - lo);
   int widenings = 0;
   for (int round = 0; round < 10 && last_step > step; ++round) {
@@ -107,36 +135,40 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
     sweep = run_sweep(ctx, spec, pts);
     ++out.batches;
     out.conditions = sweep.conditions;
-    change = first_change(sweep, false);
-    out.evidence["rounds"].push_back({{"from", pts.front()},
-                                      {"to", pts.back()},
-                                      {"stepBytes", round_step},
-                                      {"points", pts.size()},
-                                      {"change", change ? change_json(*change) : model::Json()}});
-    if (!change) {
-      // No clean change inside the bracket: widen it and repeat, twice at most.
+    const auto departure = first_departure(sweep);
+    model::Json round_json = {{"from", pts.front()},
+                              {"to", pts.back()},
+                              {"stepBytes", round_step},
+                              {"points", pts.size()}};
+    if (departure) {
+      round_json["firstMissing"] = pts[departure->index];
+      round_json["pValue"] = departure->p_value;
+    }
+    out.evidence["rounds"].push_back(round_json);
+    if (!departure) {
+      // No departure inside the bracket: widen it and repeat, twice at most.
       if (++widenings > 2) break;
       const double w = hi - lo;
       lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
       hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
       continue;
     }
-    best = *change;
     last_step = round_step;
-    lo = change->x_lo;
-    hi = change->x;
+    lo = static_cast<double>(pts[departure->index - 1]);
+    hi = static_cast<double>(pts[departure->index]);
+    confidence = std::min(confidence, 1.0 - departure->p_value);
   }
 
-  out.value = best.x_lo;
-  out.lo = best.x_lo;
-  out.hi = std::max(best.x_lo, best.x - static_cast<double>(step));
-  out.confidence = best.confidence;
+  out.value = lo;
+  out.lo = lo;
+  out.hi = std::max(lo, hi - static_cast<double>(step));
+  out.confidence = last_step <= step ? confidence : confidence * 0.5;
   out.established = out.confidence >= kEstablished;
-  out.evidence["transition"] = change_json(best);
-  out.evidence["transitionWidthBytes"] = best.x_hi - best.x_lo;
+  out.evidence["transition"] = change_json(*change);
+  if (last_step > step) out.reason = "located to " + std::to_string(last_step) + " B only";
   if (!out.established)
     out.reason =
-        "capacity change found but weak (confidence " + std::to_string(best.confidence) + ")";
+        "capacity change found but weak (confidence " + std::to_string(out.confidence) + ")";
   return out;
 }
 
