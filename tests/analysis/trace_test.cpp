@@ -1,0 +1,111 @@
+// The analysis on sweeps recorded on real GPUs (tests/data/traces, extracted to plain CSV by
+// tests/tools/extract_trace_points.py): H100 SXM and H200, SM clock 1980 MHz.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "analysis/changepoint.hpp"
+#include "analysis/inference.hpp"
+
+namespace gputopo::analysis {
+namespace {
+
+constexpr double kKiB = 1024;
+constexpr double kMiB = 1024 * 1024;
+
+// Points of one recorded sweep by memory space, ascending x, timing overhead subtracted.
+std::map<std::string, std::vector<SweepPoint>> load(const std::string& name) {
+  std::ifstream in(std::string(GPUTOPO_TEST_DATA) + "/analysis/traces/" + name + ".csv");
+  EXPECT_TRUE(in.good()) << name;
+  std::map<std::string, std::vector<SweepPoint>> sweeps;
+  std::string line;
+  std::getline(in, line);  // header: space,x,overhead_cycles,cycles
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::string space, x, overhead, cycles;
+    std::getline(row, space, ',');
+    std::getline(row, x, ',');
+    std::getline(row, overhead, ',');
+    std::getline(row, cycles);
+    SweepPoint p{std::stod(x), {}};
+    std::stringstream values(cycles);
+    for (double v; values >> v;) p.samples.push_back(v - std::stod(overhead));
+    sweeps[space].push_back(std::move(p));
+  }
+  for (auto& [space, points] : sweeps) {
+    std::sort(points.begin(), points.end(),
+              [](const SweepPoint& a, const SweepPoint& b) { return a.x < b.x; });
+  }
+  return sweeps;
+}
+
+struct Gpu {
+  std::string name;
+  double l1_first_misses_kib;  // what the sweep shows: first size with misses
+  double l2_far_mib;           // first size with far-L2 loads
+  double l2_dram_mib;          // first size with DRAM loads
+};
+
+class Traces : public testing::TestWithParam<Gpu> {};
+
+TEST_P(Traces, L1CapacityIsOneWideTransition) {
+  const Gpu& gpu = GetParam();
+  const auto points = load(gpu.name + "_l1_size_sweep_carveout0")["l1"];
+  ASSERT_EQ(points.size(), 157u);
+  const auto s = segment(points);
+  // Misses start, dip back, and climb to the end of the sweep: one change, a wide interval.
+  ASSERT_EQ(s.changes.size(), 1u);
+  const ChangePoint& c = s.changes[0];
+  EXPECT_NEAR(c.x / kKiB, gpu.l1_first_misses_kib, 4);
+  EXPECT_EQ(c.x_lo, c.x - 2 * kKiB);
+  EXPECT_GT(c.x_hi / kKiB, 280);
+  EXPECT_NEAR(c.level_before, 23, 1);  // L1 hit, timing overhead subtracted
+  EXPECT_GT(c.level_after, 200);
+  EXPECT_GT(c.confidence, 0.9);
+  const auto most = most_likely_change(points);
+  ASSERT_TRUE(most.has_value());
+  EXPECT_EQ(most->index, c.index);
+}
+
+TEST_P(Traces, L2SweepShowsFarAndDramOnsets) {
+  const Gpu& gpu = GetParam();
+  const auto points = load(gpu.name + "_l2_sweep")["l2"];
+  const auto r = reduce(points, Reduction::LevelFractions);
+  ASSERT_GE(r.levels.k(), 3u);
+  EXPECT_NEAR(r.levels.levels[0].center, 270, 15);  // near L2 hit
+  const auto s = segment(r);
+  // The far level appears first; the ramp to DRAM may be read as several steps, one of which
+  // is where DRAM loads appear.
+  ASSERT_GE(s.changes.size(), 2u);
+  EXPECT_NEAR(s.changes[0].x / kMiB, gpu.l2_far_mib, 2);
+  EXPECT_NEAR(s.changes[0].level_before, 270, 15);
+  const bool dram_onset = std::any_of(
+      s.changes.begin() + 1, s.changes.end(),
+      [&](const ChangePoint& c) { return std::abs(c.x / kMiB - gpu.l2_dram_mib) <= 3; });
+  EXPECT_TRUE(dram_onset);
+  EXPECT_GT(s.changes.back().level_after, 400);
+}
+
+TEST_P(Traces, FetchGranularityFromStrideSweeps) {
+  const Gpu& gpu = GetParam();
+  auto sweeps = load(gpu.name + "_stride_sweep");
+  const auto l1 = fetch_granularity(sweeps["l1"]);
+  ASSERT_TRUE(l1.established) << l1.reason;
+  EXPECT_EQ(l1.value, 32);  // L1 sectors
+  EXPECT_GT(l1.confidence, 0.9);
+  const auto l2 = fetch_granularity(sweeps["l2"]);
+  ASSERT_TRUE(l2.established) << l2.reason;
+  EXPECT_EQ(l2.value, 64);  // DRAM accesses in 64 B
+}
+
+INSTANTIATE_TEST_SUITE_P(RealGpus, Traces,
+                         testing::Values(Gpu{"h100", 208, 24, 52}, Gpu{"h200", 196, 30, 60}),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+}  // namespace
+}  // namespace gputopo::analysis
