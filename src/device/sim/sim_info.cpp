@@ -5,7 +5,8 @@
 namespace gputopo::device::sim {
 namespace {
 using model::Attribute;
-constexpr const char* kNotSimulated = "not available on a simulated GPU";
+constexpr const char* kNotSimulated = "the simulated GPU has none";
+constexpr const char* kPreset = "simulator preset";
 }  // namespace
 
 DeviceInfo make_info(const SimConfig& config) {
@@ -32,41 +33,52 @@ DeviceInfo make_info(const SimConfig& config) {
   info.mem_clock_max_mhz = d.mem_clock_max_mhz;
   info.memory_bus_width_bits = d.memory_bus_width_bits;
 
+  // Keys and order follow the CUDA backend (device/cuda/device_query.cpp, docs/schema.md).
   auto& g = info.general;
   g.emplace_back("vendor", Attribute::api(info.vendor));
   g.emplace_back("name", Attribute::api(d.name));
-  g.emplace_back("architecture", Attribute::api(d.architecture));
+  g.emplace_back("architecture", Attribute::table(d.architecture, "", kPreset));
   g.emplace_back("computeCapability", Attribute::api(fmt::format("{}.{}", d.cc_major, d.cc_minor)));
   g.emplace_back("simulated", Attribute::api(true));
   g.emplace_back("simulatorPreset", Attribute::api(config.preset));
-  for (const char* key : {"uuid", "pciBusId", "driverVersion", "runtimeVersion"})
+  for (const char* key :
+       {"uuid", "pciBusId", "driverVersion", "driverCudaVersion", "runtimeVersion"})
     g.emplace_back(key, Attribute::unavailable(model::Source::Api, "", kNotSimulated));
+  g.emplace_back("smClock", Attribute::api(d.sm_clock_max_mhz, "MHz"));
   g.emplace_back("smClockMax", Attribute::api(d.sm_clock_max_mhz, "MHz"));
-  g.emplace_back("memoryClockMax", d.mem_clock_max_mhz > 0
-                                       ? Attribute::api(d.mem_clock_max_mhz, "MHz")
-                                       : Attribute::unavailable(model::Source::Api, "MHz",
-                                                                "not given by the preset"));
+  const auto known = [](double v, const char* unit) {
+    return v > 0 ? Attribute::api(v, unit)
+                 : Attribute::unavailable(model::Source::Api, unit, "the preset does not say");
+  };
+  g.emplace_back("memoryClock", known(d.mem_clock_max_mhz, "MHz"));
+  g.emplace_back("memoryClockMax", known(d.mem_clock_max_mhz, "MHz"));
   g.emplace_back("memoryBusWidth", d.memory_bus_width_bits > 0
                                        ? Attribute::api(d.memory_bus_width_bits, "bit")
                                        : Attribute::unavailable(model::Source::Api, "bit",
-                                                                "not given by the preset"));
-  g.emplace_back("totalMemory", Attribute::api(d.global_memory_bytes, "B"));
-  for (const char* key : {"eccEnabled", "migMode", "powerLimit", "persistenceMode"})
+                                                                "the preset does not say"));
+  g.emplace_back("memorySize", Attribute::api(d.global_memory_bytes, "B"));
+  for (const char* key : {"ecc", "migMode", "powerLimit", "persistenceMode", "computeMode"})
     g.emplace_back(key, Attribute::unavailable(model::Source::Api, "", kNotSimulated));
+  g.emplace_back("otherProcesses", Attribute::api(0));
 
   auto& c = info.compute;
   c.emplace_back("smCount", Attribute::api(d.sm_count));
-  c.emplace_back("coresPerSm", Attribute::table(d.cores_per_sm, "", "simulator preset"));
+  c.emplace_back("coresPerSm", Attribute::table(d.cores_per_sm, "", kPreset));
+  Attribute cores = Attribute::api(d.sm_count * d.cores_per_sm);
+  cores.source = model::Source::Derived;
+  cores.method = "smCount * coresPerSm";
+  c.emplace_back("cores", std::move(cores));
   c.emplace_back("warpSize", Attribute::api(d.warp_size));
   c.emplace_back("maxThreadsPerBlock", Attribute::api(d.max_threads_per_block));
   c.emplace_back("maxThreadsPerSm", Attribute::api(d.max_threads_per_sm));
   c.emplace_back("maxBlocksPerSm", Attribute::api(d.max_blocks_per_sm));
   c.emplace_back("registersPerBlock", Attribute::api(d.registers_per_block));
   c.emplace_back("registersPerSm", Attribute::api(d.registers_per_sm));
-  c.emplace_back("sharedPerBlock", Attribute::api(d.shared_per_block_bytes, "B"));
-  c.emplace_back("sharedPerBlockOptin", Attribute::api(d.shared_per_block_optin_bytes, "B"));
-  c.emplace_back("sharedPerSm", Attribute::api(d.shared_per_sm_bytes, "B"));
-  c.emplace_back("sharedReservedPerBlock", Attribute::api(d.shared_reserved_per_block_bytes, "B"));
+  c.emplace_back("sharedMemoryPerBlock", Attribute::api(d.shared_per_block_bytes, "B"));
+  c.emplace_back("sharedMemoryPerBlockOptin", Attribute::api(d.shared_per_block_optin_bytes, "B"));
+  c.emplace_back("sharedMemoryPerSm", Attribute::api(d.shared_per_sm_bytes, "B"));
+  c.emplace_back("sharedMemoryReservedPerBlock",
+                 Attribute::api(d.shared_reserved_per_block_bytes, "B"));
   c.emplace_back("l2Size", Attribute::api(info.l2_bytes, "B"));
   c.emplace_back("constantMemory", Attribute::api(d.constant_bytes, "B"));
   c.emplace_back("clusterLaunch", Attribute::api(config.layout.max_cluster_size > 0));
