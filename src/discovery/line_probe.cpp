@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 
 #include "analysis/inference.hpp"
 #include "discovery/context.hpp"
@@ -8,10 +9,10 @@
 namespace gputopo::discovery {
 namespace {
 
-// The swept array exceeds the cache by this factor; it fits once stride >= 1.2 * line.
-constexpr double kOversize = 1.2;
+// The swept array exceeds the cache by these factors; it fits once stride >= factor * line.
+constexpr double kOversizes[] = {1.5, 2.5};
 
-// One array a fifth larger than the cache, chased at strides from the fetch granularity up:
+// One array half again as large as the cache, chased at strides from the fetch granularity up:
 // while the stride is below the line size every line is touched and the array misses; a larger
 // stride touches array/stride lines, which fit once stride >= line * array / cache.
 class LineProbe final : public Probe {
@@ -31,52 +32,96 @@ class LineProbe final : public Probe {
     const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
 
     const double cache = *size.value;
-    std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * kOversize), fg);
+    model::Json sweeps = model::Json::array();
+    std::optional<analysis::Estimate> e;
+    double lo = 0, hi = 1e300;
+    // A first sweep with the array half again as large as the cache; where per-set crowding in a
+    // low-associativity cache leaves its interval ambiguous, a second sweep with a larger array
+    // gives an independent interval, and the line size is the power of two in both.
+    for (const double oversize : kOversizes) {
+      const auto one = sweep_once(ctx, cache, fg, oversize, sweeps);
+      if (!one) continue;
+      if (!e || !e->established || (one->established && one->confidence > e->confidence)) e = one;
+      if (one->established) {
+        lo = std::max(lo, one->lo);
+        hi = std::min(hi, one->hi);
+      }
+      if (e->established && e->confidence >= 0.9) break;
+      const auto only = single_power_of_two(lo, hi, fg);
+      if (only && e->established && e->confidence < 0.9 && &oversize != &kOversizes[0]) {
+        e->value = *only;
+        e->lo = lo;
+        e->hi = hi;
+        e->confidence = 0.9;
+        e->reason = "the power of two in the intersection of the sweeps' intervals";
+      }
+    }
+    if (!e) return fail("the space cannot hold an array large enough for a stride sweep");
+
+    model::Attribute a;
+    if (e->established) {
+      a = model::Attribute::measured(e->value, "B", "stride-sweep-past-capacity", e->confidence);
+      a.interval = model::Interval{e->lo, e->hi};
+      weaker.push_back(e->reason);
+      weaker.erase(std::remove(weaker.begin(), weaker.end(), std::string{}), weaker.end());
+      a.reason = join(weaker);
+    } else {
+      a = model::Attribute::unavailable(model::Source::Measured, "B", e->reason);
+      a.method = "stride-sweep-past-capacity";
+      a.confidence = e->confidence;
+    }
+    a.evidence = {{"cacheBytes", cache}, {"sweeps", sweeps}};
+    ctx.put(t_.element, "lineSize", std::move(a));
+  }
+
+ private:
+  // One stride sweep over an array `oversize` times the cache; nullopt where the space cannot
+  // hold it or it is too small for a sweep.
+  std::optional<analysis::Estimate> sweep_once(Context& ctx, double cache, std::uint32_t fg,
+                                               double oversize, model::Json& sweeps) {
+    std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * oversize), fg);
     if (t_.space_limit_bytes) array = std::min(array, t_.space_limit_bytes);
-    if (static_cast<double>(array) <= cache)
-      return fail("the space cannot hold an array larger than the cache");
+    if (static_cast<double>(array) <= cache * 1.25) return std::nullopt;
     // Strides are odd multiples of a quarter of the fetch granularity: never a multiple of a line
     // (a power of two >= the granularity), so the touched lines spread over every set instead of
-    // aliasing into a fraction of them. Up to 2 KiB (lines up to 1 KiB), 8 elements at least.
+    // aliasing into a fraction of them. Up to 4 KiB (lines up to 1 KiB), 6 elements at least.
     const std::uint64_t base = std::max<std::uint64_t>(4, fg / 4);
-    const std::uint64_t max_stride = std::min<std::uint64_t>(2048, array / 8);
+    const std::uint64_t max_stride = std::min<std::uint64_t>(4096, array / 6);
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
     std::vector<std::uint64_t> strides;
     for (std::uint64_t s = base * (fg / 2 / base | 1); s <= max_stride; s += 2 * base) {
       batch.requests.push_back(
-          chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024));
+          chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024, 512));
       strides.push_back(s);
     }
-    if (strides.size() < 4) return fail("the array is too small for a stride sweep");
+    if (strides.size() < 4) return std::nullopt;
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     record_carveout(ctx, t_, result.conditions);
     std::vector<analysis::SweepPoint> sweep;
     for (std::size_t i = 0; i < strides.size(); ++i)
       sweep.push_back({static_cast<double>(strides[i]), latencies(result.results[i])});
-    const auto e = analysis::line_size(sweep, static_cast<double>(array), cache);
-
-    model::Attribute a;
-    if (e.established) {
-      a = model::Attribute::measured(e.value, "B", "stride-sweep-past-capacity", e.confidence);
-      a.interval = model::Interval{e.lo, e.hi};
-      weaker.push_back(e.reason);
-      weaker.erase(std::remove(weaker.begin(), weaker.end(), std::string{}), weaker.end());
-      a.reason = join(weaker);
-    } else {
-      a = model::Attribute::unavailable(model::Source::Measured, "B", e.reason);
-      a.method = "stride-sweep-past-capacity";
-      a.confidence = e.confidence;
-    }
-    a.evidence = {{"arrayBytes", array},
-                  {"cacheBytes", cache},
-                  {"strides", {strides.front(), strides.back()}},
-                  {"points", strides.size()}};
-    ctx.put(t_.element, "lineSize", std::move(a));
+    auto e = analysis::line_size(sweep, static_cast<double>(array), cache);
+    sweeps.push_back({{"arrayBytes", array},
+                      {"strides", {strides.front(), strides.back()}},
+                      {"points", strides.size()},
+                      {"value", e.established ? model::Json(e.value) : model::Json()},
+                      {"interval", {e.lo, e.hi}},
+                      {"confidence", e.confidence}});
+    return e;
   }
 
- private:
+  static std::optional<double> single_power_of_two(double lo, double hi, std::uint32_t fg) {
+    std::optional<double> found;
+    for (double p = fg; p <= 4096; p *= 2) {
+      if (p < lo || p > hi) continue;
+      if (found) return std::nullopt;
+      found = p;
+    }
+    return found;
+  }
+
   Target t_;
 };
 

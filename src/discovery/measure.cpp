@@ -26,7 +26,8 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t multiple) {
 }
 
 device::ChaseRequest chase_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
-                                   std::uint32_t warmup, std::uint32_t max_loads) {
+                                   std::uint32_t warmup, std::uint32_t max_loads,
+                                   std::uint32_t min_loads) {
   device::ChaseRequest r;
   r.space = space;
   r.stride_bytes = stride;
@@ -34,7 +35,7 @@ device::ChaseRequest chase_request(device::Space space, std::uint64_t bytes, std
   r.warmup_passes = warmup;
   const std::uint64_t elements = r.array_bytes / stride;
   r.recorded_loads = static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(elements, std::min<std::uint32_t>(256, max_loads), max_loads));
+      std::clamp<std::uint64_t>(elements, std::min(min_loads, max_loads), max_loads));
   return r;
 }
 

@@ -21,9 +21,10 @@ std::vector<double> latencies(const device::ChaseResult& r);
 std::vector<double> pooled_latencies(const device::ChaseBatchResult& b);
 
 // A chase over `bytes` at `stride` in the target's space: `warmup` untimed passes, then enough
-// timed loads to see the array (at least 256, at most `max_loads`).
+// timed loads to see the array (at least `min_loads`, at most `max_loads`).
 device::ChaseRequest chase_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
-                                   std::uint32_t warmup, std::uint32_t max_loads = 2048);
+                                   std::uint32_t warmup, std::uint32_t max_loads = 2048,
+                                   std::uint32_t min_loads = 256);
 // A chase whose timed loads are exactly one pass over the array (at most `max_loads`): the form
 // interference tests time, so that every element evicted by B shows up once.
 device::ChaseRequest one_pass_request(device::Space space, std::uint64_t bytes,

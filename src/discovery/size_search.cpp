@@ -19,7 +19,10 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
   device::ChaseBatch batch;
   batch.carveout_percent = spec.carveout;
   for (std::uint64_t s : sizes)
-    batch.requests.push_back(chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads));
+    // Small arrays are timed over several passes: just past capacity only a few loads of a pass
+    // miss, fewer still under random replacement.
+    batch.requests.push_back(
+        chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads, 1024));
   auto result = ctx.chase(batch);
   Sweep sweep;
   sweep.conditions = result.conditions;

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include "discovery/discover.hpp"
+#include "fake_device.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+using testing::FakeDevice;
+
+struct Recorder final : Progress {
+  std::vector<std::string> begun, ended;
+  std::size_t advances = 0;
+  void begin(std::string_view phase, std::size_t, std::size_t) override {
+    begun.emplace_back(phase);
+  }
+  void advance(std::size_t, std::size_t) override { ++advances; }
+  void end(std::string_view phase, double, std::string_view, const Result&) override {
+    ended.emplace_back(phase);
+  }
+};
+
+const model::Attribute* attr(const Result& r, const std::string& element, const std::string& key) {
+  for (const auto& e : r.memory)
+    if (e.key == element) return model::find(e.attributes, key);
+  return nullptr;
+}
+
+TEST(DiscoverFake, RunsThePlanAndReportsEveryPhase) {
+  FakeDevice dev(64 * 1024);
+  Recorder progress;
+  Options o;
+  o.only = {"l1"};
+  const Result r = discover(dev, o, progress, nullptr);
+  EXPECT_TRUE(r.completed);
+  EXPECT_FALSE(r.failed);
+  ASSERT_EQ(r.memory.size(), 1u);
+  EXPECT_EQ(r.memory[0].key, "l1");
+  EXPECT_EQ(progress.begun, progress.ended);
+  EXPECT_EQ(progress.begun.size(), r.timings.size());
+  EXPECT_GE(progress.advances, r.timings.size() / 2);
+  // The fake's cache fits any array up to 64 KiB (with a 32 B default stride granularity).
+  const auto* size = attr(r, "l1", "size");
+  ASSERT_NE(size, nullptr);
+  ASSERT_TRUE(size->available()) << size->reason;
+  EXPECT_NEAR(size->value.get<double>(), 64 * 1024, 64 * 1024 * 0.02);
+  ASSERT_TRUE(size->interval.has_value());
+  const auto* carveout = attr(r, "l1", "carveout");
+  ASSERT_NE(carveout, nullptr);
+  EXPECT_EQ(carveout->value, 0);
+}
+
+TEST(DiscoverFake, InterruptKeepsWhatWasMeasured) {
+  FakeDevice dev;
+  std::atomic<bool> stop{false};
+  dev.on_batch = [&] {
+    if (dev.batches == 3) stop = true;
+  };
+  NullProgress progress;
+  const Result r = discover(dev, {}, progress, &stop);
+  EXPECT_FALSE(r.completed);
+  EXPECT_LE(dev.batches, 4);
+  ASSERT_FALSE(r.timings.empty());
+  EXPECT_EQ(r.timings.front().status, "ok");
+  EXPECT_NE(r.timings.back().status.find("interrupted"), std::string::npos);
+  EXPECT_FALSE(r.warnings.empty());
+}
+
+TEST(DiscoverFake, ZeroBudgetSkipsEverything) {
+  FakeDevice dev;
+  NullProgress progress;
+  Options o;
+  o.time_budget_s = 0.0;
+  const Result r = discover(dev, o, progress, nullptr);
+  EXPECT_FALSE(r.completed);
+  EXPECT_EQ(dev.batches, 0);
+}
+
+TEST(DiscoverFake, MeasurementFailureIsRecordedPerProbe) {
+  FakeDevice dev;
+  dev.fail_measurements = true;
+  NullProgress progress;
+  Options o;
+  o.only = {"shared"};
+  const Result r = discover(dev, o, progress, nullptr);
+  EXPECT_TRUE(r.failed);
+  EXPECT_TRUE(r.completed);
+  ASSERT_EQ(r.timings.size(), 1u);
+  EXPECT_EQ(r.timings[0].status.rfind("failed", 0), 0u);
+}
+
+TEST(DiscoverFake, UnknownOnlyThrowsInvalidArgument) {
+  FakeDevice dev;
+  NullProgress progress;
+  Options o;
+  o.only = {"l7"};
+  EXPECT_THROW(discover(dev, o, progress, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gputopo::discovery

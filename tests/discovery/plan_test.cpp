@@ -1,0 +1,89 @@
+#include "discovery/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "discovery/registry.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+class Named final : public Probe {
+ public:
+  Named(std::string name, std::vector<std::string> elements, std::vector<std::string> needs)
+      : Probe(std::move(name), std::move(elements), std::move(needs)) {}
+  void run(Context&) override {}
+};
+
+std::vector<std::unique_ptr<Probe>> toy() {
+  std::vector<std::unique_ptr<Probe>> v;
+  v.push_back(std::make_unique<Named>("a.size", std::vector<std::string>{"a"},
+                                      std::vector<std::string>{"a.fetch"}));
+  v.push_back(std::make_unique<Named>("a.fetch", std::vector<std::string>{"a"},
+                                      std::vector<std::string>{}));
+  v.push_back(
+      std::make_unique<Named>("b.size", std::vector<std::string>{"b"}, std::vector<std::string>{}));
+  v.push_back(std::make_unique<Named>("share", std::vector<std::string>{"a", "b"},
+                                      std::vector<std::string>{"a.size", "b.size"}));
+  return v;
+}
+
+std::vector<std::string> names(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& probe : p.probes()) out.push_back(probe->name());
+  return out;
+}
+
+TEST(Plan, OrdersDependenciesFirst) {
+  Plan p(toy(), {});
+  EXPECT_EQ(names(p), (std::vector<std::string>{"a.fetch", "a.size", "b.size", "share"}));
+  EXPECT_EQ(p.elements(), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(Plan, OnlyAddsDependenciesButReportsTheSelection) {
+  Plan p(toy(), {"b"});
+  // b's probes plus the sharing probe, which needs a's size and therefore a's fetch.
+  EXPECT_EQ(names(p), (std::vector<std::string>{"b.size", "a.fetch", "a.size", "share"}));
+  EXPECT_EQ(p.elements(), (std::vector<std::string>{"b"}));
+}
+
+TEST(Plan, ProbeNameSelectsOneProbe) {
+  Plan p(toy(), {"a.size"});
+  EXPECT_EQ(names(p), (std::vector<std::string>{"a.fetch", "a.size"}));
+}
+
+TEST(Plan, UnknownNameIsAUsageError) {
+  try {
+    Plan p(toy(), {"l3"});
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'l3'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("a,b"), std::string::npos);
+  }
+}
+
+TEST(Plan, RegisteredProbesFormAValidPlanInTheDocumentedOrder) {
+  device::DeviceInfo info;
+  info.constant_bytes = 65536;
+  Plan p(registered_probes(info), {});
+  const auto n = names(p);
+  auto pos = [&](const std::string& s) {
+    const auto it = std::find(n.begin(), n.end(), s);
+    EXPECT_NE(it, n.end()) << s;
+    return it - n.begin();
+  };
+  for (const std::string e : {"l1", "texture", "readOnly", "constantL1"}) {
+    EXPECT_LT(pos(e + ".fetch"), pos(e + ".size"));
+    EXPECT_LT(pos(e + ".size"), pos(e + ".line"));
+    EXPECT_LT(pos(e + ".line"), pos(e + ".missPenalty"));
+    EXPECT_LT(pos(e + ".missPenalty"), pos("sharing"));
+    EXPECT_LT(pos(e + ".amount"), pos("sharing"));
+  }
+  EXPECT_LT(pos("constantL1.size"), pos("constantL15.size"));
+  for (const std::string e : {"l1", "texture", "readOnly", "constantL1", "constantL15", "shared"})
+    EXPECT_NE(std::find(p.elements().begin(), p.elements().end(), e), p.elements().end()) << e;
+}
+
+}  // namespace
+}  // namespace gputopo::discovery

@@ -1,0 +1,37 @@
+#include "sim_truth.hpp"
+
+#include "discovery/target.hpp"
+
+namespace gputopo::discovery::testing {
+
+std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int carveout_percent) {
+  std::vector<ElementTruth> out;
+  for (const Target& t : l1_family_targets(cfg.device.constant_bytes)) {
+    ElementTruth e;
+    e.element = t.element;
+    const auto& space = cfg.space(t.space);
+    const auto level = static_cast<std::size_t>(t.level - 1);
+    if (level < space.path.size()) {
+      e.exists = true;
+      e.cache_index = space.path[level];
+      const auto index = static_cast<std::size_t>(e.cache_index);
+      const auto& spec = cfg.caches[index];
+      const auto g = cfg.geometry(index, carveout_percent);
+      e.size = g.size_bytes;
+      e.size_capped = t.space_limit_bytes && g.size_bytes > t.space_limit_bytes;
+      e.line = g.line_bytes;
+      e.fetch = g.fetch_bytes;
+      e.instances = spec.instances_per_sm;
+      e.latency = spec.latency_cycles + space.extra_cycles;
+    }
+    out.push_back(e);
+  }
+  for (auto& a : out)
+    for (const auto& b : out)
+      if (&a != &b && a.exists && a.cache_index == b.cache_index && b.element != "constantL15" &&
+          a.element != "constantL15")
+        a.shared_with.push_back(b.element);
+  return out;
+}
+
+}  // namespace gputopo::discovery::testing

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/sim/config.hpp"
+
+namespace gputopo::discovery::testing {
+
+// What a simulator configuration says one L1-family element is, read from the config itself.
+struct ElementTruth {
+  std::string element;
+  bool exists = false;       // the space's path has a cache at this level
+  std::uint64_t size = 0;    // under the carve-out discovery uses
+  bool size_capped = false;  // larger than the space can address: "at least" expected
+  std::uint32_t line = 0;
+  std::uint32_t fetch = 0;
+  std::uint32_t instances = 1;
+  double latency = 0;  // mean hit latency in cycles, overhead excluded
+  int cache_index = -1;
+  std::vector<std::string> shared_with;
+};
+
+std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int carveout_percent);
+
+}  // namespace gputopo::discovery::testing
