@@ -118,7 +118,10 @@ struct Block {
 class Segmenter {
  public:
   Segmenter(const ReducedSweep& r, const SegmentOptions& o)
-      : r_(r), model_(r, noise_), alpha_(std::clamp(o.alpha, 1e-300, 0.5)) {
+      : r_(r),
+        model_(r, noise_),
+        alpha_(std::clamp(o.alpha, 1e-300, 0.5)),
+        fold_blends_(o.fold_blends) {
     same_level_ = chi2_isf(alpha_, static_cast<double>(model_.dims()));
   }
 
@@ -240,8 +243,8 @@ class Segmenter {
   // blend. Other reductions cannot tell a blend from a level: every block stays a plateau.
   std::vector<bool> find_plateaus(const std::vector<Block>& blocks) const {
     const std::size_t nb = blocks.size();
-    const bool fractions =
-        r_.reduction == Reduction::LevelFractions || r_.reduction == Reduction::MissFraction;
+    const bool fractions = fold_blends_ && (r_.reduction == Reduction::LevelFractions ||
+                                            r_.reduction == Reduction::MissFraction);
     std::vector<bool> plateau(nb, !fractions);
     if (nb == 0) return plateau;
     plateau.front() = plateau.back() = true;
@@ -384,6 +387,7 @@ class Segmenter {
   double noise_ = 0;
   Model model_;
   double alpha_;
+  bool fold_blends_;
   double same_level_ = 0;
 };
 
@@ -411,6 +415,35 @@ std::optional<ChangePoint> most_likely_change(const ReducedSweep& reduced,
 std::optional<ChangePoint> most_likely_change(const std::vector<SweepPoint>& points,
                                               const SegmentOptions& options) {
   return most_likely_change(reduce(points, options.reduction), options);
+}
+
+std::vector<LevelOnset> level_onsets(const ReducedSweep& reduced, const SegmentOptions& options) {
+  std::vector<LevelOnset> out;
+  for (std::size_t d = 0; d < reduced.feature_levels.size(); ++d) {
+    LevelOnset onset;
+    onset.level = reduced.feature_levels[d];
+    onset.latency = reduced.levels.levels[onset.level].center;
+    // The same sweep with this level's fraction as its only feature (and as its score).
+    ReducedSweep one = reduced;
+    one.reduction = Reduction::MissFraction;
+    one.dims = 1;
+    one.features.resize(reduced.size());
+    for (std::size_t i = 0; i < reduced.size(); ++i) {
+      one.features[i] = reduced.row(i)[d];
+      const double s = std::sin(one.features[i]);
+      one.score[i] = s * s;
+    }
+    one.sampling_sd = {reduced.sampling_sd[d]};
+    one.feature_levels.clear();
+    SegmentOptions steps = options;
+    steps.fold_blends = false;
+    const Segmentation seg = segment(one, steps);
+    for (const ChangePoint& c : seg.changes) {
+      if (c.score_after > c.score_before) onset.rises.push_back(c);
+    }
+    out.push_back(std::move(onset));
+  }
+  return out;
 }
 
 }  // namespace gputopo::analysis

@@ -17,6 +17,9 @@ struct SegmentOptions {
   // expressed in latency units.
   double alpha = 0.01;
   std::size_t max_changes = 32;
+  // With fraction reductions, read a segment whose mix of levels is a blend of the plateaus around
+  // it as part of the transition between them (off: every segment is a plateau).
+  bool fold_blends = true;
 };
 
 // A change of level between two plateaus of a sweep.
@@ -82,5 +85,21 @@ std::optional<ChangePoint> most_likely_change(const std::vector<SweepPoint>& poi
                                               const SegmentOptions& options = {});
 std::optional<ChangePoint> most_likely_change(const ReducedSweep& reduced,
                                               const SegmentOptions& options = {});
+
+// Where loads start to reach each level, and where their share steps up. For every feature level
+// of a LevelFractions reduction, that level's fraction alone is segmented (blends not folded):
+// each rise is a change. A size probe asks this for "the first size with DRAM loads" or "where
+// DRAM loads jump" while the far-L2 fraction still ramps, which the joint segmentation may read as
+// one transition or as several steps.
+struct LevelOnset {
+  std::size_t level = 0;  // index into ReducedSweep::levels.levels
+  double latency = 0;     // that level's center
+  // The rises of the level's fraction, ascending in x; score_before/score_after hold the fraction
+  // (about) on either side. Empty when the fraction never rises significantly.
+  std::vector<ChangePoint> rises;
+};
+
+std::vector<LevelOnset> level_onsets(const ReducedSweep& reduced,
+                                     const SegmentOptions& options = {});
 
 }  // namespace gputopo::analysis

@@ -202,6 +202,7 @@ ReducedSweep reduce(const std::vector<SweepPoint>& points, Reduction reduction) 
     r.dims =
         reduction == Reduction::MissFraction ? 1 : std::max<std::size_t>(feature_levels.size(), 1);
     r.features.assign(n * r.dims, 0.0);
+    if (reduction == Reduction::LevelFractions) r.feature_levels = feature_levels;
   }
   std::vector<double> f(std::max<std::size_t>(r.levels.k(), 1));
   PointBins counter(h.raw_bins);

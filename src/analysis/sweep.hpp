@@ -44,6 +44,8 @@ struct ReducedSweep {
   std::vector<double> median;  // per-point median latency
   std::vector<std::size_t> n;  // per-point sample count
   Clustering levels;           // pooled levels (empty for TrimmedMean and Geometric)
+  // LevelFractions: the level (index into levels.levels) behind each feature.
+  std::vector<std::size_t> feature_levels;
   // Per feature: the standard error of one point's value that its own finite sample implies. The
   // change-point search never assumes less point-to-point noise than this.
   std::vector<double> sampling_sd;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "synthetic.hpp"
@@ -186,6 +187,41 @@ TEST(ChangePoint, LongStayAtAnotherLevelIsTwoChanges) {
   EXPECT_EQ(s.changes[0].x, 30);
   EXPECT_EQ(s.changes[1].x, 70);
   EXPECT_TRUE(s.excursions.empty());
+}
+
+TEST(ChangePoint, LevelOnsetsUnderOverlappingRamps) {
+  // Far L2 loads ramp up from 26 MiB; DRAM loads appear at 52 MiB while far is still ramping.
+  for (std::uint64_t seed = 60; seed < 63; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto pts =
+        sweep(rng, range(16, 1, 80),
+              [](double x) {
+                const double far = std::clamp((x - 25) / 40, 0.0, 0.6) * (1 + 0.1 * std::sin(x));
+                const double dram = std::clamp((x - 51) / 60, 0.0, 0.3);
+                return std::vector<Mix>{{300, 1 - far - dram}, {550, far}, {700, dram}};
+              },
+              1024, {.jitter = 0.04, .outliers = 0.005});
+    const auto r = reduce(pts, Reduction::LevelFractions);
+    const auto onsets = level_onsets(r);
+    ASSERT_GE(onsets.size(), 2u) << "seed " << seed;
+    ASSERT_FALSE(onsets[0].rises.empty());
+    ASSERT_FALSE(onsets[1].rises.empty());
+    EXPECT_NEAR(onsets[0].latency, 550, 15);
+    EXPECT_NEAR(onsets[0].rises.front().x, 26, 1.5);
+    EXPECT_NEAR(onsets[1].latency, 700, 20);
+    EXPECT_NEAR(onsets[1].rises.front().x, 52, 1.5);
+    EXPECT_LT(onsets[1].rises.front().score_before, 0.01);
+    for (const auto& rise : onsets[1].rises) EXPECT_GT(rise.score_after, rise.score_before);
+  }
+}
+
+TEST(ChangePoint, NoOnsetWithoutARise) {
+  std::mt19937_64 rng(64);
+  const auto pts = sweep(
+      rng, range(1, 1, 40), [](double) { return hit_miss(0.3); }, 1024);
+  const auto onsets = level_onsets(reduce(pts, Reduction::LevelFractions));
+  ASSERT_EQ(onsets.size(), 1u);
+  EXPECT_TRUE(onsets[0].rises.empty());
 }
 
 TEST(ChangePoint, ShuffledSamplesGiveTheSameAnswer) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -89,6 +90,21 @@ TEST_P(Traces, L2SweepShowsFarAndDramOnsets) {
       [&](const ChangePoint& c) { return std::abs(c.x / kMiB - gpu.l2_dram_mib) <= 3; });
   EXPECT_TRUE(dram_onset);
   EXPECT_GT(s.changes.back().level_after, 400);
+  // Level by level: the first size with far-L2 loads, and a step of the DRAM share where the
+  // whole L2 is exceeded (DRAM loads already trickle in from the far step on).
+  const auto onsets = level_onsets(r);
+  std::optional<double> far;
+  bool dram_step = false;
+  for (const LevelOnset& o : onsets) {
+    if (o.rises.empty()) continue;
+    if (o.latency > 400 && o.latency < 600 && !far) far = o.rises.front().x / kMiB;
+    if (o.latency > 650 && o.latency < 800) {
+      for (const ChangePoint& c : o.rises) dram_step |= std::abs(c.x / kMiB - gpu.l2_dram_mib) <= 3;
+    }
+  }
+  ASSERT_TRUE(far.has_value());
+  EXPECT_NEAR(*far, gpu.l2_far_mib, 2);
+  EXPECT_TRUE(dram_step);
 }
 
 TEST_P(Traces, FetchGranularityFromStrideSweeps) {
