@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -51,6 +52,8 @@ struct Gpu {
   double l2_far_mib;           // first size with far-L2 loads
   double l2_dram_mib;          // first size with DRAM loads
 };
+
+void PrintTo(const Gpu& gpu, std::ostream* os) { *os << gpu.name; }
 
 class Traces : public testing::TestWithParam<Gpu> {};
 
