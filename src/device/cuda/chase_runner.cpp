@@ -1,10 +1,10 @@
 #include "device/cuda/chase_runner.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "device/cuda/chase_arrays.hpp"
 #include "device/cuda/check.hpp"
 #include "device/cuda/plan/batch_plan.hpp"
 #include "device/cuda/plan/run_stats.hpp"
@@ -15,19 +15,8 @@ namespace {
 constexpr int kMaxAttempts = 8;           // launches per unit before placement gives up
 constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
 constexpr std::uint64_t kDeadlineFloorNs = 2'000'000'000;
-constexpr double kBuildSeconds = 60;
-constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1}
-                                          << 30;  // building arrays, copying records
-
-// GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
-// "Diagnostics"); unset or invalid: 0.
-std::uint64_t array_gap() {
-  const char* text = std::getenv("GPUTOPO_CUDA_ARRAY_GAP");
-  if (text == nullptr) return 0;
-  char* end = nullptr;
-  const auto value = std::strtoull(text, &end, 10);
-  return end != text && *end == '\0' ? value : 0;
-}
+constexpr double kCopySeconds = 60;  // copying records back
+constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1} << 30;
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
 
@@ -46,34 +35,6 @@ template <class T>
 std::uint64_t as_u64(T* p) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
 }
-
-// Texture objects of one launch, destroyed with it.
-class Textures {
- public:
-  Textures() = default;
-  Textures(const Textures&) = delete;
-  Textures& operator=(const Textures&) = delete;
-  ~Textures() {
-    for (auto t : objects_) cudaDestroyTextureObject(t);
-  }
-  std::uint64_t create(void* base, std::uint64_t words) {
-    cudaResourceDesc resource{};
-    resource.resType = cudaResourceTypeLinear;
-    resource.res.linear.devPtr = base;
-    resource.res.linear.desc = cudaCreateChannelDesc<unsigned int>();
-    resource.res.linear.sizeInBytes = words * 4;
-    cudaTextureDesc texture{};
-    texture.readMode = cudaReadModeElementType;
-    cudaTextureObject_t object = 0;
-    check(cudaCreateTextureObject(&object, &resource, &texture, nullptr),
-          "cudaCreateTextureObject");
-    objects_.push_back(object);
-    return object;
-  }
-
- private:
-  std::vector<cudaTextureObject_t> objects_;
-};
 
 }  // namespace
 
@@ -230,70 +191,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
   const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
 
-  // Device-memory arrays (every space but constant), each at a 2 MiB-aligned offset.
-  struct GlobalArray {
-    const ChaseRequest* request;
-    ChaseLayout layout;
-  };
-  std::vector<GlobalArray> globals;
-  std::vector<std::uint64_t> sizes;
-  std::vector<PlanUnit> constant_users(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (const ChaseRequest* r : {&units[i]->a, units[i]->b ? &*units[i]->b : nullptr}) {
-      if (r == nullptr) continue;
-      if (r->space == Space::Constant) {
-        constant_users[i].constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
-        continue;
-      }
-      globals.push_back({r, make_layout(*r, limits_)});
-      sizes.push_back(r->array_bytes);
-    }
-  const auto placement = place(sizes, kArrayAlignment, array_gap());
-  std::uint8_t* base = arrays_.reserve(placement.total);
-  Textures textures;
-  std::vector<ChaseArray> described(globals.size());
-  for (std::size_t g = 0; g < globals.size(); ++g) {
-    const auto& [r, layout] = globals[g];
-    std::uint8_t* p = base + placement.offsets[g];
-    if (r->pattern == Pattern::Strided) {
-      check(fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream_),
-            "building a strided chase array");
-    } else {
-      const auto next = successors(layout.elements, r->pattern);
-      auto* table = successors_.reserve(next.size() * sizeof(std::uint64_t));
-      check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
-                            cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (chase permutation)");
-      check(scatter_successors(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
-                               layout.elements, layout.stride_words, stream_),
-            "building a random chase array");
-      wait_for(stream_, kBuildSeconds, "building a random chase array");
-    }
-    auto& a = described[g];
-    a.base = as_u64(p);
-    a.elements = layout.elements;
-    a.stride_words = layout.stride_words;
-    a.words = layout.words;
-    a.space = static_cast<std::uint32_t>(r->space);
-    a.warmup_passes = r->warmup_passes;
-    if (r->space == Space::Texture) a.texture = textures.create(p, layout.words);
-  }
-
-  // Constant arrays, deduplicated into the one bank.
-  std::vector<const PlanUnit*> constant_ptrs;
-  for (const auto& c : constant_users) constant_ptrs.push_back(&c);
-  const auto packing = pack_constants(constant_ptrs);
-  std::vector<std::vector<std::uint32_t>> images;
-  for (std::size_t c = 0; c < packing.arrays.size(); ++c) {
-    ChaseRequest r;
-    r.space = Space::Constant;
-    r.array_bytes = packing.arrays[c].bytes;
-    r.stride_bytes = packing.arrays[c].stride_bytes;
-    images.push_back(image32(make_layout(r, limits_), packing.arrays[c].pattern));
-    check(upload_constant(images.back().data(), images.back().size(), packing.offsets[c] / 4,
-                          stream_),
-          "cudaMemcpyToSymbolAsync (constant chase bank)");
-  }
+  const LaunchArrays arrays(units, limits_, arrays_, successors_, stream_);
 
   // Record buffers.
   std::vector<std::uint64_t> record_sizes;
@@ -312,34 +210,12 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   std::vector<std::int32_t> unplaced;
   std::uint32_t dynamic_shared = 0;
   double longest_ns = 0;
-  std::size_t g = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& u = *units[i];
     auto& job = jobs[i];
-    auto take = [&](const ChaseRequest& r) {
-      if (r.space != Space::Constant) return described[g++];
-      ChaseArray a;
-      const auto layout = make_layout(r, limits_);
-      a.elements = layout.elements;
-      a.stride_words = layout.stride_words;
-      a.words = layout.words;
-      a.space = static_cast<std::uint32_t>(Space::Constant);
-      a.warmup_passes = r.warmup_passes;
-      a.constant_word = static_cast<std::uint32_t>(
-          packing.offset_of({r.array_bytes, r.stride_bytes, r.pattern}) / 4);
-      return a;
-    };
-    job.a = take(u.a);
-    std::uint32_t shared_words =
-        u.a.space == Space::Shared ? static_cast<std::uint32_t>(job.a.words) : 0;
-    if (u.b) {
-      job.b = take(*u.b);
-      if (u.b->space == Space::Shared) {
-        job.b.shared_word = shared_words;
-        shared_words += static_cast<std::uint32_t>(job.b.words);
-      }
-    }
-    dynamic_shared = std::max(dynamic_shared, shared_words * 4);
+    job.a = arrays.a(i);
+    job.b = arrays.b(i);
+    dynamic_shared = std::max(dynamic_shared, arrays.shared_bytes(i));
     job.mode = static_cast<std::uint32_t>(u.mode);
     job.recorded_loads = u.a.recorded_loads;
     job.thread_a = u.thread_a;
@@ -403,7 +279,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   check(cudaMemcpyAsync(host_records.data(), records, record_places.total, cudaMemcpyDeviceToHost,
                         stream_),
         "cudaMemcpyAsync (chase records)");
-  wait_for(stream_, kBuildSeconds, "copying chase records");
+  wait_for(stream_, kCopySeconds, "copying chase records");
 
   Attempt attempt;
   std::uint64_t first_ns = ~std::uint64_t{0};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "device/cuda/chase_job.hpp"
+#include "device/cuda/chase_unit.hpp"
 #include "device/cuda/device_memory.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/plan/chase_layout.hpp"
@@ -14,16 +15,6 @@
 #include "device/device.hpp"
 
 namespace gputopo::device::cuda {
-
-// One measured unit: a plain chase of A, or an interference pair (A warms, B warms, A is timed).
-struct ChaseUnit {
-  ChaseRequest a;
-  std::optional<ChaseRequest> b;
-  JobMode mode = JobMode::Chase;
-  std::uint32_t thread_a = 0;
-  std::uint32_t thread_b = 0;
-  int sm = -1;
-};
 
 // Runs chase and interference batches: plans launches, builds the arrays at 2 MiB-aligned
 // offsets, launches one job per SM, checks where each ran and re-runs collisions.

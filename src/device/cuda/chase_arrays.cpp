@@ -1,0 +1,145 @@
+#include "device/cuda/chase_arrays.hpp"
+
+#include <cstdlib>
+
+#include "device/cuda/check.hpp"
+#include "device/cuda/kernels.hpp"
+#include "device/cuda/plan/batch_plan.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+constexpr double kBuildSeconds = 60;  // building one random array
+
+// GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
+// "Diagnostics"); unset or invalid: 0.
+std::uint64_t array_gap() {
+  const char* text = std::getenv("GPUTOPO_CUDA_ARRAY_GAP");
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const auto value = std::strtoull(text, &end, 10);
+  return end != text && *end == '\0' ? value : 0;
+}
+
+std::uint64_t as_u64(const void* p) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+ChaseArray describe(const ChaseRequest& r, const ChaseLayout& layout) {
+  ChaseArray a;
+  a.elements = layout.elements;
+  a.stride_words = layout.stride_words;
+  a.words = layout.words;
+  a.space = static_cast<std::uint32_t>(r.space);
+  a.warmup_passes = r.warmup_passes;
+  return a;
+}
+
+cudaTextureObject_t make_texture(void* base, std::uint64_t words) {
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeLinear;
+  resource.res.linear.devPtr = base;
+  resource.res.linear.desc = cudaCreateChannelDesc<unsigned int>();
+  resource.res.linear.sizeInBytes = words * 4;
+  cudaTextureDesc texture{};
+  texture.readMode = cudaReadModeElementType;
+  cudaTextureObject_t object = 0;
+  check(cudaCreateTextureObject(&object, &resource, &texture, nullptr), "cudaCreateTextureObject");
+  return object;
+}
+
+}  // namespace
+
+LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const ChaseLimits& limits,
+                           DeviceArena& arrays, DeviceArena& successor_table, cudaStream_t stream) {
+  const auto n = units.size();
+  a_.resize(n);
+  b_.resize(n);
+
+  // Which array goes where: device memory (every space but constant) or the constant bank.
+  struct GlobalArray {
+    const ChaseRequest* request;
+    ChaseArray* target;
+  };
+  std::vector<GlobalArray> globals;
+  std::vector<std::uint64_t> sizes;
+  std::vector<PlanUnit> constant_users(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& u = *units[i];
+    for (auto [r, target] : {std::pair{&u.a, &a_[i]}, std::pair{u.b ? &*u.b : nullptr, &b_[i]}}) {
+      if (r == nullptr) continue;
+      *target = describe(*r, make_layout(*r, limits));
+      if (r->space == Space::Constant) {
+        constant_users[i].constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
+      } else {
+        globals.push_back({r, target});
+        sizes.push_back(r->array_bytes);
+      }
+    }
+    if (u.b && u.a.space == Space::Shared && u.b->space == Space::Shared)
+      b_[i].shared_word = static_cast<std::uint32_t>(a_[i].words);
+  }
+
+  const auto placement = place(sizes, kArrayAlignment, array_gap());
+  std::uint8_t* base = arrays.reserve(placement.total);
+  for (std::size_t g = 0; g < globals.size(); ++g) {
+    const ChaseRequest& r = *globals[g].request;
+    ChaseArray& a = *globals[g].target;
+    std::uint8_t* p = base + placement.offsets[g];
+    const auto layout = make_layout(r, limits);
+    if (r.pattern == Pattern::Strided) {
+      check(fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
+            "building a strided chase array");
+    } else {
+      const auto next = successors(layout.elements, r.pattern);
+      auto* table = successor_table.reserve(next.size() * sizeof(std::uint64_t));
+      check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
+                            cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync (chase permutation)");
+      check(scatter_successors(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
+                               layout.elements, layout.stride_words, stream),
+            "building a random chase array");
+      // The table is reused by the next array, and `next` dies here.
+      wait_for(stream, kBuildSeconds, "building a random chase array");
+    }
+    a.base = as_u64(p);
+    if (r.space == Space::Texture) {
+      textures_.objects.push_back(make_texture(p, layout.words));
+      a.texture = textures_.objects.back();
+    }
+  }
+
+  std::vector<const PlanUnit*> users;
+  for (const auto& c : constant_users) users.push_back(&c);
+  const auto packing = pack_constants(users);
+  for (std::size_t c = 0; c < packing.arrays.size(); ++c) {
+    ChaseRequest r;
+    r.space = Space::Constant;
+    r.array_bytes = packing.arrays[c].bytes;
+    r.stride_bytes = packing.arrays[c].stride_bytes;
+    const auto image = image32(make_layout(r, limits), packing.arrays[c].pattern);
+    // From pageable memory, the copy is staged before the call returns.
+    check(upload_constant(image.data(), image.size(), packing.offsets[c] / 4, stream),
+          "cudaMemcpyToSymbolAsync (constant chase bank)");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& u = *units[i];
+    for (auto [r, target] : {std::pair{&u.a, &a_[i]}, std::pair{u.b ? &*u.b : nullptr, &b_[i]}})
+      if (r != nullptr && r->space == Space::Constant)
+        target->constant_word = static_cast<std::uint32_t>(
+            packing.offset_of({r->array_bytes, r->stride_bytes, r->pattern}) / 4);
+  }
+}
+
+LaunchArrays::Textures::~Textures() {
+  for (auto t : objects) cudaDestroyTextureObject(t);
+}
+
+std::uint32_t LaunchArrays::shared_bytes(std::size_t i) const {
+  std::uint64_t words = 0;
+  for (const auto* a : {&a_[i], &b_[i]})
+    if (a->space == static_cast<std::uint32_t>(Space::Shared) && a->words > 0) words += a->words;
+  return static_cast<std::uint32_t>(words * 4);
+}
+
+}  // namespace gputopo::device::cuda

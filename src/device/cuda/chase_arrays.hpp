@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "device/cuda/chase_job.hpp"
+#include "device/cuda/chase_unit.hpp"
+#include "device/cuda/device_memory.hpp"
+#include "device/cuda/plan/chase_layout.hpp"
+
+namespace gputopo::device::cuda {
+
+// The chased arrays of one launch, built on the device: every array but constant ones at a
+// 2 MiB-aligned offset in `arrays` (strided ones filled by a kernel, random ones scattered from a
+// successor table staged in `successors`), constant ones packed (deduplicated) into the
+// __constant__ bank, a texture object over each texture array. Alive until the launch is done.
+class LaunchArrays {
+ public:
+  LaunchArrays(const std::vector<const ChaseUnit*>& units, const ChaseLimits& limits,
+               DeviceArena& arrays, DeviceArena& successors, cudaStream_t stream);
+  LaunchArrays(const LaunchArrays&) = delete;
+  LaunchArrays& operator=(const LaunchArrays&) = delete;
+
+  // Unit i's arrays as the kernel reads them; b(i) is empty when the unit has no B. A shared B
+  // follows a shared A in dynamic shared memory.
+  const ChaseArray& a(std::size_t i) const { return a_[i]; }
+  const ChaseArray& b(std::size_t i) const { return b_[i]; }
+  // Dynamic shared memory unit i needs (its shared arrays).
+  std::uint32_t shared_bytes(std::size_t i) const;
+
+ private:
+  std::vector<ChaseArray> a_;
+  std::vector<ChaseArray> b_;
+  // Destroys its texture objects, also when the constructor fails half-way.
+  struct Textures {
+    Textures() = default;
+    Textures(const Textures&) = delete;
+    Textures& operator=(const Textures&) = delete;
+    ~Textures();
+    std::vector<cudaTextureObject_t> objects;
+  };
+  Textures textures_;
+};
+
+}  // namespace gputopo::device::cuda
