@@ -93,6 +93,9 @@ class LineProbe final : public Probe {
     for (std::uint64_t s = base * (fg / 2 / base | 1); s <= max_stride; s += 2 * base) {
       batch.requests.push_back(
           chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024, 512));
+      // All on one SM, one launch each: concurrent SMs add early misses near capacity on
+      // Hopper (docs/cuda-backend.md), which blur exactly the transition this sweep reads.
+      batch.requests.back().sm = 0;
       strides.push_back(s);
     }
     if (strides.size() < 4) return std::nullopt;

@@ -15,7 +15,8 @@ struct Sweep {
   device::RunConditions conditions;
 };
 
-Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std::uint64_t>& sizes) {
+Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std::uint64_t>& sizes,
+                int sm = -1) {
   device::ChaseBatch batch;
   batch.carveout_percent = spec.carveout;
   for (std::uint64_t s : sizes)
@@ -23,6 +24,7 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
     // miss, fewer still under random replacement.
     batch.requests.push_back(
         chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads, 1024));
+  for (auto& r : batch.requests) r.sm = sm;
   auto result = ctx.chase(batch);
   Sweep sweep;
   sweep.conditions = result.conditions;
@@ -81,6 +83,53 @@ model::Json change_json(const analysis::ChangePoint& c) {
           {"latencyAfter", c.level_after}};
 }
 
+// Rounds of ever finer sweeps of [lo, hi] (one batch each; all on `sm` when >= 0) that keep
+// the first departure, until the step is the finest; widens where a round sees none.
+void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double& hi,
+            double& confidence, std::uint64_t& last_step, SizeSearchResult& out) {
+  const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
+  int widenings = 0;
+  for (int round = 0; round < 10 && last_step > step; ++round) {
+    const auto span = static_cast<std::uint64_t>(hi - lo);
+    const std::uint64_t round_step =
+        std::max(step, round_up((span + per_batch - 2) / (per_batch - 1), step));
+    std::vector<std::uint64_t> pts;
+    for (std::uint64_t s = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
+         s <= spec.max_bytes && s <= static_cast<std::uint64_t>(hi) + round_step &&
+         pts.size() < per_batch + 1;
+         s += round_step)
+      pts.push_back(s);
+    ctx.expect_batches(1);
+    const Sweep sweep = run_sweep(ctx, spec, pts, sm);
+    ++out.batches;
+    out.conditions = sweep.conditions;
+    const auto departure = first_departure(sweep);
+    model::Json round_json = {{"from", pts.front()},
+                              {"to", pts.back()},
+                              {"stepBytes", round_step},
+                              {"points", pts.size()},
+                              {"sm", sm}};
+    if (departure) {
+      round_json["firstMissing"] = pts[departure->index];
+      round_json["pValue"] = departure->p_value;
+    }
+    out.evidence["rounds"].push_back(round_json);
+    if (!departure) {
+      // No departure inside the bracket: widen it and repeat, twice at most.
+      if (++widenings > 2) break;
+      const double w = hi - lo;
+      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
+      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
+      continue;
+    }
+    last_step = round_step;
+    lo = static_cast<double>(pts[departure->index - 1]);
+    hi = static_cast<double>(pts[departure->index]);
+    confidence = std::min(confidence, 1.0 - departure->p_value);
+  }
+}
+
 }  // namespace
 
 SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
@@ -89,7 +138,6 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
                   {"strideBytes", spec.stride},
                   {"rounds", model::Json::array()}};
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
-  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
 
   // Bracket: doubling sizes, all in one batch.
   std::vector<std::uint64_t> sizes;
@@ -123,43 +171,18 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   double hi = change->x;
   double confidence = change->confidence;
   std::uint64_t last_step = static_cast<std::uint64_t>(hi - lo);
-  int widenings = 0;
-  for (int round = 0; round < 10 && last_step > step; ++round) {
-    const auto span = static_cast<std::uint64_t>(hi - lo);
-    const std::uint64_t round_step =
-        std::max(step, round_up((span + per_batch - 2) / (per_batch - 1), step));
-    std::vector<std::uint64_t> pts;
-    for (std::uint64_t s = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
-         s <= spec.max_bytes && s <= static_cast<std::uint64_t>(hi) + round_step &&
-         pts.size() < per_batch + 1;
-         s += round_step)
-      pts.push_back(s);
-    ctx.expect_batches(1);
-    sweep = run_sweep(ctx, spec, pts);
-    ++out.batches;
-    out.conditions = sweep.conditions;
-    const auto departure = first_departure(sweep);
-    model::Json round_json = {{"from", pts.front()},
-                              {"to", pts.back()},
-                              {"stepBytes", round_step},
-                              {"points", pts.size()}};
-    if (departure) {
-      round_json["firstMissing"] = pts[departure->index];
-      round_json["pValue"] = departure->p_value;
-    }
-    out.evidence["rounds"].push_back(round_json);
-    if (!departure) {
-      // No departure inside the bracket: widen it and repeat, twice at most.
-      if (++widenings > 2) break;
-      const double w = hi - lo;
-      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
-      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
-      continue;
-    }
-    last_step = round_step;
-    lo = static_cast<double>(pts[departure->index - 1]);
-    hi = static_cast<double>(pts[departure->index]);
-    confidence = std::min(confidence, 1.0 - departure->p_value);
+  narrow(ctx, spec, -1, lo, hi, confidence, last_step, out);
+  if (spec.confirm_sm >= 0 && last_step <= step) {
+    // The onset on one SM alone, between the batched onset and the bracket's first miss.
+    // The reference point must fit: start a tenth below the batched onset, which may already
+    // sit on the first misses of a cache with random replacement.
+    const double batched = lo;
+    lo = static_cast<double>(round_up(static_cast<std::uint64_t>(batched * 0.9), step));
+    hi = change->x;
+    last_step = static_cast<std::uint64_t>(hi - lo);
+    narrow(ctx, spec, spec.confirm_sm, lo, hi, confidence, last_step, out);
+    out.evidence["batchedOnset"] = batched;
+    out.evidence["confirmedOnSm"] = spec.confirm_sm;
   }
 
   out.value = lo;

@@ -28,6 +28,10 @@ struct SizeSearchSpec {
   // Factor between the bracket's sizes (2: doubling). Smaller where the bracket spans less than a
   // few doublings and needs points on both sides of the change.
   double bracket_growth = 2.0;
+  // After the batched rounds, confirm the onset with every request placed on this SM (the backend
+  // then runs them one launch each): on Hopper, concurrent SMs see a few early L1 misses that a
+  // single SM does not (docs/cuda-backend.md). -1 skips the confirmation.
+  int confirm_sm = -1;
 };
 
 struct SizeSearchResult {
