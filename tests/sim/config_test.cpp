@@ -85,6 +85,7 @@ TEST(SimConfig, LoadsAFileAndReportsAMissingOne) {
     out << preset_text("toy");
   }
   EXPECT_EQ(load_config(path.string()).device.sm_count, 6);
+  EXPECT_THROW(load_config(path.parent_path().string()), Error);  // a directory
   std::filesystem::remove(path);
   try {
     load_config(path.string());

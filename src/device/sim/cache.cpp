@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <utility>
 
 namespace gputopo::device::sim {
@@ -57,7 +58,7 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
 }
 
 void Cache::reset() {
-  if (dirty_sets_.size() * 4 > sets_) {
+  if (dirty_sets_.size() * 2 > sets_) {
     std::fill(tags_.begin(), tags_.end(), kInvalid);
     std::fill(sectors_.begin(), sectors_.end(), 0u);
     std::fill(stamps_.begin(), stamps_.end(), 0u);
@@ -76,34 +77,40 @@ void Cache::reset() {
   }
   dirty_sets_.clear();
   clock_ = 0;
+  lines_ = 0;
   rng_ = Rng(seed_);
 }
 
-void Cache::touch(std::int64_t slot) {
-  switch (geometry_.replacement) {
-    case Replacement::Lru:
-      stamps_[slot] = ++clock_;
-      break;
-    case Replacement::TreePlru: {
-      // Point every node on the way's path away from it.
-      const auto s = static_cast<std::uint64_t>(slot);
-      const std::uint64_t way = s % ways_;
-      std::uint64_t& bits = plru_[s / ways_];
-      std::uint64_t node = 1;
-      for (int level = plru_levels_ - 1; level >= 0; --level) {
-        const std::uint64_t dir = (way >> level) & 1u;
-        if (dir)
-          bits &= ~(std::uint64_t{1} << node);
-        else
-          bits |= std::uint64_t{1} << node;
-        node = node * 2 + dir;
-      }
-      break;
-    }
-    case Replacement::Fifo:
-    case Replacement::Random:
-      break;
+void Cache::touch_plru(std::int64_t slot) {
+  // Point every node on the way's path away from it.
+  const auto s = static_cast<std::uint64_t>(slot);
+  const std::uint64_t way = s % ways_;
+  std::uint64_t& bits = plru_[s / ways_];
+  std::uint64_t node = 1;
+  for (int level = plru_levels_ - 1; level >= 0; --level) {
+    const std::uint64_t dir = (way >> level) & 1u;
+    if (dir)
+      bits &= ~(std::uint64_t{1} << node);
+    else
+      bits |= std::uint64_t{1} << node;
+    node = node * 2 + dir;
   }
+}
+
+std::uint32_t Cache::tick() {
+  if (clock_ == std::numeric_limits<std::uint32_t>::max()) {
+    // Replace each set's stamps by their rank: order within a set is all that matters.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> order(ways_);
+    for (std::uint64_t base = 0; base < tags_.size(); base += ways_) {
+      for (std::uint64_t w = 0; w < ways_; ++w) order[w] = {stamps_[base + w], w};
+      std::sort(order.begin(), order.end());
+      for (std::uint64_t r = 0; r < ways_; ++r)
+        if (order[r].first != 0)
+          stamps_[base + order[r].second] = static_cast<std::uint32_t>(r + 1);
+    }
+    clock_ = static_cast<std::uint32_t>(ways_ + 1);
+  }
+  return ++clock_;
 }
 
 std::uint64_t Cache::victim(std::uint64_t base) {
@@ -152,16 +159,20 @@ std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t secto
   }
   const std::uint64_t slot = victim(set * ways_);
   std::optional<Line> evicted;
-  if (tags_[slot] != kInvalid) evicted = Line{tags_[slot], sectors_[slot]};
+  if (tags_[slot] != kInvalid)
+    evicted = Line{tags_[slot], sectors_[slot]};
+  else
+    ++lines_;
   tags_[slot] = line;
   sectors_[slot] = sectors;
-  stamps_[slot] = ++clock_;  // insertion time for FIFO, use time for LRU
-  touch(static_cast<std::int64_t>(slot));
+  stamps_[slot] = tick();  // insertion time for FIFO, use time for LRU
+  if (geometry_.replacement == Replacement::TreePlru) touch_plru(static_cast<std::int64_t>(slot));
   return evicted;
 }
 
 Cache::Line Cache::remove(std::int64_t slot) {
   const Line line{tags_[slot], sectors_[slot]};
+  --lines_;
   tags_[slot] = kInvalid;
   sectors_[slot] = 0;
   stamps_[slot] = 0;

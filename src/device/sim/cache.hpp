@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -83,24 +84,35 @@ class Cache {
   std::uint32_t sectors(std::int64_t slot) const { return sectors_[slot]; }
   void add_sectors(std::int64_t slot, std::uint32_t mask) { sectors_[slot] |= mask; }
   // Replacement bookkeeping for a use of a present line.
-  void touch(std::int64_t slot);
+  void touch(std::int64_t slot) {
+    if (geometry_.replacement == Replacement::Lru)
+      stamps_[slot] = tick();
+    else if (geometry_.replacement == Replacement::TreePlru)
+      touch_plru(slot);
+  }
   // Allocates `line` (absent) with `sectors` valid; returns the line it evicted, if any.
   std::optional<Line> insert(std::uint64_t line, std::uint32_t sectors);
   // Takes a present line out of the cache.
   Line remove(std::int64_t slot);
 
+  // Continues the replacement clock from `stamp`, so that tests reach its wrap-around quickly.
+  void advance_clock(std::uint32_t stamp) { clock_ = std::max(clock_, stamp); }
+  // Number of lines present.
+  std::uint64_t lines() const { return lines_; }
   // Lines currently present (for tests and debugging), in slot order.
   std::vector<Line> contents() const;
 
  private:
   static constexpr std::uint64_t kInvalid = ~std::uint64_t{0};
 
+  void touch_plru(std::int64_t slot);
   std::uint64_t set_of(std::uint64_t line) const {
     std::uint64_t h = line;
     if (geometry_.hashed_index) h ^= (line >> set_bits_) ^ (line >> (2 * set_bits_));
     return sets_pow2_ ? (h & set_mask_) : (h % sets_);
   }
   std::uint64_t victim(std::uint64_t base);
+  std::uint32_t tick();  // the next stamp; renumbers all stamps before the clock wraps
 
   CacheGeometry geometry_;
   std::uint64_t seed_;
@@ -118,12 +130,13 @@ class Cache {
 
   std::vector<std::uint64_t> tags_;
   std::vector<std::uint32_t> sectors_;
-  std::vector<std::uint64_t> stamps_;  // LRU: last use; FIFO: insertion
+  std::vector<std::uint32_t> stamps_;  // LRU: last use; FIFO: insertion; 0: empty
   std::vector<std::uint64_t> plru_;    // tree-PLRU node bits, one word per set
   // Sets that received a line since the last reset, so that reset() touches only those.
   std::vector<std::uint8_t> set_dirty_;
   std::vector<std::uint64_t> dirty_sets_;
-  std::uint64_t clock_ = 0;
+  std::uint32_t clock_ = 0;
+  std::uint64_t lines_ = 0;  // lines present
   Rng rng_;
 };
 

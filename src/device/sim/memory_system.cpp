@@ -66,7 +66,7 @@ Served::Kind MemorySystem::l2_load(int segment, std::uint64_t address) {
     return Served::Dram;
   }
   for (std::size_t s = 0; s < segments_.size(); ++s) {
-    if (static_cast<int>(s) == segment) continue;
+    if (static_cast<int>(s) == segment || segments_[s].lines() == 0) continue;
     const std::int64_t far_slot = segments_[s].find(line);
     if (far_slot == Cache::kAbsent) continue;
     const Cache::Line moved = segments_[s].remove(far_slot);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -200,8 +201,11 @@ SimConfig load_config(const std::string& preset_or_file) {
   for (const auto& [name, text] : embedded_presets())
     if (name == preset_or_file)
       return parse_config(std::string(text), fmt::format("preset {}", name));
-  std::ifstream in(preset_or_file, std::ios::binary);
-  if (!in)
+  std::error_code ec;
+  std::ifstream in;
+  if (std::filesystem::is_regular_file(preset_or_file, ec))
+    in.open(preset_or_file, std::ios::binary);
+  if (!in.is_open())
     bad(fmt::format("{}: neither a preset ({}) nor a readable file", preset_or_file,
                     preset_list()));
   std::ostringstream text;
