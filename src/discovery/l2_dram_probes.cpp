@@ -8,7 +8,6 @@ Target l2_target() {
   Target t;
   t.element = "l2";
   t.space = device::Space::L2;
-  t.size_key = "segmentSize";
   return t;
 }
 
@@ -16,7 +15,7 @@ void add_l2_dram_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   const Target l2 = l2_target();
   probes.push_back(make_fetch_probe(l2, {}));
   probes.push_back(make_l2_segment_probe({"l2.fetch"}));
-  probes.push_back(make_line_probe(l2, {"l2.fetch", "l2.segments"}));
+  probes.push_back(make_l2_line_probe({"l2.fetch", "l2.segments"}));
   probes.push_back(make_l2_capacity_probe({"l2.segments", "l2.line"}));
   probes.push_back(make_dram_latency_probe({"l2.fetch"}));
   probes.push_back(make_l2_latency_probe({"l2.segments", "l2.line", "dram.latency"}));

@@ -8,10 +8,10 @@
 #include "discovery/target.hpp"
 
 // Probes of the shared levels (L2, device memory) and of the compute layout. Each kind lives in its
-// own file; the L2 fetch granularity and line size reuse the generic L1-family probes.
+// own file; the L2 fetch granularity reuses the generic L1-family probe.
 namespace gputopo::discovery {
 
-// The L2 as a chase target: L2-only loads; one chase fills one segment (the near partition).
+// The L2 as a chase target: L2-only loads.
 Target l2_target();
 
 // Registers the L2, device-memory and layout probes (l2_dram_probes.cpp).
@@ -21,6 +21,9 @@ void add_l2_dram_probes(std::vector<std::unique_ptr<Probe>>& probes,
 // L2 size from the API; near->far step by a size search at fetch-granularity stride -> segment
 // size aligned to the nearest 1/n of the API size, segment count n (l2_segment_probe.cpp).
 std::unique_ptr<Probe> make_l2_segment_probe(std::vector<std::string> needs);
+// Stride sweep over 1.5 segments at strides just past powers of two -> line size
+// (l2_line_probe.cpp).
+std::unique_ptr<Probe> make_l2_line_probe(std::vector<std::string> needs);
 // Far->DRAM step by a size search at line stride -> the L2 capacity one SM reaches, as the
 // cross-check of the API size (l2_capacity_probe.cpp).
 std::unique_ptr<Probe> make_l2_capacity_probe(std::vector<std::string> needs);

@@ -25,11 +25,13 @@ class L2SegmentProbe final : public Probe {
     auto size = model::Attribute::api(ctx.info().l2_bytes, "B");
     size.method = "cudaDevAttrL2CacheSize";
     ctx.put("l2", "size", size);
-    auto fail = [&](const std::string& why) {
-      for (const char* key : {"segmentSize", "segmentCount"})
-        ctx.put("l2", key,
-                model::Attribute::unavailable(model::Source::Measured,
-                                              key == std::string("segmentSize") ? "B" : "", why));
+    auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
+      for (const char* key : {"segmentSize", "segmentCount"}) {
+        auto a = model::Attribute::unavailable(model::Source::Measured,
+                                               key == std::string("segmentSize") ? "B" : "", why);
+        a.evidence = evidence;
+        ctx.put("l2", key, a);
+      }
     };
     if (api <= 0) return fail("the driver reports no L2 size to align a segment to");
 
@@ -43,7 +45,7 @@ class L2SegmentProbe final : public Probe {
     spec.bracket_level_change = false;
     const auto r = search_size(ctx, spec);
     if (!r.established) {
-      fail(r.capped ? r.reason : "near-segment step not established: " + r.reason);
+      fail(r.capped ? r.reason : "near-segment step not established: " + r.reason, r.evidence);
       return;
     }
 
@@ -58,8 +60,9 @@ class L2SegmentProbe final : public Probe {
     evidence["fractionConfidence"] = f.confidence;
     if (f.numerator != 1) {
       fail("the near step at " + std::to_string(static_cast<long long>(r.value)) + " B is " +
-           evidence["fraction"].get<std::string>() +
-           " of the API L2 size, not one of n equal segments");
+               evidence["fraction"].get<std::string>() +
+               " of the API L2 size, not one of n equal segments",
+           evidence);
       return;
     }
     const double confidence = std::min(r.confidence, f.confidence);

@@ -12,8 +12,16 @@
 namespace gputopo::discovery {
 
 // A size search on the L2 space: one request after another, few points per round, steps of
-// 1/128 of the API L2 size (so a few rounds locate a step to under 1 % of the L2).
+// 1/64 of the API L2 size (two rounds after the bracket locate a step to 1.6 % of the L2).
 SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride);
+
+// The SM on which single-SM L2 and device-memory latencies are measured: the L2 hit latency depends
+// on the SM, and the miss penalty compares the two on one SM.
+inline constexpr int kLatencySm = 0;
+
+// Adds `value` under `name` to the evidence of an existing finding.
+void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+                  const std::string& name, model::Json value);
 
 // A one-SM chase on the L2 space over `bytes` at `stride`, timed `loads` times.
 device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,

@@ -22,8 +22,6 @@ struct Target {
   std::uint64_t space_limit_bytes = 0;
   // Whether the carve-out applies (the L1/shared split decides this cache's size).
   bool carveout_applies = false;
-  // The finding that holds the capacity one chase can fill ("segmentSize" for a segmented L2).
-  std::string size_key = "size";
 };
 
 // The SM-private caches of an NVIDIA GPU, in report order.

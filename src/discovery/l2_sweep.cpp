@@ -1,0 +1,85 @@
+#include "discovery/l2_sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/summary.hpp"
+#include "discovery/l2_dram_probes.hpp"
+#include "discovery/measure.hpp"
+
+namespace gputopo::discovery {
+
+SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride) {
+  SizeSearchSpec spec;
+  spec.space = device::Space::L2;
+  spec.stride = stride;
+  spec.step = std::max<std::uint64_t>(stride, round_up(api_l2_bytes / 64, stride));
+  spec.points_per_batch = 8;
+  spec.max_recorded_loads = 2048;
+  return spec;
+}
+
+device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,
+                              std::uint32_t loads, int sm) {
+  auto r = chase_request(device::Space::L2, bytes, stride, warmup, loads);
+  r.recorded_loads = loads;
+  r.sm = sm;
+  return r;
+}
+
+void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+                  const std::string& name, model::Json value) {
+  const auto* found = ctx.get(element, key);
+  if (!found) return;
+  auto a = *found;
+  if (!a.evidence.is_object()) a.evidence = model::Json::object();
+  a.evidence[name] = std::move(value);
+  ctx.put(element, key, std::move(a));
+}
+
+DominantLevel dominant_level(const std::vector<double>& sample) {
+  DominantLevel out;
+  out.levels = analysis::cluster_levels(sample);
+  if (out.levels.levels.empty()) return out;
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < out.levels.levels.size(); ++i)
+    if (out.levels.levels[i].weight > out.levels.levels[best].weight) best = i;
+  out.weight = out.levels.levels[best].weight;
+  for (std::size_t i = 0; i < sample.size() && i < out.levels.labels.size(); ++i)
+    if (out.levels.labels[i] == best) out.samples.push_back(sample[i]);
+  return out;
+}
+
+std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker) {
+  const Input line = ctx.input("l2", "lineSize");
+  if (line && *line.value >= 4) return static_cast<std::uint32_t>(*line.value);
+  std::vector<std::string> fg_weaker;
+  const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, fg_weaker);
+  weaker.push_back(line.why + "; stride " + std::to_string(fg) + " B (fetch granularity)");
+  weaker.insert(weaker.end(), fg_weaker.begin(), fg_weaker.end());
+  return fg;
+}
+
+std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64_t bytes) {
+  std::vector<double> v;
+  for (double g : r.gbps)
+    if (std::isfinite(g) && g > 0) v.push_back(g);
+  if (v.empty()) return std::nullopt;
+  const auto s = analysis::summarize(v);
+  Bandwidth b;
+  b.gbps = s.median;
+  // Repeats within 2 % of each other give full confidence; 20 % spread gives none.
+  const double spread = s.median > 0 ? (s.max - s.min) / s.median : 1.0;
+  b.confidence = std::clamp(1.0 - (spread - 0.02) / 0.18, 0.0, 1.0);
+  b.evidence = {{"bufferBytes", bytes},
+                {"repeats", v},
+                {"mean", s.mean},
+                {"min", s.min},
+                {"max", s.max},
+                {"blocks", r.blocks},
+                {"threadsPerBlock", r.threads_per_block},
+                {"vectorBytes", r.vector_bytes}};
+  return b;
+}
+
+}  // namespace gputopo::discovery

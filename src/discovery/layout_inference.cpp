@@ -1,0 +1,186 @@
+#include "discovery/layout_inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace gputopo::discovery {
+namespace {
+
+// Largest accepted probability that a wrong grouping agrees everywhere by accident.
+constexpr double kMaxChance = 0.01;
+// Confidence of a grouping the latency cannot confirm but other evidence suggests.
+constexpr double kUnconfirmed = 0.6;
+
+int find(std::vector<int>& parent, int i) {
+  while (parent[static_cast<std::size_t>(i)] != i) {
+    parent[static_cast<std::size_t>(i)] =
+        parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+    i = parent[static_cast<std::size_t>(i)];
+  }
+  return i;
+}
+
+struct Candidate {
+  std::string method;
+  SmGroups groups;
+};
+
+// Adds every SM no group holds as a group of its own.
+SmGroups complete(SmGroups groups, int sm_count) {
+  std::vector<bool> seen(static_cast<std::size_t>(sm_count), false);
+  for (const auto& g : groups)
+    for (int sm : g)
+      if (sm >= 0 && sm < sm_count) seen[static_cast<std::size_t>(sm)] = true;
+  for (int sm = 0; sm < sm_count; ++sm)
+    if (!seen[static_cast<std::size_t>(sm)]) groups.push_back({sm});
+  return groups;
+}
+
+bool agrees(double a, double b, double threshold) {
+  return !std::isnan(a) && !std::isnan(b) && std::abs(a - b) <= threshold;
+}
+
+struct Verdict {
+  bool all_agree = true;
+  std::size_t inside_pairs = 0;  // measured SM pairs inside groups
+  double chance_pair = 1;        // share of measured pairs across groups that agree
+};
+
+Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double threshold) {
+  const int n = static_cast<int>(latency.size());
+  std::vector<int> group_of(latency.size(), -1);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int sm : groups[g])
+      if (sm >= 0 && sm < n) group_of[static_cast<std::size_t>(sm)] = static_cast<int>(g);
+  Verdict v;
+  std::size_t across = 0;
+  std::size_t across_agree = 0;
+  for (int i = 0; i < n; ++i) {
+    const double a = latency[static_cast<std::size_t>(i)];
+    if (std::isnan(a)) continue;
+    for (int j = i + 1; j < n; ++j) {
+      const double b = latency[static_cast<std::size_t>(j)];
+      if (std::isnan(b)) continue;
+      const bool same =
+          group_of[static_cast<std::size_t>(i)] == group_of[static_cast<std::size_t>(j)];
+      if (same) {
+        ++v.inside_pairs;
+        if (!agrees(a, b, threshold)) v.all_agree = false;
+      } else {
+        ++across;
+        if (agrees(a, b, threshold)) ++across_agree;
+      }
+    }
+  }
+  v.chance_pair = across ? static_cast<double>(across_agree) / static_cast<double>(across) : 1.0;
+  return v;
+}
+
+int uniform_size(const SmGroups& groups) {
+  if (groups.empty()) return 0;
+  const auto size = groups.front().size();
+  for (const auto& g : groups)
+    if (g.size() != size) return 0;
+  return static_cast<int>(size);
+}
+
+}  // namespace
+
+GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size) {
+  GpcPartition out;
+  if (sm_count <= 0) return out;
+  std::vector<int> parent(static_cast<std::size_t>(sm_count));
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<bool> covered(static_cast<std::size_t>(sm_count), false);
+  for (const auto& groups : groups_by_size) {
+    for (const auto& g : groups) {
+      int first = -1;
+      for (int sm : g) {
+        if (sm < 0 || sm >= sm_count) continue;
+        covered[static_cast<std::size_t>(sm)] = true;
+        if (first < 0)
+          first = sm;
+        else
+          parent[static_cast<std::size_t>(find(parent, sm))] = find(parent, first);
+      }
+    }
+  }
+  std::map<int, std::vector<int>> components;
+  for (int sm = 0; sm < sm_count; ++sm) {
+    if (!covered[static_cast<std::size_t>(sm)]) {
+      out.uncovered.push_back(sm);
+      continue;
+    }
+    components[find(parent, sm)].push_back(sm);
+  }
+  for (auto& [root, sms] : components) out.gpcs.push_back(std::move(sms));
+  std::sort(out.gpcs.begin(), out.gpcs.end());
+  return out;
+}
+
+TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double threshold,
+                              const SmGroups& cluster_pairs) {
+  const int n = static_cast<int>(latency.size());
+  std::vector<Candidate> candidates;
+  if (!cluster_pairs.empty())
+    candidates.push_back({"thread-block clusters of 2", complete(cluster_pairs, n)});
+  for (int k = 2; k <= 4 && k <= n; ++k) {
+    Candidate c{"consecutive SM ids in groups of " + std::to_string(k), {}};
+    for (int first = 0; first < n; first += k) {
+      std::vector<int> g;
+      for (int sm = first; sm < std::min(n, first + k); ++sm) g.push_back(sm);
+      c.groups.push_back(std::move(g));
+    }
+    candidates.push_back(std::move(c));
+  }
+
+  TpcEstimate best;
+  best.reason = "no grouping of SMs is confirmed by the per-SM L2 latency";
+  int best_size = 0;
+  for (const auto& c : candidates) {
+    const Verdict v = judge(c.groups, latency, threshold);
+    if (!v.all_agree || v.inside_pairs == 0) continue;
+    const double chance = std::pow(v.chance_pair, static_cast<double>(v.inside_pairs));
+    if (chance > kMaxChance) continue;
+    const int size = static_cast<int>(c.groups.front().size());
+    if (size <= best_size) continue;
+    best_size = size;
+    best.established = true;
+    best.tpcs = c.groups;
+    best.sms_per_tpc = uniform_size(c.groups);
+    best.chance = chance;
+    best.chance_pair = v.chance_pair;
+    best.confidence = 1 - chance;
+    best.method = c.method + ", every group confirmed by equal per-SM L2 near-hit latency";
+    best.reason.clear();
+  }
+  if (best.established) return best;
+
+  // Nothing confirmed: either the latency does not tell SMs apart, or no grouping shares it.
+  SmGroups singles;
+  for (int sm = 0; sm < n; ++sm) singles.push_back({sm});
+  const Verdict all = judge(singles, latency, threshold);
+  best.chance_pair = all.chance_pair;
+  if (all.chance_pair < 0.5) {
+    best.established = true;
+    best.tpcs = singles;
+    best.sms_per_tpc = 1;
+    best.confidence = kUnconfirmed;
+    best.method = "per-SM L2 near-hit latency: no grouping of SMs shares one latency";
+    best.reason =
+        "each SM is taken as its own TPC; the SMs' latencies differ, but a TPC is only "
+        "recognised by a shared latency";
+  } else if (!cluster_pairs.empty()) {
+    best.established = true;
+    best.tpcs = complete(cluster_pairs, n);
+    best.sms_per_tpc = uniform_size(best.tpcs);
+    best.confidence = kUnconfirmed;
+    best.method = "thread-block clusters of 2";
+    best.reason = "not confirmed: the per-SM L2 latency does not tell the SMs apart";
+  }
+  return best;
+}
+
+}  // namespace gputopo::discovery

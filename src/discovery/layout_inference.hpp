@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+// How SMs group into TPCs and GPCs, inferred from thread-block cluster co-residency and per-SM L2
+// latency. Pure functions: no device, no context.
+namespace gputopo::discovery {
+
+using SmGroups = std::vector<std::vector<int>>;
+
+// SMs that ran in one cluster share a GPC. The union of all groups (of every cluster size) gives
+// connected components, each inside one GPC; SMs that never ran in a cluster are `uncovered`.
+struct GpcPartition {
+  SmGroups gpcs;               // components, each sorted, ordered by their smallest SM
+  std::vector<int> uncovered;  // SMs in no group
+};
+GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size);
+
+// A TPC grouping of the SMs: a candidate partition that the per-SM L2 latency confirms. SMs of one
+// TPC share their path to L2 and read the same near-hit latency; a candidate is confirmed when
+// every group agrees within `threshold` cycles while SMs of different groups agree only by chance,
+// and the chance that all groups agree by accident is small.
+struct TpcEstimate {
+  bool established = false;
+  SmGroups tpcs;
+  int sms_per_tpc = 0;  // 0 when the groups differ in size
+  double confidence = 0;
+  double chance = 1;       // probability that every group agrees by accident
+  double chance_pair = 1;  // share of SM pairs of different groups that agree
+  std::string method;      // which candidate: "cluster pairs" or "consecutive SM ids"
+  std::string reason;      // what limits the estimate, or why it is not established
+};
+// `latency` has one entry per SM (NaN where not measured); `cluster_pairs` are the co-resident
+// groups of cluster size 2 (empty where clusters are not supported).
+TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double threshold,
+                              const SmGroups& cluster_pairs);
+
+}  // namespace gputopo::discovery

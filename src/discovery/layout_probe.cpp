@@ -1,0 +1,127 @@
+#include <algorithm>
+#include <cmath>
+
+#include "discovery/context.hpp"
+#include "discovery/l2_dram_probes.hpp"
+#include "discovery/layout_inference.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr int kMaxClusterSize = 32;
+// Per-SM latencies closer than this many standard errors of their difference count as equal.
+constexpr double kEqualSigmas = 4;
+
+model::Json groups_json(const SmGroups& groups) {
+  model::Json j = model::Json::array();
+  for (const auto& g : groups) j.push_back(g);
+  return j;
+}
+
+// Thread-block clusters run on SMs of one GPC: the co-resident SM groups of every cluster size
+// from 2 up to the largest the GPU launches are joined into GPCs. TPCs are the grouping (cluster
+// pairs, or consecutive SM ids) whose SMs read the same per-SM L2 latency (l2.smLatency).
+class LayoutProbe final : public Probe {
+ public:
+  explicit LayoutProbe(std::vector<std::string> needs) : Probe("layout", {}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    const int sms = ctx.info().sm_count;
+    std::vector<SmGroups> by_size;
+    std::vector<int> sizes;
+    SmGroups pairs;
+    int empty_in_a_row = 0;
+    for (int size = 2; size <= std::min(sms, kMaxClusterSize); ++size) {
+      ctx.expect_batches(1);
+      auto groups = ctx.co_resident_sms(size);
+      if (groups.empty()) {
+        if (size == 2 || ++empty_in_a_row == 2) break;
+        continue;
+      }
+      empty_in_a_row = 0;
+      if (size == 2) pairs = groups;
+      sizes.push_back(size);
+      by_size.push_back(std::move(groups));
+    }
+    put_tpcs(ctx, pairs, sms);
+    put_gpcs(ctx, by_size, sizes, sms);
+  }
+
+ private:
+  static void put_tpcs(Context& ctx, const SmGroups& pairs, int sms) {
+    const auto* by_sm = ctx.get("l2", "nearLatencyBySm");
+    std::vector<double> latency(static_cast<std::size_t>(std::max(sms, 0)), std::nan(""));
+    double threshold = 0.5;
+    if (by_sm && by_sm->available() && by_sm->evidence.contains("perSm")) {
+      const auto& per = by_sm->evidence["perSm"];
+      for (std::size_t i = 0; i < per.size() && i < latency.size(); ++i)
+        if (per[i].is_number()) latency[i] = per[i].get<double>();
+      const double se = by_sm->evidence.value("standardError", 0.0);
+      threshold = std::max(threshold, kEqualSigmas * std::sqrt(2.0) * se);
+    }
+    const auto t = tpcs_from_latency(latency, threshold, pairs);
+    if (!t.established) {
+      for (const char* key : {"tpcCount", "smsPerTpc"})
+        ctx.put_compute(key, model::Attribute::unavailable(model::Source::Measured, "", t.reason));
+      return;
+    }
+    model::Json evidence = {{"tpcs", groups_json(t.tpcs)},
+                            {"equalWithinCycles", threshold},
+                            {"chanceAgreement", t.chance},
+                            {"pairAgreementAcrossGroups", t.chance_pair}};
+    auto count =
+        model::Attribute::measured(static_cast<double>(t.tpcs.size()), "", t.method, t.confidence);
+    count.reason = t.reason;
+    count.evidence = evidence;
+    ctx.put_compute("tpcCount", count);
+    if (t.sms_per_tpc > 0) {
+      auto per = model::Attribute::measured(t.sms_per_tpc, "", t.method, t.confidence);
+      per.reason = t.reason;
+      ctx.put_compute("smsPerTpc", per);
+    } else {
+      ctx.put_compute("smsPerTpc", model::Attribute::unavailable(model::Source::Measured, "",
+                                                                 "the TPCs differ in size"));
+    }
+  }
+
+  static void put_gpcs(Context& ctx, const std::vector<SmGroups>& by_size,
+                       const std::vector<int>& sizes, int sms) {
+    auto fail = [&](const std::string& why, model::Json evidence) {
+      for (const char* key : {"gpcCount", "smsPerGpc"}) {
+        auto a = model::Attribute::unavailable(model::Source::Measured, "", why);
+        a.evidence = evidence;
+        ctx.put_compute(key, a);
+      }
+    };
+    if (by_size.empty())
+      return fail("thread-block clusters are not supported on this GPU", model::Json());
+    const auto p = gpcs_from_clusters(sms, by_size);
+    const std::string method = "co-resident SMs of thread-block clusters of sizes " +
+                               std::to_string(sizes.front()) + " to " +
+                               std::to_string(sizes.back()) + ", joined";
+    model::Json evidence = {{"clusterSizes", sizes}, {"gpcs", groups_json(p.gpcs)}};
+    if (!p.uncovered.empty()) {
+      evidence["uncovered"] = p.uncovered;
+      return fail(std::to_string(p.uncovered.size()) + " SMs ran in no cluster: between " +
+                      std::to_string(p.gpcs.size()) + " and " +
+                      std::to_string(p.gpcs.size() + p.uncovered.size()) + " GPCs",
+                  evidence);
+    }
+    auto count = model::Attribute::measured(static_cast<double>(p.gpcs.size()), "", method, 0.9);
+    count.evidence = evidence;
+    count.reason = "a GPC whose SMs never shared a cluster would count twice";
+    ctx.put_compute("gpcCount", count);
+    model::Json per = model::Json::array();
+    for (const auto& g : p.gpcs) per.push_back(g.size());
+    auto sms_per = model::Attribute::measured(per, "", method, 0.9);
+    ctx.put_compute("smsPerGpc", sms_per);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_layout_probe(std::vector<std::string> needs) {
+  return std::make_unique<LayoutProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,241 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "device/sim/chase_engine.hpp"
+#include "device/sim/layout.hpp"
+#include "device/sim/sim_device.hpp"
+#include "discovery/discover.hpp"
+
+// End to end: the L2, device-memory and layout probes on every simulator preset, against the
+// configuration's own truth. Discrete attributes exactly, continuous ones within 2 %.
+namespace gputopo::discovery {
+namespace {
+
+const model::Attribute* attr(const Result& r, const std::string& element, const std::string& key) {
+  for (const auto& e : r.memory)
+    if (e.key == element) return model::find(e.attributes, key);
+  return nullptr;
+}
+
+double number(const model::Attribute* a) {
+  return a && a->value.is_number() ? a->value.get<double>() : -1.0;
+}
+
+struct Discovery {
+  Result result;
+  double seconds = 0;
+};
+
+// Whether cluster groups of sizes 2..max cover every SM of a GPC of `n` SMs and join them: the
+// simulator deals each cluster size's groups from the start of the GPC's SM list.
+bool coverable(int n, int max_cluster) {
+  std::vector<int> parent(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = i;
+  auto root = [&](int i) {
+    while (parent[static_cast<std::size_t>(i)] != i) i = parent[static_cast<std::size_t>(i)];
+    return i;
+  };
+  std::vector<bool> covered(static_cast<std::size_t>(n), false);
+  for (int c = 2; c <= max_cluster && c <= n; ++c)
+    for (int first = 0; first + c <= n; first += c)
+      for (int sm = first; sm < first + c; ++sm) {
+        covered[static_cast<std::size_t>(sm)] = true;
+        parent[static_cast<std::size_t>(root(sm))] = root(first);
+      }
+  for (int sm = 0; sm < n; ++sm)
+    if (!covered[static_cast<std::size_t>(sm)] || root(sm) != root(0)) return false;
+  return true;
+}
+
+// Bandwidth the simulator's stream model gives for a buffer (its formula, without jitter): the
+// part in L2 at L2 bandwidth, the rest at DRAM bandwidth, at least 256 MiB per launch, plus the
+// launch overhead.
+double model_gbps(const device::sim::SimConfig& cfg, double bytes, double l2_gbps,
+                  double dram_gbps) {
+  const double in_l2 = std::min(1.0, static_cast<double>(cfg.l2_bytes()) / bytes);
+  const double seconds = bytes * (in_l2 / l2_gbps + (1 - in_l2) / dram_gbps) / 1e9;
+  const double passes = std::max(1.0, std::ceil(256.0 * 1024 * 1024 / bytes));
+  return bytes * passes / (seconds * passes + cfg.bandwidth.launch_overhead_us * 1e-6) / 1e9;
+}
+
+class L2DramSim : public ::testing::TestWithParam<std::string> {
+ protected:
+  static const Discovery& discovery(const std::string& preset) {
+    static std::map<std::string, Discovery> done;
+    if (const auto it = done.find(preset); it != done.end()) return it->second;
+    auto dev = device::sim::open(preset, 7);
+    NullProgress progress;
+    Options o;
+    o.only = {"l2", "dram", "layout"};
+    const auto t0 = std::chrono::steady_clock::now();
+    Discovery r;
+    r.result = discover(*dev, o, progress, nullptr);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return done[preset] = std::move(r);
+  }
+};
+
+TEST_P(L2DramSim, L2GeometryMatchesTheConfiguration) {
+  const auto cfg = device::sim::load_config(GetParam());
+  const Discovery& run = discovery(GetParam());
+  const Result& r = run.result;
+  RecordProperty("seconds", std::to_string(run.seconds));
+  std::cout << GetParam() << ": l2/dram/layout discovery " << run.seconds << " s\n";
+  ASSERT_TRUE(r.completed);
+  EXPECT_FALSE(r.failed);
+  for (const auto& t : r.timings) std::cout << "  " << t.probe << " " << t.seconds << " s\n";
+
+  EXPECT_EQ(number(attr(r, "l2", "size")), static_cast<double>(cfg.l2_bytes()));
+  EXPECT_EQ(number(attr(r, "l2", "fetchGranularity")), cfg.l2.geometry.fetch_bytes);
+  EXPECT_EQ(number(attr(r, "l2", "lineSize")), cfg.l2.geometry.line_bytes);
+  const auto* count = attr(r, "l2", "segmentCount");
+  ASSERT_NE(count, nullptr);
+  EXPECT_EQ(number(count), cfg.l2.segments) << count->reason;
+  const auto* segment = attr(r, "l2", "segmentSize");
+  ASSERT_NE(segment, nullptr);
+  const double seg = static_cast<double>(cfg.l2.geometry.size_bytes);
+  EXPECT_NEAR(number(segment), seg, 0.02 * seg);
+  ASSERT_TRUE(segment->interval.has_value());
+  EXPECT_GE(segment->confidence.value_or(0), 0.5);
+  // The measured step itself, before alignment: within the search's finest step (1/64 of the L2).
+  EXPECT_NEAR(segment->evidence.value("measuredBytes", 0.0), seg,
+              static_cast<double>(cfg.l2_bytes()) / 64 + 0.01 * seg);
+  // The measured capacity one SM reaches confirms the API size.
+  const auto* size = attr(r, "l2", "size");
+  ASSERT_NE(size, nullptr);
+  EXPECT_TRUE(size->evidence.value("agrees", false)) << size->evidence.dump();
+}
+
+TEST_P(L2DramSim, LatenciesMatchTheConfiguration) {
+  const auto cfg = device::sim::load_config(GetParam());
+  const Result& r = discovery(GetParam()).result;
+  device::sim::ChaseEngine engine(cfg);
+  const double extra = cfg.space(device::Space::L2).extra_cycles;
+
+  const auto* near = attr(r, "l2", "nearLatency");
+  ASSERT_NE(near, nullptr);
+  ASSERT_TRUE(near->available()) << near->reason;
+  const int sm = near->evidence.value("sm", -1);
+  ASSERT_GE(sm, 0);
+  const double offset = engine.sm_l2_offset(sm) + extra;
+  const double near_truth = cfg.l2.near_latency_cycles + offset;
+  EXPECT_NEAR(number(near), near_truth, 0.02 * near_truth);
+  EXPECT_NE(attr(r, "l2", "nearLatencyNs"), nullptr);
+
+  const auto* far = attr(r, "l2", "farLatency");
+  ASSERT_NE(far, nullptr);
+  if (cfg.l2.segments > 1) {
+    ASSERT_TRUE(far->available()) << far->reason;
+    const double far_truth = cfg.l2.far_latency_cycles + offset;
+    EXPECT_NEAR(number(far), far_truth, 0.02 * far_truth);
+  } else {
+    EXPECT_FALSE(far->available());
+    EXPECT_FALSE(far->reason.empty());
+  }
+
+  const auto* dram = attr(r, "dram", "latency");
+  ASSERT_NE(dram, nullptr);
+  ASSERT_TRUE(dram->available()) << dram->reason;
+  const double dram_truth =
+      cfg.dram.latency_cycles + engine.sm_l2_offset(dram->evidence.value("sm", 0)) + extra;
+  EXPECT_NEAR(number(dram), dram_truth, 0.02 * dram_truth);
+  const double penalty_truth = cfg.dram.latency_cycles - cfg.l2.near_latency_cycles;
+  EXPECT_NEAR(number(attr(r, "l2", "missPenalty")), penalty_truth, 0.04 * penalty_truth);
+
+  // Per-SM spread: the slowest minus the fastest SM's offset.
+  double lo = 1e9;
+  double hi = -1e9;
+  for (int s = 0; s < cfg.device.sm_count; ++s) {
+    lo = std::min(lo, engine.sm_l2_offset(s));
+    hi = std::max(hi, engine.sm_l2_offset(s));
+  }
+  const auto* by_sm = attr(r, "l2", "nearLatencyBySm");
+  ASSERT_NE(by_sm, nullptr);
+  ASSERT_TRUE(by_sm->available()) << by_sm->reason;
+  EXPECT_NEAR(number(by_sm), hi - lo, 1.5);
+}
+
+TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
+  const auto cfg = device::sim::load_config(GetParam());
+  const Result& r = discovery(GetParam()).result;
+  const auto& bw = cfg.bandwidth;
+  struct Case {
+    const char* element;
+    const char* key;
+    double l2;
+    double dram;
+  };
+  for (const Case& c : {Case{"l2", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
+                        Case{"l2", "writeBandwidth", bw.l2_write_gbps, bw.dram_write_gbps},
+                        Case{"dram", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
+                        Case{"dram", "writeBandwidth", bw.l2_write_gbps, bw.dram_write_gbps}}) {
+    SCOPED_TRACE(std::string(c.element) + "." + c.key);
+    const auto* a = attr(r, c.element, c.key);
+    ASSERT_NE(a, nullptr);
+    ASSERT_TRUE(a->available()) << a->reason;
+    const double bytes = a->evidence.value("bufferBytes", 0.0);
+    const double want = model_gbps(cfg, bytes, c.l2, c.dram);
+    EXPECT_NEAR(number(a), want, 0.05 * want);
+    // Inside L2 the stream sees L2 bandwidth, far past it device-memory bandwidth.
+    const double pure = std::string(c.element) == "l2" ? c.l2 : c.dram;
+    EXPECT_NEAR(number(a), pure, 0.1 * pure);
+  }
+  const auto* copy = attr(r, "dram", "copyBandwidth");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_TRUE(copy->available());
+  const auto* peak = attr(r, "dram", "peakBandwidth");
+  ASSERT_NE(peak, nullptr);
+  const double peak_truth =
+      2.0 * cfg.device.mem_clock_max_mhz * cfg.device.memory_bus_width_bits / 8 / 1e3;
+  EXPECT_NEAR(number(peak), peak_truth, 1e-6 * peak_truth);
+  EXPECT_NEAR(number(attr(r, "dram", "readFractionOfPeak")),
+              100 * number(attr(r, "dram", "readBandwidth")) / peak_truth, 1e-6);
+  EXPECT_EQ(number(attr(r, "dram", "size")), static_cast<double>(cfg.device.global_memory_bytes));
+}
+
+TEST_P(L2DramSim, LayoutMatchesTheConfiguration) {
+  const auto cfg = device::sim::load_config(GetParam());
+  const Result& r = discovery(GetParam()).result;
+  const auto* tpcs = model::find(r.compute, "tpcCount");
+  ASSERT_NE(tpcs, nullptr);
+  ASSERT_TRUE(tpcs->available()) << tpcs->reason;
+  EXPECT_EQ(number(tpcs), cfg.device.sm_count / cfg.layout.sms_per_tpc);
+  EXPECT_EQ(number(model::find(r.compute, "smsPerTpc")), cfg.layout.sms_per_tpc);
+
+  const auto topology = device::sim::build_topology(cfg.layout, cfg.device.sm_count);
+  bool all_coverable = cfg.layout.max_cluster_size >= 2;
+  for (const auto& sms : topology.gpc_sms)
+    all_coverable =
+        all_coverable && coverable(static_cast<int>(sms.size()), cfg.layout.max_cluster_size);
+  const auto* gpcs = model::find(r.compute, "gpcCount");
+  ASSERT_NE(gpcs, nullptr);
+  if (!all_coverable) {
+    EXPECT_FALSE(gpcs->available());
+    EXPECT_FALSE(gpcs->reason.empty());
+    return;
+  }
+  ASSERT_TRUE(gpcs->available()) << gpcs->reason;
+  EXPECT_EQ(number(gpcs), static_cast<double>(cfg.layout.gpc_tpcs.size()));
+  const auto* per = model::find(r.compute, "smsPerGpc");
+  ASSERT_NE(per, nullptr);
+  std::vector<int> got = per->value.get<std::vector<int>>();
+  std::vector<int> want;
+  for (const auto& sms : topology.gpc_sms) want.push_back(static_cast<int>(sms.size()));
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, L2DramSim, ::testing::ValuesIn(device::sim::preset_names()),
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gputopo::discovery

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "discovery/layout_inference.hpp"
+
+// The layout inference on hand-made cluster groups and per-SM latencies.
+namespace gputopo::discovery {
+namespace {
+
+// Per-TPC latencies that differ between TPCs: TPC t reads 300 + (7 t mod 23) cycles.
+std::vector<double> tpc_latencies(int sms, int sms_per_tpc) {
+  std::vector<double> v;
+  for (int sm = 0; sm < sms; ++sm) v.push_back(300.0 + (7 * (sm / sms_per_tpc)) % 23);
+  return v;
+}
+
+TEST(GpcsFromClusters, JoinsGroupsOfEverySizeIntoComponents) {
+  // Two GPCs {0..5} and {6..9}; no single cluster covers the first one.
+  const std::vector<SmGroups> groups = {
+      {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}}, {{0, 1, 2, 3}, {6, 7, 8, 9}}, {{2, 3, 4, 5}}};
+  const auto p = gpcs_from_clusters(10, groups);
+  ASSERT_EQ(p.gpcs.size(), 2u);
+  EXPECT_EQ(p.gpcs[0], (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(p.gpcs[1], (std::vector<int>{6, 7, 8, 9}));
+  EXPECT_TRUE(p.uncovered.empty());
+}
+
+TEST(GpcsFromClusters, ReportsSmsThatRanInNoCluster) {
+  const auto p = gpcs_from_clusters(6, {{{0, 2}, {1, 3}}});
+  EXPECT_EQ(p.gpcs.size(), 2u);
+  EXPECT_EQ(p.uncovered, (std::vector<int>{4, 5}));
+  EXPECT_TRUE(gpcs_from_clusters(4, {}).gpcs.empty());
+}
+
+TEST(TpcsFromLatency, ConfirmsClusterPairsThatShareALatency) {
+  const auto latency = tpc_latencies(16, 2);
+  SmGroups pairs;
+  for (int sm = 0; sm < 16; sm += 2) pairs.push_back({sm, sm + 1});
+  const auto t = tpcs_from_latency(latency, 0.5, pairs);
+  ASSERT_TRUE(t.established) << t.reason;
+  EXPECT_EQ(t.tpcs.size(), 8u);
+  EXPECT_EQ(t.sms_per_tpc, 2);
+  EXPECT_GT(t.confidence, 0.99);
+  EXPECT_NE(t.method.find("clusters"), std::string::npos);
+}
+
+TEST(TpcsFromLatency, FindsConsecutivePairsWithoutClusters) {
+  const auto t = tpcs_from_latency(tpc_latencies(20, 2), 0.5, {});
+  ASSERT_TRUE(t.established) << t.reason;
+  EXPECT_EQ(t.tpcs.size(), 10u);
+  EXPECT_EQ(t.sms_per_tpc, 2);
+}
+
+TEST(TpcsFromLatency, RejectsClusterPairsThatDisagree) {
+  // One SM per TPC; clusters of 2 pair SMs of different TPCs.
+  const auto latency = tpc_latencies(12, 1);
+  SmGroups pairs = {{0, 2}, {1, 3}, {4, 6}, {5, 7}};
+  const auto t = tpcs_from_latency(latency, 0.5, pairs);
+  ASSERT_TRUE(t.established);
+  EXPECT_EQ(t.sms_per_tpc, 1);
+  EXPECT_EQ(t.tpcs.size(), 12u);
+  EXPECT_LT(t.confidence, 0.9);
+}
+
+TEST(TpcsFromLatency, UniformLatencyConfirmsNothing) {
+  const std::vector<double> flat(16, 300.0);
+  EXPECT_FALSE(tpcs_from_latency(flat, 0.5, {}).established);
+  SmGroups pairs;
+  for (int sm = 0; sm < 16; sm += 2) pairs.push_back({sm, sm + 1});
+  const auto t = tpcs_from_latency(flat, 0.5, pairs);
+  ASSERT_TRUE(t.established);
+  EXPECT_LT(t.confidence, 0.9);
+  EXPECT_NE(t.reason.find("not confirmed"), std::string::npos);
+}
+
+TEST(TpcsFromLatency, MissingSmsAreTolerated) {
+  auto latency = tpc_latencies(16, 2);
+  latency[5] = std::nan("");
+  const auto t = tpcs_from_latency(latency, 0.5, {});
+  ASSERT_TRUE(t.established) << t.reason;
+  EXPECT_EQ(t.sms_per_tpc, 2);
+}
+
+}  // namespace
+}  // namespace gputopo::discovery
