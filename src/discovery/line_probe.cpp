@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "analysis/inference.hpp"
@@ -106,12 +107,17 @@ class LineProbe final : public Probe {
     for (std::size_t i = 0; i < strides.size(); ++i)
       sweep.push_back({static_cast<double>(strides[i]), latencies(result.results[i])});
     auto e = analysis::line_size(sweep, static_cast<double>(array), cache);
+    const auto reduced = analysis::reduce(sweep, analysis::Reduction::MissFraction);
+    model::Json miss = model::Json::array();
+    for (std::size_t i = 0; i < reduced.size(); ++i)
+      miss.push_back({strides[i], std::round(reduced.row(i)[0] * 1000) / 1000});
     sweeps.push_back({{"arrayBytes", array},
                       {"strides", {strides.front(), strides.back()}},
                       {"points", strides.size()},
                       {"value", e.established ? model::Json(e.value) : model::Json()},
                       {"interval", {e.lo, e.hi}},
-                      {"confidence", e.confidence}});
+                      {"confidence", e.confidence},
+                      {"missFractionByStride", miss}});
     return e;
   }
 
