@@ -322,15 +322,17 @@ TEST_F(RecordReplay, RecordingAgainReplacesTheEarlierRecording) {
 
 TEST_F(RecordReplay, RecordingRefusesADirectoryWithAForeignManifest) {
   fs::create_directories(dir_);
-  std::ofstream(dir_ / "manifest.json") << "{\"name\": \"someone else's\"}";
-  try {
-    record_to(std::make_unique<FakeDevice>(), dir_);
-    FAIL() << "a foreign manifest was overwritten";
-  } catch (const RawDirError& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::Measurement);
-    EXPECT_NE(std::string(e.what()).find("not a gputopo recording"), std::string::npos);
+  for (std::string foreign : {"{\"name\": \"someone else's\"}", "{\"format\": 3}", "[1]", "{"}) {
+    testing::write_text(dir_ / "manifest.json", foreign);
+    try {
+      record_to(std::make_unique<FakeDevice>(), dir_);
+      ADD_FAILURE() << "a foreign manifest was overwritten: " << foreign;
+    } catch (const RawDirError& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::Measurement);
+      EXPECT_NE(std::string(e.what()).find("not a gputopo recording"), std::string::npos);
+    }
+    EXPECT_EQ(read_text(dir_ / "manifest.json"), foreign);
   }
-  EXPECT_EQ(read_text(dir_ / "manifest.json"), "{\"name\": \"someone else's\"}");
 }
 
 TEST_F(RecordReplay, NonFiniteValuesRoundTrip) {

@@ -36,10 +36,11 @@ void prepare_directory(const fs::path& dir) {
     fail("cannot create the raw directory " + dir.string() + ": " +
          (ec ? ec.message() : "not a directory"));
   const fs::path manifest = dir / kManifestFile;
-  if (!fs::exists(manifest)) return;
+  if (!fs::exists(manifest, ec)) return;
   std::ifstream in(manifest);
-  Json old = Json::parse(in, nullptr, false);
-  if (!old.is_object() || old.value("format", "") != kFormatName)
+  const Json old = Json::parse(in, nullptr, false);
+  const auto format = old.is_object() ? old.find("format") : old.end();
+  if (format == old.end() || *format != std::string(kFormatName))
     fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (is_sample_file_name(entry.path().filename().string())) fs::remove(entry.path(), ec);
