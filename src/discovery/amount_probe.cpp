@@ -36,12 +36,15 @@ class AmountProbe final : public Probe {
     if (warps < 2) return fail("a block has a single warp");
 
     const auto base = one_pass_request(t_.space, bytes, stride);
+    // B's array differs from A's by one element: a backend may share identical arrays (the CUDA
+    // backend does for constant memory), and B must warm its own data.
+    const auto other = one_pass_request(t_.space, bytes + stride, stride);
     auto tiny = chase_request(t_.space, stride, stride, 1, 16);
     auto pair = [&](int wa, int wb, bool with_b) {
       device::InterferenceRequest r;
       r.placement = device::InterferenceRequest::Placement::TwoThreads;
       r.a = base;
-      r.b = with_b ? base : tiny;
+      r.b = with_b ? other : tiny;
       r.thread_a = static_cast<std::uint32_t>(wa * warp);
       r.thread_b = static_cast<std::uint32_t>(wb * warp);
       return r;
