@@ -124,6 +124,7 @@ TEST(SimConfig, RejectsBadFilesNamingFieldAndReason) {
       {"/spaces/constant", nullptr, "spaces.constant", "missing"},
       {"/l2/size_bytes", 1048577, "l2.size_bytes", "segments"},
       {"/l2/segments", 0, "l2.segments", "must be in"},
+      {"/l2/size_bytes", 1ull << 36, "l2.size_bytes", "at most"},
       {"/l2/sm_segment", Json::array({0, 1}), "l2.sm_segment", "device.sm_count is 6"},
       {"/l2/sm_segment", Json::array({0, 1, 2, 0, 1, 0}), "l2.sm_segment[2]", "must be in"},
       {"/l2/sm_segment", "by_tpc", "l2.sm_segment", "by_gpc"},

@@ -72,6 +72,12 @@ TEST(SimDevice, ImpossibleRequestsAreBadRequests) {
   rejects(chase_request(Space::Constant, 128 * KiB, 64), std::nullopt, "constant array");
   rejects(chase_request(Space::Shared, 300 * KiB, 4), std::nullopt, "shared array");
   rejects(chase_request(Space::L2, 200ull * 1024 * MiB), std::nullopt, "exceeds device memory");
+  auto heavy = chase_request(Space::L2, 16ull * 1024 * MiB, 4);
+  heavy.warmup_passes = 2;
+  rejects(heavy, std::nullopt, "loads per request");
+  auto random = chase_request(Space::L2, 1024 * MiB, 4);
+  random.pattern = Pattern::Random;
+  rejects(random, std::nullopt, "random chase");
   auto placed = chase_request(Space::L1, 4 * KiB);
   placed.sm = 132;
   rejects(placed, std::nullopt, "SM 132 does not exist");

@@ -16,6 +16,8 @@ namespace {
 
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 constexpr double kMaxCycles = 1e6;
+// Lines one cache (or L2 segment) may hold: keeps the model's arrays under a few hundred MiB.
+constexpr std::uint64_t kMaxLines = std::uint64_t{1} << 24;
 
 int to_int(std::uint64_t v) { return static_cast<int>(v); }
 
@@ -122,6 +124,12 @@ void parse_lines(const JsonReader& r, CacheGeometry& g) {
   g.hashed_index = r.boolean("hashed_index", false);
 }
 
+void check_lines(const JsonReader& where, const CacheGeometry& g) {
+  if (g.size_bytes / g.line_bytes > kMaxLines)
+    where.fail(fmt::format("holds {} lines; the simulator models at most {}",
+                           g.size_bytes / g.line_bytes, kMaxLines));
+}
+
 void check_ways(const JsonReader& where, const CacheGeometry& g) {
   if (g.ways < 1 || g.ways > 256)
     where.fail(fmt::format("gives {} ways; 1 to 256 are supported", g.ways));
@@ -136,6 +144,7 @@ void parse_sized(const JsonReader& r, CacheGeometry& g) {
   const std::uint64_t way_bytes = std::uint64_t{g.line_bytes} * g.ways;
   if (g.size_bytes % way_bytes != 0)
     r.at("size_bytes").fail(fmt::format("must be a multiple of line_bytes * ways = {}", way_bytes));
+  check_lines(r.at("size_bytes"), g);
 }
 
 CacheSpec parse_cache(const JsonReader& r, std::string name) {
@@ -250,6 +259,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   if (l2.geometry.size_bytes % way_bytes != 0)
     r.at("size_bytes")
         .fail(fmt::format("one segment must be a multiple of line_bytes * ways = {}", way_bytes));
+  check_lines(r.at("size_bytes"), l2.geometry);
   l2.near_latency_cycles = r.at("near_latency_cycles").number(1, kMaxCycles);
   l2.far_latency_cycles = r.number("far_latency_cycles", 1, kMaxCycles, l2.near_latency_cycles);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);

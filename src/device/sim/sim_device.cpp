@@ -18,6 +18,9 @@ namespace gputopo::device::sim {
 namespace {
 
 constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;
+// What one request may cost the simulator, so that no request runs for minutes or exhausts memory.
+constexpr std::uint64_t kMaxLoads = std::uint64_t{1} << 30;
+constexpr std::uint64_t kMaxRandomElements = std::uint64_t{1} << 26;
 constexpr std::uint32_t kMaxRecordedLoads = 1u << 24;
 constexpr double kLaunchCycles = 5000;  // a kernel launch, for the batch's elapsed time
 
@@ -138,6 +141,15 @@ class SimDevice final : public Device {
           bad(fmt::format("{}: a {} array of {} B exceeds device memory", where, space,
                           r.array_bytes));
     }
+    const std::uint64_t elements = r.array_bytes / r.stride_bytes;
+    if (elements * r.warmup_passes + r.recorded_loads > kMaxLoads)
+      bad(
+          fmt::format("{}: {} warm-up passes over {} elements exceed the simulator's {} loads per "
+                      "request",
+                      where, r.warmup_passes, elements, kMaxLoads));
+    if (r.pattern == Pattern::Random && elements > kMaxRandomElements)
+      bad(fmt::format("{}: a random chase over {} elements exceeds the simulator's {}", where,
+                      elements, kMaxRandomElements));
   }
 
   std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
