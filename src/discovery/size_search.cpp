@@ -180,7 +180,7 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   double confidence = change->confidence;
   std::uint64_t last_step = static_cast<std::uint64_t>(hi - lo);
   narrow(ctx, spec, -1, lo, hi, confidence, last_step, out);
-  if (spec.confirm_sm >= 0 && last_step <= step) {
+  if (spec.confirm_sm >= 0) {
     // The onset on one SM alone, between the batched onset and the bracket's first miss.
     // The reference point must fit: start a tenth below the batched onset, which may already
     // sit on the first misses of a cache with random replacement.
