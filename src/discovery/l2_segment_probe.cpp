@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/inference.hpp"
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
 #include "discovery/l2_sweep.hpp"
@@ -10,7 +9,38 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr long kMaxSegments = 16;
+constexpr int kMaxSegments = 16;
+
+// The integer fraction 1/n of the API size nearest to a measured segment, MT4G's alignment. Its
+// confidence is the distance as a share of the way to the midpoint towards the neighbouring
+// fraction on the measured side: 1 at api/n, 0 half-way to api/(n+1) or api/(n-1).
+// (analysis::nearest_fraction also offers p/q with p > 1, which no segment count can be.)
+struct SegmentFit {
+  int count = 1;
+  double value = 0;
+  double relative_distance = 0;
+  double confidence = 0;
+};
+
+SegmentFit nearest_segment_count(double measured, double api) {
+  SegmentFit best;
+  for (int n = 1; n <= kMaxSegments; ++n) {
+    const double v = api / n;
+    if (n == 1 || std::abs(measured - v) < std::abs(measured - best.value)) {
+      best.count = n;
+      best.value = v;
+    }
+  }
+  best.relative_distance = std::abs(measured - best.value) / best.value;
+  const int neighbour = measured < best.value ? best.count + 1 : best.count - 1;
+  if (neighbour < 1) {
+    best.confidence = 1 - std::min(1.0, best.relative_distance);  // above the API size
+  } else {
+    const double half_gap = std::abs(best.value - api / neighbour) / 2;
+    best.confidence = std::clamp(1 - std::abs(measured - best.value) / half_gap, 0.0, 1.0);
+  }
+  return best;
+}
 
 // One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
 // segment, then (on a segmented L2) far. The size search brackets that first step; the step is
@@ -49,22 +79,14 @@ class L2SegmentProbe final : public Probe {
       return;
     }
 
-    const double sd = std::max(r.hi - r.lo, static_cast<double>(spec.step)) / 2;
-    const auto f = analysis::nearest_fraction(r.value, api, kMaxSegments, sd);
+    const auto f = nearest_segment_count(r.value, api);
     model::Json evidence = r.evidence;
     evidence["measuredBytes"] = r.value;
     evidence["batches"] = r.batches;
     evidence["strideBytes"] = fg;
-    evidence["fraction"] = std::to_string(f.numerator) + "/" + std::to_string(f.denominator);
+    evidence["fraction"] = "1/" + std::to_string(f.count);
     evidence["relativeDistance"] = f.relative_distance;
     evidence["fractionConfidence"] = f.confidence;
-    if (f.numerator != 1) {
-      fail("the near step at " + std::to_string(static_cast<long long>(r.value)) + " B is " +
-               evidence["fraction"].get<std::string>() +
-               " of the API L2 size, not one of n equal segments",
-           evidence);
-      return;
-    }
     const double confidence = std::min(r.confidence, f.confidence);
     const std::string method =
         "pchase-size-sweep of the near->far step, aligned to the nearest 1/n of the API L2 size";
@@ -73,7 +95,7 @@ class L2SegmentProbe final : public Probe {
     segment.evidence = evidence;
     segment.reason = join(weaker);
     ctx.put("l2", "segmentSize", segment);
-    auto count = model::Attribute::measured(f.denominator, "", method, confidence);
+    auto count = model::Attribute::measured(f.count, "", method, confidence);
     count.evidence = {{"measuredSegmentBytes", r.value},
                       {"apiBytes", api},
                       {"relativeDistance", f.relative_distance}};

@@ -8,7 +8,10 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr int kMaxClusterSize = 32;
+// Thread-block clusters hold at most 16 blocks (non-portable size) on every GPU that has them so
+// far; a larger size is not asked for: the occupancy query does not refuse it, only the launch
+// does.
+constexpr int kMaxClusterSize = 16;
 // Per-SM latencies closer than this many standard errors of their difference count as equal.
 constexpr double kEqualSigmas = 4;
 
@@ -33,7 +36,17 @@ class LayoutProbe final : public Probe {
     int empty_in_a_row = 0;
     for (int size = 2; size <= std::min(sms, kMaxClusterSize); ++size) {
       ctx.expect_batches(1);
-      auto groups = ctx.co_resident_sms(size);
+      std::vector<std::vector<int>> groups;
+      try {
+        groups = ctx.co_resident_sms(size);
+      } catch (const device::Error& e) {
+        if (e.kind() != device::Error::Kind::BadRequest &&
+            e.kind() != device::Error::Kind::Measurement)
+          throw;
+        ctx.warn("layout: cluster size " + std::to_string(size) + " failed (" + e.what() +
+                 "); larger sizes were not tried");
+        break;
+      }
       if (groups.empty()) {
         if (size == 2 || ++empty_in_a_row == 2) break;
         continue;
