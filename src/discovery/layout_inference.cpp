@@ -88,7 +88,8 @@ int uniform_size(const SmGroups& groups) {
 
 }  // namespace
 
-GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size) {
+GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size,
+                                std::size_t min_group) {
   GpcPartition out;
   if (sm_count <= 0) return out;
   std::vector<int> parent(static_cast<std::size_t>(sm_count));
@@ -96,6 +97,7 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
   std::vector<bool> covered(static_cast<std::size_t>(sm_count), false);
   for (const auto& groups : groups_by_size) {
     for (const auto& g : groups) {
+      if (g.size() < min_group) continue;
       int first = -1;
       for (int sm : g) {
         if (sm < 0 || sm >= sm_count) continue;

@@ -9,13 +9,16 @@ namespace gputopo::discovery {
 
 using SmGroups = std::vector<std::vector<int>>;
 
-// SMs that ran in one cluster share a GPC. The union of all groups (of every cluster size) gives
-// connected components, each inside one GPC; SMs that never ran in a cluster are `uncovered`.
+// SMs that ran in one cluster share a GPC. The union of all groups of at least `min_group` SMs
+// gives connected components, each inside one GPC; SMs in no such group are `uncovered` (on an
+// H200, four TPCs ran only in clusters of 2: their GPC is not known). Smaller groups are ignored,
+// since a cluster of 2 may be a TPC that no larger cluster ever joined to the rest of its GPC.
 struct GpcPartition {
   SmGroups gpcs;               // components, each sorted, ordered by their smallest SM
   std::vector<int> uncovered;  // SMs in no group
 };
-GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size);
+GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size,
+                                std::size_t min_group);
 
 // A TPC grouping of the SMs: a candidate partition that the per-SM L2 latency confirms. SMs of one
 // TPC share their path to L2 and read the same near-hit latency; a candidate is confirmed when

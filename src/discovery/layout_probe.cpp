@@ -108,14 +108,16 @@ class LayoutProbe final : public Probe {
     };
     if (by_size.empty())
       return fail("thread-block clusters are not supported on this GPU", model::Json());
-    const auto p = gpcs_from_clusters(sms, by_size);
+    // Clusters of 2 may be lone TPCs; only larger clusters tie SMs to a GPC.
+    const auto p = gpcs_from_clusters(sms, by_size, 3);
     const std::string method = "co-resident SMs of thread-block clusters of sizes " +
                                std::to_string(sizes.front()) + " to " +
                                std::to_string(sizes.back()) + ", joined";
     model::Json evidence = {{"clusterSizes", sizes}, {"gpcs", groups_json(p.gpcs)}};
     if (!p.uncovered.empty()) {
       evidence["uncovered"] = p.uncovered;
-      return fail(std::to_string(p.uncovered.size()) + " SMs ran in no cluster: between " +
+      return fail(std::to_string(p.uncovered.size()) +
+                      " SMs ran in no cluster of 3 or more: between " +
                       std::to_string(p.gpcs.size()) + " and " +
                       std::to_string(p.gpcs.size() + p.uncovered.size()) + " GPCs",
                   evidence);

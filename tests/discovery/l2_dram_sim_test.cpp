@@ -30,7 +30,7 @@ struct Discovery {
   double seconds = 0;
 };
 
-// Whether cluster groups of sizes 2..max cover every SM of a GPC of `n` SMs and join them: the
+// Whether cluster groups of sizes 3..max cover every SM of a GPC of `n` SMs and join them: the
 // simulator deals each cluster size's groups from the start of the GPC's SM list.
 bool coverable(int n, int max_cluster) {
   std::vector<int> parent(static_cast<std::size_t>(n));
@@ -40,7 +40,7 @@ bool coverable(int n, int max_cluster) {
     return i;
   };
   std::vector<bool> covered(static_cast<std::size_t>(n), false);
-  for (int c = 2; c <= max_cluster && c <= n; ++c)
+  for (int c = 3; c <= max_cluster && c <= n; ++c)
     for (int first = 0; first + c <= n; first += c)
       for (int sm = first; sm < first + c; ++sm) {
         covered[static_cast<std::size_t>(sm)] = true;

@@ -19,7 +19,7 @@ TEST(GpcsFromClusters, JoinsGroupsOfEverySizeIntoComponents) {
   // Two GPCs {0..5} and {6..9}; no single cluster covers the first one.
   const std::vector<SmGroups> groups = {
       {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}}, {{0, 1, 2, 3}, {6, 7, 8, 9}}, {{2, 3, 4, 5}}};
-  const auto p = gpcs_from_clusters(10, groups);
+  const auto p = gpcs_from_clusters(10, groups, 2);
   ASSERT_EQ(p.gpcs.size(), 2u);
   EXPECT_EQ(p.gpcs[0], (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(p.gpcs[1], (std::vector<int>{6, 7, 8, 9}));
@@ -27,10 +27,19 @@ TEST(GpcsFromClusters, JoinsGroupsOfEverySizeIntoComponents) {
 }
 
 TEST(GpcsFromClusters, ReportsSmsThatRanInNoCluster) {
-  const auto p = gpcs_from_clusters(6, {{{0, 2}, {1, 3}}});
+  const auto p = gpcs_from_clusters(6, {{{0, 2}, {1, 3}}}, 2);
   EXPECT_EQ(p.gpcs.size(), 2u);
   EXPECT_EQ(p.uncovered, (std::vector<int>{4, 5}));
-  EXPECT_TRUE(gpcs_from_clusters(4, {}).gpcs.empty());
+  EXPECT_TRUE(gpcs_from_clusters(4, {}, 2).gpcs.empty());
+}
+
+TEST(GpcsFromClusters, PairsAloneDoNotPlaceATpcInAGpc) {
+  // As on an H200: SMs 8..11 ran only in clusters of 2.
+  const std::vector<SmGroups> groups = {{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}},
+                                        {{0, 1, 2, 3}, {4, 5, 6, 7}}};
+  const auto p = gpcs_from_clusters(12, groups, 3);
+  EXPECT_EQ(p.gpcs.size(), 2u);
+  EXPECT_EQ(p.uncovered, (std::vector<int>{8, 9, 10, 11}));
 }
 
 TEST(TpcsFromLatency, ConfirmsClusterPairsThatShareALatency) {
