@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -85,9 +86,12 @@ std::string format_value(const model::Json& value, std::string_view unit) {
     return unit.empty() ? s : s + " " + std::string(unit);
   }
   if (value.is_array()) {
+    if (value.empty()) return "none";
+    const bool numbers =
+        std::all_of(value.begin(), value.end(), [](const model::Json& e) { return e.is_number(); });
     std::string out;
     for (const auto& element : value) {
-      if (!out.empty()) out += " x ";
+      if (!out.empty()) out += numbers ? " x " : ", ";
       out += format_value(element, "");
     }
     return unit.empty() ? out : out + " " + std::string(unit);

@@ -14,7 +14,8 @@ std::string format_bytes(double bytes);
 // A number without needless digits: 1980 -> "1980", 0.98 -> "0.98", 295.456 -> "295.46".
 std::string format_number(double v);
 
-// A value in its unit: bytes in KiB/MiB/GiB, booleans as yes/no, [x, y, z] as "x × y × z",
+// A value in its unit: bytes in KiB/MiB/GiB, booleans as yes/no, [x, y, z] as "x x y x z",
+// ["a", "b"] as "a, b", [] as "none",
 // others as "<number> <unit>" ("1980 MHz", "295 cycles", "3352.1 GB/s"). Null gives "".
 std::string format_value(const model::Json& value, std::string_view unit);
 

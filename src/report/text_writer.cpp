@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,14 @@ std::string value_text(const Attribute& a) {
   if (!a.available()) return "not available" + (a.reason.empty() ? "" : ": " + a.reason);
   std::string text = format_value(a.value, a.unit);
   if (a.interval) {
-    Json lo = a.interval->lo;
-    Json hi = a.interval->hi;
-    text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
+    const Json lo = a.interval->lo;
+    const Json hi = a.interval->hi;
+    if (std::isinf(a.interval->hi) && std::isfinite(a.interval->lo))
+      text += " (at least " + format_value(lo, a.unit) + ")";
+    else if (std::isinf(a.interval->lo) && std::isfinite(a.interval->hi))
+      text += " (at most " + format_value(hi, a.unit) + ")";
+    else
+      text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
   }
   return text;
 }
@@ -118,11 +124,9 @@ void write_text(std::ostream& out, const model::Report& report) {
       if (row.indent == 0 && !first) out << "\n";
       out << pad << row.label << "\n";
     } else {
-      std::string line =
-          fmt::format("{}{:<{}}  {}", pad, row.label, label_width - pad.size(), row.value);
-      if (!row.mark.empty())
-        line = fmt::format("{}{:<{}}  {}", pad, row.label, label_width - pad.size(),
-                           fmt::format("{:<{}}  {}", row.value, value_width, row.mark));
+      std::string line = pad + fmt::format("{:<{}}  ", row.label, label_width - pad.size());
+      line += row.mark.empty() ? row.value
+                               : fmt::format("{:<{}}  {}", row.value, value_width, row.mark);
       out << line << "\n";
     }
     first = false;

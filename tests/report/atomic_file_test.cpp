@@ -32,7 +32,8 @@ class AtomicFile : public ::testing::Test {
     return s.str();
   }
   std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
   fs::path dir_;
 };
@@ -51,8 +52,7 @@ TEST_F(AtomicFile, FileGetsOrdinaryPermissions) {
   write_file_atomically(file.string(), "x");
   mode_t mask = umask(0);
   umask(mask);
-  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
-            static_cast<fs::perms>(0666 & ~mask));
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all, static_cast<fs::perms>(0666 & ~mask));
 }
 
 TEST_F(AtomicFile, MissingDirectoryFailsWithOneLineReason) {
@@ -85,7 +85,8 @@ TEST_F(AtomicFile, UnwritableDirectoryIsRefusedAndOldContentKept) {
 }
 
 TEST_F(AtomicFile, PlainFileNameMeansCurrentDirectory) {
-  EXPECT_EQ(why_not_writable("report.json"), access(".", W_OK) == 0 ? "" : "directory . is not writable");
+  EXPECT_EQ(why_not_writable("report.json"),
+            access(".", W_OK) == 0 ? "" : "directory . is not writable");
   EXPECT_EQ(why_not_writable(""), "empty file name");
 }
 

@@ -4,10 +4,13 @@ namespace gputopo::test {
 namespace {
 using model::Attribute;
 
-Attribute api(model::Json v, std::string unit = {}) { return Attribute::api(std::move(v), std::move(unit)); }
+Attribute api(model::Json v, std::string unit = {}) {
+  return Attribute::api(std::move(v), std::move(unit));
+}
 Attribute no_nvml(std::string unit = {}) {
-  return Attribute::unavailable(model::Source::Api, std::move(unit),
-                                "NVML not available: libnvidia-ml.so.1: cannot open shared object file");
+  return Attribute::unavailable(
+      model::Source::Api, std::move(unit),
+      "NVML not available: libnvidia-ml.so.1: cannot open shared object file");
 }
 }  // namespace
 

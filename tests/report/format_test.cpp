@@ -34,6 +34,8 @@ TEST(FormatValue, UsesNaturalUnits) {
   EXPECT_EQ(format_value(Json("Hopper"), ""), "Hopper");
   EXPECT_EQ(format_value(Json::array({1024, 1024, 64}), ""), "1024 x 1024 x 64");
   EXPECT_EQ(format_value(Json(132), ""), "132");
+  EXPECT_EQ(format_value(Json::array({"texture", "readOnly"}), ""), "texture, readOnly");
+  EXPECT_EQ(format_value(Json::array(), ""), "none");
   EXPECT_EQ(format_value(Json(), "B"), "");
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "fake_device.hpp"
 #include "report/info_report.hpp"
 #include "report/json_writer.hpp"
@@ -84,12 +86,26 @@ TEST(ReportJson, MeasuredAttributesMergeOverTheApiReport) {
   model::Report r = info_report(false);
   auto size = model::Attribute::measured(245760, "B", "pchase-size-sweep", 0.97);
   size.interval = model::Interval{243712, 247808};
-  model::merge(r.memory, {{"l1", {{"size", size}}}, {"l2", {{"size", model::Attribute::measured(26214400, "B", "pchase", 0.9)}}}});
+  model::merge(r.memory,
+               {{"l1", {{"size", size}}},
+                {"l2", {{"size", model::Attribute::measured(26214400, "B", "pchase", 0.9)}}}});
   Json j = to_json(r);
   EXPECT_EQ(j["memory"]["l1"]["size"]["interval"][1], 247808);
   EXPECT_EQ(j["memory"]["l2"]["apiSize"]["value"], 52428800);
   EXPECT_EQ(j["memory"]["l2"]["size"]["source"], "measured");
   EXPECT_TRUE(schema().validate(plain(j)).empty()) << joined(schema().validate(plain(j)));
+}
+
+TEST(ReportSchema, LowerBoundWithOpenIntervalConforms) {
+  model::Report r = info_report(false);
+  auto size = model::Attribute::measured(65536, "B", "pchase-size-sweep (lower bound)", 0.0);
+  size.interval = model::Interval{65536, std::numeric_limits<double>::infinity()};
+  size.reason = "at least 64 KiB: the constant space holds no larger array";
+  r.memory.push_back({"constantL15", {{"size", size}}});
+  Json j = to_json(r);
+  EXPECT_TRUE(plain(j)["memory"]["constantL15"]["size"]["interval"][1].is_null());
+  auto errors = schema().validate(plain(j));
+  EXPECT_TRUE(errors.empty()) << joined(errors);
 }
 
 TEST(ReportSchema, InfoReportConforms) {

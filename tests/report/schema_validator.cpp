@@ -17,15 +17,17 @@ bool has_type(const json& v, const std::string& type) {
   if (type == "null") return v.is_null();
   if (type == "number") return v.is_number();
   if (type == "integer")
-    return v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())));
+    return v.is_number_integer() ||
+           (v.is_number_float() &&
+            v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())));
   throw std::invalid_argument("unknown type " + type);
 }
 
 const std::set<std::string> kKeywords{
-    "type",     "enum",     "const",   "properties", "required", "additionalProperties",
-    "items",    "minItems", "maxItems", "minimum",   "maximum",  "pattern",
-    "anyOf",    "not",      "$ref",    "propertyNames", "$schema", "$id", "title",
-    "description", "$defs"};
+    "type",  "enum",        "const",    "properties",    "required", "additionalProperties",
+    "items", "minItems",    "maxItems", "minimum",       "maximum",  "pattern",
+    "anyOf", "not",         "$ref",     "propertyNames", "$schema",  "$id",
+    "title", "description", "$defs"};
 }  // namespace
 
 SchemaValidator::SchemaValidator(json schema) : root_(std::move(schema)) {}
@@ -101,7 +103,8 @@ void SchemaValidator::check(const json& s, const json& v, const std::string& whe
           errors.push_back(at + ": missing " + r.get<std::string>());
     for (const auto& [key, child] : v.items()) {
       const std::string path = where + "/" + key;
-      if (s.contains("propertyNames")) check(s["propertyNames"], json(key), path + " (name)", errors);
+      if (s.contains("propertyNames"))
+        check(s["propertyNames"], json(key), path + " (name)", errors);
       if (s.contains("properties") && s["properties"].contains(key))
         check(s["properties"][key], child, path, errors);
       else if (s.contains("additionalProperties"))

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 
 #include "fake_device.hpp"
@@ -76,6 +77,15 @@ TEST(TextWriter, MeasuredValuesShowConfidenceAndInterval) {
   EXPECT_NE(line.find("[measured 0.97]"), std::string::npos) << line;
   EXPECT_NE(text.find("PARTIAL RESULTS"), std::string::npos);
   EXPECT_NE(text.find("  - the SM clock changed"), std::string::npos);
+}
+
+TEST(TextWriter, OpenIntervalReadsAsABound) {
+  model::Report r = make_info_report(test::h100_like_info());
+  auto size = model::Attribute::measured(65536, "B", "pchase-size-sweep (lower bound)", 0.0);
+  size.interval = model::Interval{65536, std::numeric_limits<double>::infinity()};
+  r.memory.push_back({"constantL15", {{"size", size}}});
+  const std::string text = text_of(r);
+  EXPECT_NE(text.find("64 KiB (at least 64 KiB)"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+#include "cli/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace gputopo::cli {
+namespace {
+
+struct Parsed {
+  ParseResult result;
+  std::string out;
+  std::string err;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "gputopo");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  ParseResult r = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {std::move(r), out.str(), err.str()};
+}
+
+TEST(Options, DefaultsRunTheMainJobOnGpu0) {
+  Parsed p = parse({});
+  ASSERT_TRUE(p.result.options);
+  const Options& o = *p.result.options;
+  EXPECT_EQ(o.command, Command::Discover);
+  EXPECT_EQ(o.device, 0);
+  EXPECT_FALSE(o.sim);
+  EXPECT_FALSE(o.json);
+  EXPECT_FALSE(o.output);
+  EXPECT_FALSE(o.raw_dir);
+  EXPECT_FALSE(o.quiet);
+  EXPECT_EQ(o.argv, std::vector<std::string>{"gputopo"});
+}
+
+TEST(Options, GlobalOptionsBeforeOrAfterTheCommand) {
+  for (auto args : {std::vector<std::string>{"-d", "2", "--json", "info"},
+                    std::vector<std::string>{"info", "-d", "2", "--json"},
+                    std::vector<std::string>{"--device", "2", "info", "--json"}}) {
+    Parsed p = parse(args);
+    ASSERT_TRUE(p.result.options) << p.err;
+    EXPECT_EQ(p.result.options->command, Command::Info);
+    EXPECT_EQ(p.result.options->device, 2);
+    EXPECT_TRUE(p.result.options->json);
+  }
+}
+
+TEST(Options, SimSeedQuietRawAndList) {
+  Parsed p = parse({"--sim", "toy", "--seed", "7", "-q", "--raw", "/tmp/raw", "list"});
+  ASSERT_TRUE(p.result.options) << p.err;
+  const Options& o = *p.result.options;
+  EXPECT_EQ(o.command, Command::List);
+  EXPECT_EQ(o.sim, "toy");
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_TRUE(o.quiet);
+  EXPECT_EQ(o.raw_dir, "/tmp/raw");
+}
+
+TEST(Options, OutputInAWritableDirectory) {
+  Parsed p = parse({"-o", ::testing::TempDir() + "/report.json"});
+  ASSERT_TRUE(p.result.options) << p.err;
+  EXPECT_EQ(p.result.options->output, ::testing::TempDir() + "/report.json");
+}
+
+TEST(Options, HelpAndVersionExitZeroOnStdout) {
+  for (const char* flag : {"--help", "-h", "--version"}) {
+    Parsed p = parse({flag});
+    EXPECT_FALSE(p.result.options) << flag;
+    EXPECT_EQ(p.result.exit_code, 0) << flag;
+    EXPECT_FALSE(p.out.empty()) << flag;
+    EXPECT_TRUE(p.err.empty()) << flag;
+  }
+  EXPECT_NE(parse({"--help"}).out.find("info"), std::string::npos);
+  EXPECT_EQ(parse({"--version"}).out.rfind("gputopo ", 0), 0u);
+}
+
+TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
+  const std::vector<std::vector<std::string>> bad{
+      {"--bogus"},
+      {"-d", "abc"},
+      {"-d", "-1"},
+      {"--device"},
+      {"--seed", "x"},
+      {"--sim"},
+      {"--sim", ""},
+      {"-o"},
+      {"frobnicate"},
+      {"info", "list"},
+      {"info", "extra"},
+      {"--raw", ""},
+      {"-o", "/nonexistent-gputopo-dir/r.json"},
+      {"-o", "/"},
+  };
+  for (const auto& args : bad) {
+    Parsed p = parse(args);
+    std::string shown = args[0] + (args.size() > 1 ? " " + args[1] : "");
+    EXPECT_FALSE(p.result.options) << shown;
+    EXPECT_EQ(p.result.exit_code, 2) << shown;
+    EXPECT_TRUE(p.out.empty()) << shown;
+    ASSERT_FALSE(p.err.empty()) << shown;
+    EXPECT_EQ(p.err.rfind("gputopo: ", 0), 0u) << p.err;
+    EXPECT_EQ(p.err.find('\n'), p.err.size() - 1) << p.err;
+  }
+}
+
+}  // namespace
+}  // namespace gputopo::cli
