@@ -41,9 +41,11 @@ class SimDevice final : public Device {
     check_carveout(batch.carveout_percent);
     for (std::size_t i = 0; i < batch.requests.size(); ++i)
       check(batch.requests[i], batch.requests[i].sm, fmt::format("request {}", i));
-    return run(batch.requests, batch.carveout_percent,
-               [&](const ChaseRequest& r, int sm, std::uint64_t seed, double& busy) {
-                 return engine_.chase(r, sm, batch.carveout_percent, seed, busy);
+    std::vector<Placement> placements;
+    for (const auto& r : batch.requests) placements.push_back({r.space, r.sm});
+    return run(placements, batch.carveout_percent,
+               [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.chase(batch.requests[i], sm, batch.carveout_percent, seed, busy);
                });
   }
 
@@ -65,15 +67,12 @@ class SimDevice final : public Device {
         bad(fmt::format("{}: the two shared arrays exceed the {} B a block may use", where,
                         shared_limit()));
     }
-    std::vector<ChaseRequest> firsts;
-    for (const auto& r : batch.requests) {
-      firsts.push_back(r.a);
-      firsts.back().sm = r.sm >= 0 ? r.sm : r.a.sm;
-    }
-    std::size_t index = 0;
-    return run(firsts, batch.carveout_percent,
-               [&](const ChaseRequest&, int sm, std::uint64_t seed, double& busy) {
-                 return engine_.interfere(batch.requests[index++], sm, batch.carveout_percent, seed,
+    std::vector<Placement> placements;
+    for (const auto& r : batch.requests)
+      placements.push_back({r.a.space, r.sm >= 0 ? r.sm : r.a.sm});
+    return run(placements, batch.carveout_percent,
+               [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.interfere(batch.requests[i], sm, batch.carveout_percent, seed,
                                           busy);
                });
   }
@@ -154,20 +153,27 @@ class SimDevice final : public Device {
 
   std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
 
+  // The space that decides how a request is scheduled, and the SM asked for (-1: any).
+  struct Placement {
+    Space space;
+    int sm;
+  };
+
+  // Runs requests 0..n-1 through `runner(index, sm, seed, busy_cycles)`.
   template <typename Runner>
-  ChaseBatchResult run(const std::vector<ChaseRequest>& requests, std::optional<int> carveout,
+  ChaseBatchResult run(const std::vector<Placement>& placements, std::optional<int> carveout,
                        Runner&& runner) {
     ++calls_;
     ChaseBatchResult out;
     double concurrent = 0;  // SM-private requests run side by side, one per SM
     double sequential = 0;  // L2 requests run one after another
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      const ChaseRequest& r = requests[i];
-      const bool private_space = sm_private(r.space);
-      const int sm =
-          r.sm >= 0 ? r.sm : (private_space ? static_cast<int>(i) % config_.device.sm_count : 0);
+    for (std::size_t i = 0; i < placements.size(); ++i) {
+      const bool private_space = sm_private(placements[i].space);
+      const int sm = placements[i].sm >= 0
+                         ? placements[i].sm
+                         : (private_space ? static_cast<int>(i) % config_.device.sm_count : 0);
       double busy = kLaunchCycles;
-      out.results.push_back(runner(r, sm, next_seed(i), busy));
+      out.results.push_back(runner(i, sm, next_seed(i), busy));
       if (private_space)
         concurrent = std::max(concurrent, busy);
       else
