@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -168,6 +170,8 @@ const std::vector<Damage>& damages() {
   return all;
 }
 
+using CorruptRecordingAtRandom = testing::TempDirTest;
+
 class CorruptRecording : public testing::TempDirTest,
                          public ::testing::WithParamInterface<Damage> {};
 
@@ -193,6 +197,58 @@ TEST_P(CorruptRecording, IsRejectedWithOneLineNamingThePlace) {
       EXPECT_NE(message.find(part), std::string::npos) << "\"" << part << "\" not in: " << message;
   }
   if (fs::is_regular_file(dir_)) fs::remove(dir_);
+}
+
+// Random single-byte damage anywhere: opening and replaying either works or throws RawDirError
+// (or, for a changed request, Error(BadRequest)); nothing else escapes, nothing crashes.
+TEST_F(CorruptRecordingAtRandom, NeverEscapesAsAnythingElse) {
+  {
+    auto recorder = record_to(std::make_unique<testing::FakeDevice>(), dir_);
+    recorder->chase(testing::l1_sweep());
+    recorder->interfere(testing::amount_batch());
+    recorder->stream(testing::copy_stream());
+    recorder->co_resident_sms(2);
+  }
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    files.emplace_back(entry.path(), read_text(entry.path()));
+  std::sort(files.begin(), files.end());
+  std::mt19937 random(20261121);
+  const std::string bytes = "0123456789,-.+e\n\r{}[]\":aZ \\";
+  int rejected = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto& [file, pristine] = files[random() % files.size()];
+    std::string damaged = pristine;
+    const std::size_t at = random() % damaged.size();
+    switch (random() % 3) {
+      case 0:
+        damaged[at] = bytes[random() % bytes.size()];
+        break;
+      case 1:
+        damaged.erase(at, 1);
+        break;
+      default:
+        damaged.resize(at);
+    }
+    write_text(file, damaged);
+    try {
+      auto replay = open_replay(dir_);
+      replay->chase(testing::l1_sweep());
+      replay->interfere(testing::amount_batch());
+      replay->stream(testing::copy_stream());
+      replay->co_resident_sms(2);
+    } catch (const RawDirError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::BadRequest) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "trial " << trial << ", " << file.filename() << " at " << at << ": "
+                    << e.what();
+    }
+    write_text(file, pristine);
+  }
+  EXPECT_GT(rejected, 200);
 }
 
 INSTANTIATE_TEST_SUITE_P(Damages, CorruptRecording, ::testing::ValuesIn(damages()),

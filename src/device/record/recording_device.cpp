@@ -32,7 +32,7 @@ constexpr auto kQuickRewrite = std::chrono::milliseconds(5);
 void prepare_directory(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
+  if (ec || !fs::is_directory(dir, ec))
     fail("cannot create the raw directory " + dir.string() + ": " +
          (ec ? ec.message() : "not a directory"));
   const fs::path manifest = dir / kManifestFile;
