@@ -1,9 +1,12 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 
+#include "analysis/cluster.hpp"
 #include "analysis/inference.hpp"
 #include "discovery/context.hpp"
+#include "discovery/line_fit.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes.hpp"
 
@@ -34,13 +37,14 @@ class LineProbe final : public Probe {
 
     const double cache = *size.value;
     model::Json sweeps = model::Json::array();
+    std::vector<Raw> raws;
     std::optional<analysis::Estimate> e;
     double lo = 0, hi = 1e300;
     // A first sweep with the array half again as large as the cache; where per-set crowding in a
     // low-associativity cache leaves its interval ambiguous, a second sweep with a larger array
     // gives an independent interval, and the line size is the power of two in both.
     for (const double oversize : kOversizes) {
-      const auto one = sweep_once(ctx, cache, fg, oversize, sweeps);
+      const auto one = sweep_once(ctx, cache, fg, oversize, sweeps, raws);
       if (!one) continue;
       if (!e || !e->established || (one->established && one->confidence > e->confidence)) e = one;
       if (one->established) {
@@ -58,6 +62,20 @@ class LineProbe final : public Probe {
       }
     }
     if (!e) return fail("the space cannot hold an array large enough for a stride sweep");
+    model::Json fit_json;
+    if (!e->established || e->confidence < 0.9) {
+      // Misses that set in gradually (hashed sets, non-LRU replacement) give no clean step:
+      // explain the stride curves by the cache's own footprint curve instead.
+      if (const auto fit = fit_with_footprint(ctx, cache, fg, raws, fit_json);
+          fit && fit->confidence > (e->established ? e->confidence : 0.0)) {
+        e->established = fit->confidence >= kEstablished;
+        e->value = fit->line;
+        e->lo = fit->line;
+        e->hi = fit->line;
+        e->confidence = fit->confidence;
+        e->reason = "fit of the stride curves to the footprint curve (no clean step)";
+      }
+    }
 
     model::Attribute a;
     if (e->established) {
@@ -72,14 +90,21 @@ class LineProbe final : public Probe {
       a.confidence = e->confidence;
     }
     a.evidence = {{"cacheBytes", cache}, {"sweeps", sweeps}};
+    if (!fit_json.is_null()) a.evidence["footprintFit"] = fit_json;
     ctx.put(t_.element, "lineSize", std::move(a));
   }
 
  private:
   // One stride sweep over an array `oversize` times the cache; nullopt where the space cannot
   // hold it or it is too small for a sweep.
+  struct Raw {
+    double array_bytes = 0;
+    std::vector<analysis::SweepPoint> points;
+  };
+
   std::optional<analysis::Estimate> sweep_once(Context& ctx, double cache, std::uint32_t fg,
-                                               double oversize, model::Json& sweeps) {
+                                               double oversize, model::Json& sweeps,
+                                               std::vector<Raw>& raws) {
     std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * oversize), fg);
     if (t_.space_limit_bytes) array = std::min(array, t_.space_limit_bytes);
     if (static_cast<double>(array) <= cache * 1.25) return std::nullopt;
@@ -107,6 +132,7 @@ class LineProbe final : public Probe {
     for (std::size_t i = 0; i < strides.size(); ++i)
       sweep.push_back({static_cast<double>(strides[i]), latencies(result.results[i])});
     auto e = analysis::line_size(sweep, static_cast<double>(array), cache);
+    raws.push_back({static_cast<double>(array), sweep});
     const auto reduced = analysis::reduce(sweep, analysis::Reduction::MissFraction);
     model::Json miss = model::Json::array();
     for (std::size_t i = 0; i < reduced.size(); ++i)
@@ -119,6 +145,61 @@ class LineProbe final : public Probe {
                       {"confidence", e.confidence},
                       {"missFractionByStride", miss}});
     return e;
+  }
+
+  // Miss fraction against footprint (stride fg, arrays from a quarter of the cache to the largest
+  // swept array, on one SM), then the line size whose prediction fits the stride sweeps best.
+  std::optional<LineFit> fit_with_footprint(Context& ctx, double cache, std::uint32_t fg,
+                                            const std::vector<Raw>& raws, model::Json& out) {
+    if (raws.empty()) return std::nullopt;
+    double largest = 0;
+    for (const auto& r : raws) largest = std::max(largest, r.array_bytes);
+    constexpr int kPoints = 64;
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    std::vector<double> sizes;
+    for (int i = 0; i < kPoints; ++i) {
+      const double b = cache * 0.25 + (largest - cache * 0.25) * i / (kPoints - 1);
+      const auto bytes = round_up(static_cast<std::uint64_t>(b), fg);
+      if (!sizes.empty() && static_cast<double>(bytes) <= sizes.back()) continue;
+      batch.requests.push_back(chase_request(t_.space, bytes, fg, 1, 2048, 1024));
+      batch.requests.back().sm = 0;
+      sizes.push_back(static_cast<double>(bytes));
+    }
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    std::vector<std::vector<double>> calib;
+    for (const auto& r : result.results) calib.push_back(latencies(r));
+    // One set of latency levels for all points, so that "miss" means the same everywhere.
+    std::vector<std::span<const double>> all;
+    for (const auto& c : calib) all.emplace_back(c);
+    for (const auto& r : raws)
+      for (const auto& p : r.points) all.emplace_back(p.samples);
+    const auto levels = analysis::cluster_levels(std::span<const std::span<const double>>(all));
+    FootprintCurve curve;
+    for (std::size_t i = 0; i < calib.size(); ++i) {
+      curve.bytes.push_back(sizes[i]);
+      curve.miss.push_back(analysis::miss_fraction(calib[i], levels));
+    }
+    std::vector<StrideCurve> curves;
+    for (const auto& r : raws) {
+      StrideCurve c;
+      c.array_bytes = r.array_bytes;
+      for (const auto& p : r.points) {
+        c.strides.push_back(p.x);
+        c.miss.push_back(analysis::miss_fraction(p.samples, levels));
+      }
+      curves.push_back(std::move(c));
+    }
+    auto fit = fit_line_size(curve, curves, fg);
+    if (fit) {
+      out = {{"footprintPoints", sizes.size()},
+             {"candidates", fit->candidates},
+             {"squaredErrors", fit->errors},
+             {"line", fit->line},
+             {"confidence", fit->confidence}};
+    }
+    return fit;
   }
 
   static std::optional<double> single_power_of_two(double lo, double hi, std::uint32_t fg) {
