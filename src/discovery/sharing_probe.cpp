@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -137,25 +138,32 @@ class SharingProbe final : public Probe {
       if (members.size() < 2) continue;
       std::vector<double> sizes;
       model::Json per_view = model::Json::object();
-      double lo = 1e300, hi = 0, confidence = 1;
       for (std::size_t m : members) {
-        const auto* s = ctx.get(views[m].target.element, "size");
         sizes.push_back(views[m].size);
         per_view[views[m].target.element] = views[m].size;
+      }
+      // One size for the physical cache: the median of its views. Views within 2 % of it agree;
+      // the confidence is the agreeing share times their weakest confidence, the interval the
+      // hull of theirs. A view that disagrees is kept as evidence and named in a warning.
+      const double size = analysis::median(sizes);
+      double lo = size, hi = size, confidence = 1;
+      std::size_t agreeing = 0;
+      for (std::size_t m : members) {
+        const auto* s = ctx.get(views[m].target.element, "size");
+        if (std::abs(views[m].size - size) > 0.02 * size) {
+          ctx.warn("the " + views[m].target.element + " view of one physical cache measured " +
+                   std::to_string(static_cast<long long>(views[m].size)) + " B against " +
+                   std::to_string(static_cast<long long>(size)) + " B for the others");
+          continue;
+        }
+        ++agreeing;
         if (s && s->interval) {
           lo = std::min(lo, s->interval->lo);
           hi = std::max(hi, s->interval->hi);
         }
         if (s && s->confidence) confidence = std::min(confidence, *s->confidence);
       }
-      const double size = analysis::median(sizes);
-      const auto [mn, mx] = std::minmax_element(sizes.begin(), sizes.end());
-      const double spread = (*mx - *mn) / size;
-      if (spread > 0.05) {
-        ctx.warn("views of one physical cache measured sizes " + std::to_string(*mn) + " to " +
-                 std::to_string(*mx) + " B");
-        confidence *= 0.5;
-      }
+      confidence *= static_cast<double>(agreeing) / static_cast<double>(members.size());
       model::Json names = model::Json::array();
       for (std::size_t m : members) names.push_back(views[m].target.element);
       for (std::size_t m : members) {
@@ -163,7 +171,7 @@ class SharingProbe final : public Probe {
         model::Attribute a = old ? *old : model::Attribute{};
         a.value = size;
         a.confidence = confidence;
-        if (hi > 0) a.interval = model::Interval{std::min(lo, size), std::max(hi, size)};
+        a.interval = model::Interval{lo, hi};
         a.method = "pchase-size-sweep, one physical cache: median of its views";
         model::Json sweep = a.evidence;
         a.evidence = {{"physicalCache", names}, {"perView", per_view}, {"thisView", sweep}};
