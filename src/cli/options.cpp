@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "device/sim/sim_device.hpp"
 #include "report/atomic_file.hpp"
 #include "report/run_info.hpp"
 
@@ -44,14 +45,26 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       "Without a command, runs the discovery on the chosen GPU (the simulated one where "
       "no GPU is present).",
       "gputopo"};
-  app.add_option("-d,--device", o.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
-  app.add_option("--sim", sim, "run on a simulated GPU: a preset name or a configuration file");
-  app.add_option("--seed", o.seed, "seed of the simulated GPU's noise (default 1)");
+  std::string presets;
+  for (const auto& name : device::sim::preset_names())
+    presets += (presets.empty() ? "" : ", ") + name;
+  app.add_option("-d,--device", o.device, "GPU index (default 0)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  app.add_option("--sim", sim,
+                 "run on a simulated GPU: a preset (" + presets + ") or a JSON file (docs/sim.md)")
+      ->type_name("PRESET|FILE");
+  app.add_option("--seed", o.seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
   app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
-  app.add_option("-o,--output", output, "also write the JSON report to FILE (atomically)");
-  app.add_option("--raw", raw, "save every request and its raw samples under DIR");
+  app.add_option("-o,--output", output, "also write the JSON report to FILE, atomically")
+      ->type_name("FILE");
+  app.add_option("--raw", raw, "record every request and its raw samples under DIR (docs/raw.md)")
+      ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
   app.add_flag("--version", version, "print the version and exit");
+  app.footer(
+      "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed "
+      "or the run was interrupted (partial results written). See docs/cli.md.");
   auto* info = app.add_subcommand("info", "what the driver knows about the GPU, instantly");
   auto* list = app.add_subcommand("list", "the GPUs of this host, one line each");
   for (auto* sub : {info, list}) sub->fallthrough();
