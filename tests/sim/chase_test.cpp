@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "device/sim/config.hpp"
+#include "device/sim/presets.hpp"
 #include "device/sim/sim_device.hpp"
 #include "sim_test_util.hpp"
 
@@ -43,6 +45,28 @@ TEST(SimChase, NearHitsEndAtOneSegmentAndFarHitsAtTheWholeL2) {
   };
   EXPECT_LT(fraction_dram(45 * MiB), 0.05);
   EXPECT_GT(fraction_dram(60 * MiB), 0.9);
+}
+
+TEST(SimChase, SegmentLatenciesCanDifferPerSegment) {
+  model::Json toy;
+  for (const auto& [name, text] : embedded_presets())
+    if (name == "toy") toy = model::Json::parse(text);
+  toy["l2"]["near_latency_cycles"] = model::Json::array({90, 120});
+  toy["l2"]["far_latency_cycles"] = model::Json::array({200, 300});
+  toy["l2"]["sm_latency_spread_cycles"] = 0;
+  toy["noise"]["outlier_rate"] = 0;
+  auto device = make_device(parse_config(toy.dump(), "toy-segments.json"));
+  const auto latency = [&](int sm, std::uint64_t bytes) {
+    auto r = chase_request(Space::L2, bytes, 64, 256);
+    r.sm = sm;
+    return median(chase_one(*device, r).cycles) - 10;  // the toy's timing overhead
+  };
+  // SM 0 sits in GPC 0 (segment 0), SM 1 in GPC 1 (segment 1); a 768 KiB array overflows the
+  // 512 KiB near segment into the other one.
+  EXPECT_NEAR(latency(0, 64 * KiB), 90, 3);
+  EXPECT_NEAR(latency(1, 64 * KiB), 120, 3);
+  EXPECT_NEAR(latency(0, 768 * KiB), 300, 3);
+  EXPECT_NEAR(latency(1, 768 * KiB), 200, 3);
 }
 
 TEST(SimChase, CarveoutDecidesTheL1Size) {

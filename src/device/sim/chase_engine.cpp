@@ -24,15 +24,25 @@ struct ChaseEngine::Run {
   std::vector<std::uint32_t> next;  // random pattern only
   std::vector<Cache*> path;
   int segment = 0;
-  std::vector<Timing> timing;  // private levels in path order, then L2 near, L2 far, DRAM
+  // Private levels in path order, L2 near, L2 far by the segment that held the line, DRAM.
+  std::vector<Timing> timing;
 
   std::uint64_t successor(std::uint64_t i) const {
     if (!next.empty()) return next[i];
     return i + 1 == elements ? 0 : i + 1;
   }
   const Timing& timing_of(Served served) const {
-    return served.kind == Served::Private ? timing[served.position]
-                                          : timing[path.size() + served.kind - 1];
+    switch (served.kind) {
+      case Served::Private:
+        return timing[served.position];
+      case Served::L2Near:
+        return timing[path.size()];
+      case Served::L2Far:
+        return timing[path.size() + 1 + served.position];
+      case Served::Dram:
+        break;
+    }
+    return timing.back();
   }
 };
 
@@ -70,8 +80,11 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
   }
   const double offset = sm_l2_offset(sm);
   const L2Spec& l2 = config_->l2;
-  run.timing.push_back({l2.near_latency_cycles + offset + extra, l2.jitter_cycles});
-  run.timing.push_back({l2.far_latency_cycles + offset + extra, l2.jitter_cycles});
+  run.timing.push_back(
+      {l2.near_latency_by_segment[static_cast<std::size_t>(run.segment)] + offset + extra,
+       l2.jitter_cycles});
+  for (const double far : l2.far_latency_by_segment)
+    run.timing.push_back({far + offset + extra, l2.jitter_cycles});
   run.timing.push_back(
       {config_->dram.latency_cycles + offset + extra, config_->dram.jitter_cycles});
   return run;

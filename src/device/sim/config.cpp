@@ -242,6 +242,16 @@ void parse_spaces(const JsonReader& r, SimConfig& cfg) {
   cfg.shared.jitter_cycles = sh.number("jitter_cycles", 0, kMaxCycles, 0);
 }
 
+// A latency for every segment: one number for all, or a list with one value per segment.
+std::vector<double> per_segment(const JsonReader& r, int segments) {
+  const auto n = static_cast<std::size_t>(segments);
+  if (!r.json().is_array()) return std::vector<double>(n, r.number(1, kMaxCycles));
+  if (r.size() != n) r.fail(fmt::format("lists {} latencies for {} segments", r.size(), segments));
+  std::vector<double> values;
+  for (std::size_t i = 0; i < n; ++i) values.push_back(r.at(i).number(1, kMaxCycles));
+  return values;
+}
+
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
           "replacement", "hashed_index", "near_latency_cycles", "far_latency_cycles",
@@ -260,8 +270,15 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
     r.at("size_bytes")
         .fail(fmt::format("one segment must be a multiple of line_bytes * ways = {}", way_bytes));
   check_lines(r.at("size_bytes"), l2.geometry);
-  l2.near_latency_cycles = r.at("near_latency_cycles").number(1, kMaxCycles);
-  l2.far_latency_cycles = r.number("far_latency_cycles", 1, kMaxCycles, l2.near_latency_cycles);
+  l2.near_latency_by_segment = per_segment(r.at("near_latency_cycles"), l2.segments);
+  l2.far_latency_by_segment = r.has("far_latency_cycles")
+                                  ? per_segment(r.at("far_latency_cycles"), l2.segments)
+                                  : l2.near_latency_by_segment;
+  const auto mean = [](const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  l2.near_latency_cycles = mean(l2.near_latency_by_segment);
+  l2.far_latency_cycles = mean(l2.far_latency_by_segment);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
 

@@ -84,8 +84,11 @@ struct SharedSpec {
 struct L2Spec {
   CacheGeometry geometry;  // one segment
   int segments = 1;
+  // Mean over the segments; the per-segment values below are what loads cost.
   double near_latency_cycles = 0;
   double far_latency_cycles = 0;
+  std::vector<double> near_latency_by_segment;  // when the segment is the SM's own
+  std::vector<double> far_latency_by_segment;   // when the line is found in that segment
   double jitter_cycles = 0;
   double sm_latency_spread_cycles = 0;  // per-TPC offset in [0, spread], fixed per device
   std::vector<int> sm_segment;          // near segment of each SM

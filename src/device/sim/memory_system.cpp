@@ -53,7 +53,7 @@ std::vector<Cache*> MemorySystem::path(Space space, std::uint32_t warp) {
   return caches;
 }
 
-Served::Kind MemorySystem::l2_load(int segment, std::uint64_t address) {
+Served MemorySystem::l2_load(int segment, std::uint64_t address) {
   Cache& near = segments_[static_cast<std::size_t>(segment)];
   const std::uint64_t line = near.line_of(address);
   const std::uint32_t bit = near.sector_bit(address);
@@ -61,9 +61,9 @@ Served::Kind MemorySystem::l2_load(int segment, std::uint64_t address) {
   const std::int64_t slot = near.find(line);
   if (slot != Cache::kAbsent) {
     near.touch(slot);
-    if (near.sectors(slot) & bit) return Served::L2Near;
+    if (near.sectors(slot) & bit) return {Served::L2Near, 0};
     near.add_sectors(slot, fetch);
-    return Served::Dram;
+    return {Served::Dram, 0};
   }
   for (std::size_t s = 0; s < segments_.size(); ++s) {
     if (static_cast<int>(s) == segment || segments_[s].lines() == 0) continue;
@@ -72,10 +72,11 @@ Served::Kind MemorySystem::l2_load(int segment, std::uint64_t address) {
     const Cache::Line moved = segments_[s].remove(far_slot);
     const bool hit = (moved.sectors & bit) != 0;
     l2_install(segment, line, moved.sectors | (hit ? 0u : fetch));
-    return hit ? Served::L2Far : Served::Dram;
+    if (!hit) return {Served::Dram, 0};
+    return {Served::L2Far, static_cast<std::uint8_t>(s)};
   }
   l2_install(segment, line, fetch);
-  return Served::Dram;
+  return {Served::Dram, 0};
 }
 
 void MemorySystem::l2_install(int segment, std::uint64_t line, std::uint32_t sectors) {

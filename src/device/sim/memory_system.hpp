@@ -13,7 +13,7 @@ namespace gputopo::device::sim {
 struct Served {
   enum Kind : std::uint8_t { Private, L2Near, L2Far, Dram };
   Kind kind;
-  std::uint8_t position;  // Private: index in the path
+  std::uint8_t position;  // Private: index in the path; L2Far: the segment that held the line
 };
 
 // The caches one SM sees, plus the whole L2, for one request at a time.
@@ -41,11 +41,11 @@ class MemorySystem {
   Served load(Cache* const* path, std::size_t levels, int segment, std::uint64_t address) {
     for (std::size_t i = 0; i < levels; ++i)
       if (path[i]->access(address)) return {Served::Private, static_cast<std::uint8_t>(i)};
-    return {l2_load(segment, address), 0};
+    return l2_load(segment, address);
   }
 
  private:
-  Served::Kind l2_load(int segment, std::uint64_t address);
+  Served l2_load(int segment, std::uint64_t address);
   void l2_install(int segment, std::uint64_t line, std::uint32_t sectors);
 
   const SimConfig* config_;
