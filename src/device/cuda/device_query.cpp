@@ -10,6 +10,7 @@
 
 #include "device/cuda/nvml.hpp"
 #include "model/architecture.hpp"
+#include "model/device_support.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
@@ -370,11 +371,7 @@ int device_count() {
 DeviceInfo query_device_info(int index) {
   const int count = device_count();
   if (index < 0 || index >= count)
-    throw Error(Error::Kind::NoDevice,
-                "GPU " + std::to_string(index) + " does not exist: this host has " +
-                    std::to_string(count) +
-                    (count == 1 ? " CUDA GPU (index 0)" : " CUDA GPUs (indices 0 to ") +
-                    (count == 1 ? "" : std::to_string(count - 1) + ")") + "; choose one with -d N");
+    throw Error(Error::Kind::NoDevice, model::missing_gpu_message(index, count));
   cudaDeviceProp prop{};
   if (cudaError_t e = cudaGetDeviceProperties(&prop, index); e != cudaSuccess) {
     cudaGetLastError();
@@ -382,13 +379,10 @@ DeviceInfo query_device_info(int index) {
                                            std::to_string(index) + ": " + cudaGetErrorString(e));
   }
   const ComputeCapability minimum = minimum_compute_capability();
-  if (prop.major * 10 + prop.minor < minimum.major * 10 + minimum.minor)
+  if (!model::compute_capability_at_least(prop.major, prop.minor, minimum.major, minimum.minor))
     throw Error(Error::Kind::Unsupported,
-                "GPU " + std::to_string(index) + " (" + prop.name + ") has compute capability " +
-                    cc_string(prop.major, prop.minor) + "; this gputopo build needs " +
-                    cc_string(minimum.major, minimum.minor) +
-                    " or newer (its lowest CUDA architecture is sm_" +
-                    std::to_string(minimum.major * 10 + minimum.minor) + "); " + kUseSim);
+                model::unsupported_gpu_message(index, prop.name, prop.major, prop.minor,
+                                               minimum.major, minimum.minor));
 
   const std::string bus = pci_bus_id(index);
   DeviceInfo info;
