@@ -17,7 +17,7 @@ void add_l2_dram_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_l2_segment_probe({"l2.fetch"}));
   probes.push_back(make_l2_line_probe({"l2.fetch", "l2.segments"}));
   probes.push_back(make_l2_capacity_probe({"l2.segments", "l2.line"}));
-  probes.push_back(make_dram_latency_probe({"l2.fetch"}));
+  probes.push_back(make_dram_latency_probe({"l2.fetch", "l2.line"}));
   probes.push_back(make_l2_latency_probe({"l2.segments", "l2.line", "dram.latency"}));
   probes.push_back(make_l2_sm_latency_probe({"l2.fetch"}));
   probes.push_back(make_l2_bandwidth_probe({"l2.segments"}));

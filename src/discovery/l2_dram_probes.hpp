@@ -32,7 +32,7 @@ std::unique_ptr<Probe> make_l2_capacity_probe(std::vector<std::string> needs);
 std::unique_ptr<Probe> make_l2_latency_probe(std::vector<std::string> needs);
 // Near-hit latency on every SM, one request per SM (l2_sm_latency_probe.cpp).
 std::unique_ptr<Probe> make_l2_sm_latency_probe(std::vector<std::string> needs);
-// Device memory: size from the API, latency of cold loads (dram_latency_probe.cpp).
+// Device memory: size from the API, latency of L2 capacity misses (dram_latency_probe.cpp).
 std::unique_ptr<Probe> make_dram_latency_probe(std::vector<std::string> needs);
 // Read/write(/copy) bandwidth of a buffer inside L2 or far past it (bandwidth_probe.cpp).
 std::unique_ptr<Probe> make_l2_bandwidth_probe(std::vector<std::string> needs);
