@@ -84,6 +84,7 @@ class SimDevice final : public Device {
     if (request.bytes > config_.device.global_memory_bytes / buffers)
       bad(fmt::format("stream: {} B buffers do not fit in {} B of device memory", request.bytes,
                       config_.device.global_memory_bytes));
+    ++calls_;
     return model_stream(config_, request, next_seed(0));
   }
 
