@@ -226,6 +226,7 @@ void parse_spaces(const JsonReader& r, SimConfig& cfg) {
     sr.only({"path", "extra_cycles"});
     SpaceSpec& spec = cfg.spaces[static_cast<std::size_t>(s)];
     const auto path = sr.at("path");
+    if (path.size() > 8) path.fail("lists more than 8 caches");
     for (std::size_t i = 0; i < path.size(); ++i) {
       const int index = cache_index(cfg, path.at(i));
       if (std::find(spec.path.begin(), spec.path.end(), index) != spec.path.end())
