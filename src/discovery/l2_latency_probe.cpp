@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "analysis/cluster.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
@@ -11,11 +12,47 @@ namespace {
 
 constexpr std::uint32_t kLoads = 1024;
 
+// The far level of the chase past one segment: the two chases' samples are clustered together,
+// and the far level is the most populous level above the near chase's level. Part of such a chase
+// may still hit near (on Hopper about half: lines stay in the partition their address maps to);
+// the confidence is the far level's share of the loads that did not hit near.
+struct FarLevel {
+  std::vector<double> samples;
+  double weight = 0;
+  double near_share = 0;
+};
+
+FarLevel far_level(const std::vector<double>& near, const std::vector<double>& far) {
+  FarLevel out;
+  std::vector<double> pooled = near;
+  pooled.insert(pooled.end(), far.begin(), far.end());
+  const auto levels = analysis::cluster_levels(pooled);
+  if (levels.levels.empty() || near.empty() || far.empty()) return out;
+  std::vector<std::size_t> count(levels.levels.size(), 0);
+  for (double v : near) ++count[levels.classify(v)];
+  const auto near_level =
+      static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
+  std::fill(count.begin(), count.end(), 0);
+  for (double v : far) ++count[levels.classify(v)];
+  std::size_t best = near_level;
+  std::size_t above = 0;
+  for (std::size_t i = near_level + 1; i < count.size(); ++i) {
+    above += count[i];
+    if (best == near_level || count[i] > count[best]) best = i;
+  }
+  out.near_share = static_cast<double>(count[near_level]) / static_cast<double>(far.size());
+  if (best == near_level || above == 0) return out;
+  for (double v : far)
+    if (levels.classify(v) == best) out.samples.push_back(v);
+  out.weight = static_cast<double>(count[best]) / static_cast<double>(above);
+  return out;
+}
+
 // Two warm chases at line stride on one SM, every load a new line: one over a quarter of a segment
 // (near hits) and, on a segmented L2, one halfway between one segment and the whole L2 (the near
-// segment thrashes, the far segments hold the rest: far hits). Each latency is the dominant level
-// of its chase. The miss penalty is the device-memory latency minus the near hit latency, both
-// measured on the same SM.
+// segment thrashes, the far segments hold the rest: far hits). The near latency is the dominant
+// level of its chase, the far one the level above it (far_level). The miss penalty is the
+// device-memory latency minus the near hit latency, both measured on the same SM.
 class L2LatencyProbe final : public Probe {
  public:
   explicit L2LatencyProbe(std::vector<std::string> needs)
@@ -58,11 +95,19 @@ class L2LatencyProbe final : public Probe {
 
     if (far) {
       const auto& far_result = result.results[1];
-      const auto level = dominant_level(latencies(far_result));
-      put_latency(ctx, "l2", "farLatency", level.samples, far_result.overhead_cycles,
-                  result.conditions, method(far_bytes, stride, far_result.sm), level.weight,
-                  reason);
-      add_evidence(ctx, "l2", "farLatency", "sm", far_result.sm);
+      const auto level = far_level(latencies(near_result), latencies(far_result));
+      if (level.samples.empty()) {
+        ctx.put("l2", "farLatency",
+                model::Attribute::unavailable(
+                    model::Source::Measured, "cycles",
+                    "no load of the chase past one segment was slower than a near hit"));
+      } else {
+        put_latency(ctx, "l2", "farLatency", level.samples, far_result.overhead_cycles,
+                    result.conditions, method(far_bytes, stride, far_result.sm), level.weight,
+                    reason);
+        add_evidence(ctx, "l2", "farLatency", "sm", far_result.sm);
+        add_evidence(ctx, "l2", "farLatency", "nearHitShare", level.near_share);
+      }
     } else {
       const std::string why = !segment || !count ? "needs the segment size and count: " +
                                                        (segment ? count.why : segment.why)
