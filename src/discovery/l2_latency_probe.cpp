@@ -14,7 +14,7 @@ constexpr std::uint32_t kLoads = 1024;
 
 // The far level of the chase past one segment: the two chases' samples are clustered together,
 // and the far level is the most populous level above the near chase's level. Part of such a chase
-// may still hit near (on Hopper about half: lines stay in the partition their address maps to);
+// may still hit near (about half of them on an H100);
 // the confidence is the far level's share of the loads that did not hit near.
 struct FarLevel {
   std::vector<double> samples;
