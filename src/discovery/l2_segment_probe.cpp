@@ -11,15 +11,16 @@ namespace {
 
 constexpr int kMaxSegments = 16;
 
-// The integer fraction 1/n of the API size nearest to a measured segment, MT4G's alignment. Its
-// confidence is the distance as a share of the way to the midpoint towards the neighbouring
-// fraction on the measured side: 1 at api/n, 0 half-way to api/(n+1) or api/(n-1).
+// The integer fraction 1/n of the API size nearest to a measured segment, MT4G's alignment, with
+// MT4G's confidence: one minus the relative distance. `separation` says how clearly the measurement
+// picks this fraction over its neighbour on the measured side: 1 at api/n, 0 half-way to it.
 // (analysis::nearest_fraction also offers p/q with p > 1, which no segment count can be.)
 struct SegmentFit {
   int count = 1;
   double value = 0;
   double relative_distance = 0;
   double confidence = 0;
+  double separation = 0;
 };
 
 SegmentFit nearest_segment_count(double measured, double api) {
@@ -32,12 +33,13 @@ SegmentFit nearest_segment_count(double measured, double api) {
     }
   }
   best.relative_distance = std::abs(measured - best.value) / best.value;
+  best.confidence = std::max(0.0, 1 - best.relative_distance);
   const int neighbour = measured < best.value ? best.count + 1 : best.count - 1;
   if (neighbour < 1) {
-    best.confidence = 1 - std::min(1.0, best.relative_distance);  // above the API size
+    best.separation = best.confidence;  // above the API size
   } else {
     const double half_gap = std::abs(best.value - api / neighbour) / 2;
-    best.confidence = std::clamp(1 - std::abs(measured - best.value) / half_gap, 0.0, 1.0);
+    best.separation = std::clamp(1 - std::abs(measured - best.value) / half_gap, 0.0, 1.0);
   }
   return best;
 }
@@ -87,6 +89,7 @@ class L2SegmentProbe final : public Probe {
     evidence["fraction"] = "1/" + std::to_string(f.count);
     evidence["relativeDistance"] = f.relative_distance;
     evidence["fractionConfidence"] = f.confidence;
+    evidence["fractionSeparation"] = f.separation;
     const double confidence = std::min(r.confidence, f.confidence);
     const std::string method =
         "pchase-size-sweep of the near->far step, aligned to the nearest 1/n of the API L2 size";

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 
 namespace gputopo::discovery {
 namespace {
 
-// Largest accepted probability that a wrong grouping agrees everywhere by accident.
-constexpr double kMaxChance = 0.01;
+// Largest share of the per-SM latency variance a confirmed grouping may leave inside its groups.
+constexpr double kMaxWithinShare = 0.01;
 // Confidence of a grouping the latency cannot confirm but other evidence suggests.
 constexpr double kUnconfirmed = 0.6;
 
@@ -43,9 +44,8 @@ bool agrees(double a, double b, double threshold) {
 }
 
 struct Verdict {
-  bool all_agree = true;
-  std::size_t inside_pairs = 0;  // measured SM pairs inside groups
-  double chance_pair = 1;        // share of measured pairs across groups that agree
+  double within_share = 1;  // within-group variance over total variance (1: groups explain nothing)
+  double chance_pair = 1;   // share of measured SM pairs of different groups that agree
 };
 
 Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double threshold) {
@@ -55,6 +55,38 @@ Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double
     for (int sm : groups[g])
       if (sm >= 0 && sm < n) group_of[static_cast<std::size_t>(sm)] = static_cast<int>(g);
   Verdict v;
+  // Variance decomposition: how much of the SMs' spread the grouping leaves inside its groups.
+  double sum = 0;
+  std::size_t count = 0;
+  std::vector<double> group_sum(groups.size(), 0);
+  std::vector<std::size_t> group_n(groups.size(), 0);
+  for (int i = 0; i < n; ++i) {
+    const double x = latency[static_cast<std::size_t>(i)];
+    const int g = group_of[static_cast<std::size_t>(i)];
+    if (std::isnan(x) || g < 0) continue;
+    sum += x;
+    ++count;
+    group_sum[static_cast<std::size_t>(g)] += x;
+    ++group_n[static_cast<std::size_t>(g)];
+  }
+  if (count < 2) return v;
+  const double mean = sum / static_cast<double>(count);
+  double total = 0;
+  double within = 0;
+  std::size_t groups_used = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) groups_used += group_n[g] > 0;
+  for (int i = 0; i < n; ++i) {
+    const double x = latency[static_cast<std::size_t>(i)];
+    const int g = group_of[static_cast<std::size_t>(i)];
+    if (std::isnan(x) || g < 0) continue;
+    const auto gi = static_cast<std::size_t>(g);
+    const double group_mean = group_sum[gi] / static_cast<double>(group_n[gi]);
+    total += (x - mean) * (x - mean);
+    within += (x - group_mean) * (x - group_mean);
+  }
+  if (total > 0 && count > groups_used)
+    v.within_share = (within / static_cast<double>(count - groups_used)) /
+                     (total / static_cast<double>(count - 1));
   std::size_t across = 0;
   std::size_t across_agree = 0;
   for (int i = 0; i < n; ++i) {
@@ -62,16 +94,11 @@ Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double
     if (std::isnan(a)) continue;
     for (int j = i + 1; j < n; ++j) {
       const double b = latency[static_cast<std::size_t>(j)];
-      if (std::isnan(b)) continue;
-      const bool same =
-          group_of[static_cast<std::size_t>(i)] == group_of[static_cast<std::size_t>(j)];
-      if (same) {
-        ++v.inside_pairs;
-        if (!agrees(a, b, threshold)) v.all_agree = false;
-      } else {
-        ++across;
-        if (agrees(a, b, threshold)) ++across_agree;
-      }
+      if (std::isnan(b) ||
+          group_of[static_cast<std::size_t>(i)] == group_of[static_cast<std::size_t>(j)])
+        continue;
+      ++across;
+      if (agrees(a, b, threshold)) ++across_agree;
     }
   }
   v.chance_pair = across ? static_cast<double>(across_agree) / static_cast<double>(across) : 1.0;
@@ -143,19 +170,20 @@ TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double thresho
   int best_size = 0;
   for (const auto& c : candidates) {
     const Verdict v = judge(c.groups, latency, threshold);
-    if (!v.all_agree || v.inside_pairs == 0) continue;
-    const double chance = std::pow(v.chance_pair, static_cast<double>(v.inside_pairs));
-    if (chance > kMaxChance) continue;
+    if (v.within_share > kMaxWithinShare) continue;
     const int size = static_cast<int>(c.groups.front().size());
     if (size <= best_size) continue;
     best_size = size;
     best.established = true;
     best.tpcs = c.groups;
     best.sms_per_tpc = uniform_size(c.groups);
-    best.chance = chance;
+    best.within_share = v.within_share;
     best.chance_pair = v.chance_pair;
-    best.confidence = 1 - chance;
-    best.method = c.method + ", every group confirmed by equal per-SM L2 near-hit latency";
+    best.confidence = 1 - v.within_share / kMaxWithinShare / 2;
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f", 100 * (1 - v.within_share));
+    best.method = c.method + ", confirmed: the groups explain " + share +
+                  " % of the per-SM L2 near-hit latency variance";
     best.reason.clear();
   }
   if (best.established) return best;
@@ -165,6 +193,7 @@ TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double thresho
   for (int sm = 0; sm < n; ++sm) singles.push_back({sm});
   const Verdict all = judge(singles, latency, threshold);
   best.chance_pair = all.chance_pair;
+  best.within_share = 1;
   if (all.chance_pair < 0.5) {
     best.established = true;
     best.tpcs = singles;

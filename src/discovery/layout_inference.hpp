@@ -21,18 +21,18 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
                                 std::size_t min_group);
 
 // A TPC grouping of the SMs: a candidate partition that the per-SM L2 latency confirms. SMs of one
-// TPC share their path to L2 and read the same near-hit latency; a candidate is confirmed when
-// every group agrees within `threshold` cycles while SMs of different groups agree only by chance,
-// and the chance that all groups agree by accident is small.
+// TPC share their path to L2 and read the same near-hit latency; a candidate is confirmed when its
+// groups leave at most 1 % of the latency variance between SMs inside the groups (the groups
+// explain the spread). Of the confirmed candidates the one with the largest groups is taken.
 struct TpcEstimate {
   bool established = false;
   SmGroups tpcs;
   int sms_per_tpc = 0;  // 0 when the groups differ in size
   double confidence = 0;
-  double chance = 1;       // probability that every group agrees by accident
-  double chance_pair = 1;  // share of SM pairs of different groups that agree
-  std::string method;      // which candidate: "cluster pairs" or "consecutive SM ids"
-  std::string reason;      // what limits the estimate, or why it is not established
+  double within_share = 1;  // latency variance left inside the groups, share of the total
+  double chance_pair = 1;   // share of SM pairs of different groups that agree
+  std::string method;       // which candidate: "cluster pairs" or "consecutive SM ids"
+  std::string reason;       // what limits the estimate, or why it is not established
 };
 // `latency` has one entry per SM (NaN where not measured); `cluster_pairs` are the co-resident
 // groups of cluster size 2 (empty where clusters are not supported).

@@ -80,7 +80,7 @@ class LayoutProbe final : public Probe {
     }
     model::Json evidence = {{"tpcs", groups_json(t.tpcs)},
                             {"equalWithinCycles", threshold},
-                            {"chanceAgreement", t.chance},
+                            {"withinGroupVarianceShare", t.within_share},
                             {"pairAgreementAcrossGroups", t.chance_pair}};
     auto count =
         model::Attribute::measured(static_cast<double>(t.tpcs.size()), "", t.method, t.confidence);

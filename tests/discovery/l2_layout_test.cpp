@@ -54,6 +54,18 @@ TEST(TpcsFromLatency, ConfirmsClusterPairsThatShareALatency) {
   EXPECT_NE(t.method.find("clusters"), std::string::npos);
 }
 
+TEST(TpcsFromLatency, PairsNotQuadsWhereNeighbouringPairsAlmostAgree) {
+  // Per-SM near-hit latencies of an H100's first 24 SMs (trimmed means, cycles): the pairs are
+  // equal, and some neighbouring pairs differ by only a cycle.
+  const std::vector<double> latency = {272.1, 272.1, 271.2, 271.3, 272.0, 272.1, 271.4, 271.4,
+                                       271.2, 271.2, 272.3, 272.2, 276.0, 276.1, 270.2, 270.2,
+                                       274.6, 274.7, 275.1, 275.0, 276.2, 276.1, 276.0, 276.0};
+  const auto t = tpcs_from_latency(latency, 7.0, {});
+  ASSERT_TRUE(t.established) << t.reason;
+  EXPECT_EQ(t.sms_per_tpc, 2);
+  EXPECT_EQ(t.tpcs.size(), 12u);
+}
+
 TEST(TpcsFromLatency, FindsConsecutivePairsWithoutClusters) {
   const auto t = tpcs_from_latency(tpc_latencies(20, 2), 0.5, {});
   ASSERT_TRUE(t.established) << t.reason;
