@@ -10,8 +10,8 @@ constexpr std::uint32_t kLoads = 1024;
 
 // Device memory: the size the driver reports, and the latency of a load that misses the whole L2
 // in a working set larger than it: a warm chase over twice the API L2 size at line stride, so that
-// every load is an L2 capacity miss. (A cold chase over a small array read about 20 % lower on an
-// H100, 549 against 689 cycles: consecutive cold misses are not what a kernel past its L2 sees.)
+// every load is an L2 capacity miss (a cold chase over a small array reads about the same on an
+// H100 and an H200, 549 and 697 cycles).
 class DramLatencyProbe final : public Probe {
  public:
   explicit DramLatencyProbe(std::vector<std::string> needs)
