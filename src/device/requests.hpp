@@ -75,8 +75,9 @@ struct InterferenceBatch {
 enum class StreamKind : std::uint8_t { Read, Write, Copy };
 std::string_view to_string(StreamKind k);
 
-// Bandwidth over a buffer of `bytes` (each of source and destination for Copy). A buffer that fits
-// in L2 measures L2; one far larger than L2 measures device memory.
+// Bandwidth over a buffer of `bytes` (each of source and destination for Copy). Reads bypass L1
+// (L2-only loads), so a buffer that fits in L2 measures L2 however often it is passed over; one far
+// larger than L2 measures device memory.
 struct StreamRequest {
   StreamKind kind = StreamKind::Read;
   std::uint64_t bytes = 0;

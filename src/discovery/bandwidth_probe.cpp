@@ -14,8 +14,6 @@ namespace {
 struct Buffer {
   std::uint64_t bytes = 0;
   std::string why;
-  // Set where repeated read passes may be served by the SMs' L1 caches rather than the element.
-  std::string read_caveat;
 };
 
 // Streams with the backend's tuned launch shape (all SMs, 128-bit accesses) over a buffer that
@@ -56,11 +54,8 @@ class BandwidthProbe final : public Probe {
           "stream-" + std::string(device::to_string(kind)) + " over " +
               std::to_string(buffer.bytes) + " B (" + buffer.why +
               "), median of the repeats; bytes read plus bytes written per second",
-          kind == device::StreamKind::Read && !buffer.read_caveat.empty()
-              ? std::min(b->confidence, 0.3)
-              : b->confidence);
+          b->confidence);
       a.evidence = b->evidence;
-      if (kind == device::StreamKind::Read) a.reason = buffer.read_caveat;
       ctx.put(element_, key, std::move(a));
     }
   }
@@ -75,27 +70,11 @@ class BandwidthProbe final : public Probe {
 Buffer l2_buffer(const Context& ctx) {
   const auto& info = ctx.info();
   const Input segment = ctx.input("l2", "segmentSize");
-  Buffer b;
-  if (segment) {
-    b = {round_up(static_cast<std::uint64_t>(*segment.value / 2), 4096), "half an L2 segment", {}};
-  } else if (info.l2_bytes == 0) {
-    return {0, "the driver reports no L2 size", {}};
-  } else {
-    b = {round_up(info.l2_bytes / 4, 4096),
-         "a quarter of the API L2 size (segment size not established)",
-         {}};
-  }
-  // The SMs' L1 caches together (each at least as large as its shared memory, or as measured).
-  const Input l1 = ctx.input("l1", "size");
-  const double per_sm =
-      std::max(l1.value.value_or(0.0), static_cast<double>(info.shared_per_sm_bytes));
-  const double all_l1 = per_sm * info.sm_count;
-  if (static_cast<double>(b.bytes) <= all_l1)
-    b.read_caveat = "the buffer fits in the SMs' L1 caches together (" +
-                    std::to_string(static_cast<long long>(all_l1)) +
-                    " B); repeated passes of a read kernel whose loads are cached in L1 are served "
-                    "there, so this may be L1 rather than L2 bandwidth";
-  return b;
+  if (segment)
+    return {round_up(static_cast<std::uint64_t>(*segment.value / 2), 4096), "half an L2 segment"};
+  if (info.l2_bytes == 0) return {0, "the driver reports no L2 size"};
+  return {round_up(info.l2_bytes / 4, 4096),
+          "a quarter of the API L2 size (segment size not established)"};
 }
 
 // 64 times the L2, so that under 2 % of the traffic can hit in it; at most an eighth of device
@@ -106,11 +85,10 @@ Buffer dram_buffer(const Context& ctx) {
   const std::uint64_t want = std::max<std::uint64_t>(64 * info.l2_bytes, std::uint64_t{1} << 28);
   const std::uint64_t bytes = round_up(std::min(want, cap) / 4096 * 4096, 4096);
   if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes, 1))
-    return {0, "device memory cannot hold a buffer 8 times the L2", {}};
+    return {0, "device memory cannot hold a buffer 8 times the L2"};
   return {
       bytes,
-      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size",
-      {}};
+      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
 }
 
 // The theoretical peak (double data rate x memory clock x bus width) and the read bandwidth's
