@@ -138,6 +138,19 @@ TEST(Cli, MainJobWithoutGpuFallsBackToTheSimulatorAndSaysSo) {
   EXPECT_EQ(j["run"]["status"], "complete");
 }
 
+TEST(Cli, RawRecordsEveryRequestAndABadDirectoryIsAUsageError) {
+  const fs::path dir = temp_file("raw");
+  fs::remove_all(dir);
+  ProcessResult r = gputopo({"--sim", "toy", "-q", "--raw", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  ASSERT_TRUE(fs::is_directory(dir));
+  EXPECT_GT(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+  expect_one_line_error(gputopo({"--sim", "toy", "--raw", "/proc/gputopo-cannot-be-here", "info"}),
+                        2, "--raw");
+}
+
 TEST(Cli, InterruptKeepsWhatWasMeasuredAndExitsFour) {
   const fs::path file = temp_file("interrupted.json");
   // Progress lines go to stderr when it is not a terminal; interrupt once the second phase began.
