@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cli/device_source.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/session.hpp"
 #include "device/cuda/backend.hpp"
@@ -80,18 +81,24 @@ int run_info(const Options& o, std::ostream& out, std::ostream& err) {
 
 int run_discover(const Options& o, std::ostream& out, std::ostream& err,
                  const std::atomic<bool>& interrupted) {
+  return run_discover_on(open_device(o, true, err), o, out, err, interrupted);
+}
+
+int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, std::ostream& err,
+                    const std::atomic<bool>& interrupted) {
   Session session(o, out, err);
-  auto start = Clock::now();
-  OpenedDevice opened = open_device(o, true, err);
+  const auto start = Clock::now();
   session.set_device(opened.device->info().index, opened.sim);
   const model::Report base = report::make_info_report(opened.device->info());
   session.add_phase("info", seconds_since(start), "ok");
   session.write_partial(base);
 
+  discovery::Result so_far;
   ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
                            [&](std::string_view phase, double seconds, std::string_view status,
-                               const discovery::Result& so_far) {
+                               const discovery::Result& partial) {
                              session.add_phase(std::string(phase), seconds, std::string(status));
+                             so_far = partial;
                              session.write_partial(with_result(base, so_far));
                            });
   discovery::Options discovery_options;
@@ -100,6 +107,12 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err,
     result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
+  } catch (const device::Error& e) {
+    if (exit_code_for(e.kind()) != kExitMeasurement) throw;
+    // A measurement error the discovery did not absorb: keep everything measured before it.
+    model::Report partial = with_result(base, so_far);
+    partial.warnings.push_back(std::string("the run stopped: ") + e.what());
+    return session.finish(std::move(partial), RunStatus::Failed);
   }
   RunStatus status = RunStatus::Complete;
   if (result.failed)

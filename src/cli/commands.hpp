@@ -3,6 +3,7 @@
 #include <atomic>
 #include <ostream>
 
+#include "cli/device_source.hpp"
 #include "cli/options.hpp"
 
 // The commands. Each returns the exit code; device::Error and UsageError propagate to main.
@@ -13,5 +14,8 @@ int run_info(const Options& options, std::ostream& out, std::ostream& err);
 // The main job: discovery, falling back to the simulated GPU where the host has none.
 int run_discover(const Options& options, std::ostream& out, std::ostream& err,
                  const std::atomic<bool>& interrupted);
+// The main job on a device already opened.
+int run_discover_on(OpenedDevice opened, const Options& options, std::ostream& out,
+                    std::ostream& err, const std::atomic<bool>& interrupted);
 
 }  // namespace gputopo::cli

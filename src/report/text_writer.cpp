@@ -136,9 +136,8 @@ void write_text(std::ostream& out, const model::Report& report) {
     out << "\nWarnings\n";
     for (const auto& w : report.warnings) out << "  - " << w << "\n";
   }
-  out << "\nUnmarked values come from the driver (CUDA runtime, NVML); [table]: published per "
-         "architecture; [derived]: computed from other values; [measured c]: measured, c = "
-         "confidence.\n";
+  out << "\nUnmarked: from the driver (CUDA runtime, NVML). [table]: published per architecture.\n"
+         "[derived]: computed from other values. [measured c]: measured, with confidence c.\n";
   if (report.simulated) out << "SIMULATED: none of these values describe real hardware.\n";
 }
 

@@ -1,0 +1,58 @@
+// The main job against devices that fail: partial results written, exit 4.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <sstream>
+
+#include "../report/fake_device.hpp"
+#include "../report/schema_validator.hpp"
+#include "cli/commands.hpp"
+
+namespace gputopo::cli {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(MainJob, MeasurementFailureWritesThePartialReportAndExitsFour) {
+  const fs::path file =
+      fs::path(::testing::TempDir()) / ("gputopo-main-job-" + std::to_string(getpid()) + ".json");
+  Options o;
+  o.quiet = true;
+  o.json = true;
+  o.output = file.string();
+  o.argv = {"gputopo", "--json", "-o", file.string()};
+  OpenedDevice opened{std::make_unique<test::FakeDevice>(test::h100_like_info()), ""};
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> interrupted{false};
+  const int code = run_discover_on(std::move(opened), o, out, err, interrupted);
+  EXPECT_EQ(code, 4) << err.str();
+  EXPECT_NE(err.str().find("partial results were written to " + file.string()), std::string::npos)
+      << err.str();
+  const nlohmann::json written = test::load_json_file(file.string());
+  EXPECT_EQ(written["run"]["status"], "failed");
+  EXPECT_EQ(written["compute"]["smCount"]["value"], 132);
+  EXPECT_EQ(nlohmann::json::parse(out.str()), written);
+  test::SchemaValidator schema(test::load_json_file(GPUTOPO_SCHEMA_FILE));
+  EXPECT_TRUE(schema.validate(written).empty());
+  fs::remove(file);
+}
+
+TEST(MainJob, InterruptBeforeTheFirstProbeKeepsTheDriverReport) {
+  Options o;
+  o.quiet = true;
+  o.json = true;
+  o.argv = {"gputopo", "--json"};
+  OpenedDevice opened{std::make_unique<test::FakeDevice>(test::h100_like_info()), ""};
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> interrupted{true};
+  EXPECT_EQ(run_discover_on(std::move(opened), o, out, err, interrupted), 4);
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["run"]["status"], "interrupted");
+  EXPECT_EQ(j["memory"]["l2"]["apiSize"]["value"], 52428800);
+}
+
+}  // namespace
+}  // namespace gputopo::cli
