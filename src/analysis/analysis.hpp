@@ -6,5 +6,6 @@
 #include "analysis/cluster.hpp"
 #include "analysis/inference.hpp"
 #include "analysis/ks.hpp"
+#include "analysis/rise.hpp"
 #include "analysis/summary.hpp"
 #include "analysis/sweep.hpp"

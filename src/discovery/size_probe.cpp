@@ -30,6 +30,7 @@ class SizeProbe final : public Probe {
     spec.carveout = carveout_for(ctx, t_);
     spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count, 8));
     spec.confirm_sm = 0;
+    spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
     spec.min_bytes = 512;
     // No SM-private cache is larger than the whole L1/shared storage; four times the shared
     // memory per SM leaves room for GPUs where the API under-reports it.

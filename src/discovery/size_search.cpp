@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "analysis/changepoint.hpp"
 #include "analysis/inference.hpp"
+#include "analysis/rise.hpp"
 #include "discovery/measure.hpp"
 
 namespace gputopo::discovery {
@@ -138,6 +141,116 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
   }
 }
 
+// The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
+// miss fraction of every size against the bracket's pooled levels (one clustering, so that a
+// round that is all hits or all misses is still read right), and keeps the steepest rise of its
+// isotonic fit. The next round sweeps the rise and as much again on either side; the rounds stop
+// once the step is the finest or a round no longer halves it (the rise is resolved: it spans
+// several points). Confidence: (1 - p of the rise) x agreement of the last two rounds' onsets
+// (within the coarser round's step: 1) x (1 + sharpness) / 2.
+void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
+                          const analysis::Clustering& levels, double lo, double hi,
+                          SizeSearchResult& out) {
+  const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
+  const int sm = spec.confirm_sm;
+  std::optional<double> previous_onset;
+  double previous_step = 0;
+  double lasting_lo = std::numeric_limits<double>::infinity();
+  int widenings = 0;
+  for (int round = 0; round < 8; ++round) {
+    const auto first = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
+    const auto last = std::min(round_up(static_cast<std::uint64_t>(hi), step), spec.max_bytes);
+    if (last <= first) break;
+    const std::uint64_t round_step =
+        std::max(step, round_up((last - first + per_batch - 2) / (per_batch - 1), step));
+    if (previous_onset && 2 * static_cast<double>(round_step) > previous_step && widenings == 0)
+      break;  // resolved: zooming in no longer halves the step
+    std::vector<std::uint64_t> pts;
+    for (std::uint64_t s = first; s <= last; s += round_step) pts.push_back(s);
+    ctx.expect_batches(1);
+    const Sweep sweep = run_sweep(ctx, spec, pts, sm);
+    ++out.batches;
+    out.conditions = sweep.conditions;
+    std::vector<double> x, f, n;
+    for (const auto& p : sweep.points) {
+      x.push_back(p.x);
+      f.push_back(analysis::miss_fraction(p.samples, levels));
+      n.push_back(static_cast<double>(p.samples.size()));
+    }
+    const auto rise = analysis::steepest_rise(x, f, n);
+    model::Json round_json = {{"from", pts.front()},  {"to", pts.back()}, {"stepBytes", round_step},
+                              {"points", pts.size()}, {"sm", sm},         {"rise", rise.found}};
+    if (!rise.found) {
+      out.evidence["rounds"].push_back(round_json);
+      if (++widenings > 2) break;
+      const double w = hi - lo;
+      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
+      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
+      continue;
+    }
+    widenings = 0;
+    // The capacity is never below the last size without lasting misses. Where the rise starts
+    // with its first lasting misses (a corner: LRU, FIFO, random replacement), within the onset's
+    // own uncertainty, the fit's line can lean past the corner either way; there the corner is
+    // the onset, and the next round zooms on it.
+    const double last_fit = x[rise.first_rise - 1];
+    const bool corner = rise.onset <= last_fit + rise.onset_sd;
+    const double onset = std::round(std::max(rise.onset, last_fit) / static_cast<double>(step)) *
+                         static_cast<double>(step);
+    const double end = rise.rise_end;
+    lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
+    round_json["onset"] = onset;
+    round_json["onsetSd"] = rise.onset_sd;
+    round_json["riseEnd"] = end;
+    round_json["firstLastingMisses"] = x[rise.first_rise];
+    round_json["missBefore"] = rise.base;
+    round_json["missAfter"] = rise.top;
+    round_json["slopePerKiB"] = rise.slope * 1024;
+    round_json["sharpness"] = rise.sharpness;
+    round_json["pValue"] = rise.p_value;
+    round_json["corner"] = corner;
+    out.evidence["rounds"].push_back(round_json);
+
+    double agreement = 1;
+    if (previous_onset) {
+      const double d = std::abs(onset - *previous_onset);
+      if (d > previous_step) agreement = previous_step / d;
+    }
+    out.established = true;
+    out.value = onset;
+    out.lo = std::min(lasting_lo, onset);
+    out.hi = std::max(onset, end - static_cast<double>(step));
+    out.confidence = (1 - rise.p_value) * agreement * (1 + rise.sharpness) / 2;
+    out.evidence["missBefore"] = rise.base;
+    out.evidence["missAfter"] = rise.top;
+    out.evidence["sharpness"] = rise.sharpness;
+    out.evidence["roundAgreement"] = agreement;
+    previous_onset = onset;
+    previous_step = static_cast<double>(round_step);
+    if (round_step <= step) break;
+    if (corner) {
+      lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
+      hi = std::min(static_cast<double>(spec.max_bytes),
+                    x[rise.first_rise] + static_cast<double>(round_step));
+      continue;
+    }
+    // Early misses before the rise: sweep the rise and as much again on either side.
+    const double w = std::max(end - onset, static_cast<double>(round_step));
+    lo = std::max(static_cast<double>(spec.min_bytes), onset - w);
+    hi = std::min(static_cast<double>(spec.max_bytes), end + w);
+  }
+  if (!previous_onset) {
+    out.established = false;
+    out.reason = "no rise of the miss fraction in the bracket on one SM";
+    return;
+  }
+  out.established = out.confidence >= kEstablished;
+  if (!out.established)
+    out.reason =
+        "capacity change found but weak (confidence " + std::to_string(out.confidence) + ")";
+}
+
 }  // namespace
 
 SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
@@ -175,6 +288,24 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   // The capacity lies between the last point of the hit plateau and the first point that left
   // it; how far the transition reaches beyond does not matter for the capacity and is evidence.
   // Each round sweeps that bracket with one point per SM and keeps the first departure.
+  if (spec.estimator == SizeSearchSpec::Estimator::SteepestRise) {
+    // The rounds start one bracket point below the last fitting one and end one past the first
+    // missing one: the bracket's own change may sit inside a shallow ramp of early misses.
+    double lo = change->x_lo, hi = change->x;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (static_cast<double>(sizes[i]) == change->x_lo && i > 0)
+        lo = static_cast<double>(sizes[i - 1]);
+      if (static_cast<double>(sizes[i]) == change->x && i + 1 < sizes.size())
+        hi = static_cast<double>(sizes[i + 1]);
+    }
+    out.evidence["method"] =
+        "doubling bracket, then the steepest rise of the isotonic miss-fraction fit on one SM";
+    out.evidence["transition"] = change_json(*change);
+    const auto levels = analysis::reduce(sweep.points, analysis::Reduction::MissFraction).levels;
+    steepest_rise_rounds(ctx, spec, levels, lo, hi, out);
+    return out;
+  }
+
   double lo = change->x_lo;
   double hi = change->x;
   double confidence = change->confidence;

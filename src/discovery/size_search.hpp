@@ -13,6 +13,14 @@ namespace gputopo::discovery {
 
 // Where a capacity lies: the largest array that a space's chase still hits in full.
 struct SizeSearchSpec {
+  // How the capacity is read from the sweeps after the bracket (docs/discovery.md):
+  // SteepestRise: every round on one SM (confirm_sm, else any), the miss fraction per size fitted
+  // by isotonic regression, the capacity where the steepest rise of that fit starts
+  // (analysis::steepest_rise); rounds zoom on the rise until it is resolved or the step is the
+  // finest. LastingOnset: batched rounds narrowing to the onset of lasting misses (the first size
+  // from which every larger one misses significantly), then confirmed on confirm_sm.
+  enum class Estimator { LastingOnset, SteepestRise };
+  Estimator estimator = Estimator::LastingOnset;
   device::Space space = device::Space::L1;
   std::uint32_t stride = 32;          // bytes between chased elements (the fetch granularity)
   std::uint64_t step = 32;            // finest step of the sweep (the fetch granularity)

@@ -8,11 +8,14 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <random>
+#include <span>
 #include <sstream>
 #include <string>
 
 #include "analysis/changepoint.hpp"
 #include "analysis/inference.hpp"
+#include "analysis/rise.hpp"
 
 namespace gputopo::analysis {
 namespace {
@@ -108,6 +111,70 @@ TEST_P(Traces, L2SweepShowsFarAndDramOnsets) {
   ASSERT_TRUE(far.has_value());
   EXPECT_NEAR(*far, gpu.l2_far_mib, 2);
   EXPECT_TRUE(dram_step);
+}
+
+// The size search's estimator on the recorded L1 curve (one size per SM, 2 KiB steps): miss
+// fraction per size (above the lowest pooled level), isotonic fit, steepest rise, with the search's
+// zoom (the next window is the rise and as much again on either side, until a window no longer
+// halves). The onset must sit where the steep rise starts and stay there when the loads are
+// resampled (runs differ in them) or the sweep is thinned to 4 KiB steps.
+TEST(TracesH100, L1SizeIsWhereTheSteepRiseStarts) {
+  const auto points = load("h100_l1_size_sweep_carveout0")["l1"];
+  std::vector<std::span<const double>> all;
+  for (const auto& p : points) all.emplace_back(p.samples);
+  const auto levels = cluster_levels(all);
+  auto estimate = [&](const std::vector<SweepPoint>& pts, std::mt19937_64* rng) {
+    std::vector<double> x, f, n;
+    for (const auto& p : pts) {
+      std::vector<double> s = p.samples;
+      if (rng) {
+        std::uniform_int_distribution<std::size_t> pick(0, s.size() - 1);
+        for (double& v : s) v = p.samples[pick(*rng)];
+      }
+      x.push_back(p.x);
+      f.push_back(miss_fraction(s, levels));
+      n.push_back(static_cast<double>(s.size()));
+    }
+    double lo = 128 * kKiB, hi = 512 * kKiB;  // the doubling bracket's window
+    Rise last;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<double> wx, wf, wn;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (x[i] < lo || x[i] > hi) continue;
+        wx.push_back(x[i]);
+        wf.push_back(f[i]);
+        wn.push_back(n[i]);
+      }
+      const auto r = steepest_rise(wx, wf, wn);
+      if (!r.found) break;
+      last = r;
+      const double w = std::max(r.rise_end - r.onset, 2 * kKiB);
+      if (r.rise_end + w - (r.onset - w) >= (hi - lo) / 2) break;
+      lo = r.onset - w;
+      hi = r.rise_end + w;
+    }
+    return last;
+  };
+  const auto r = estimate(points, nullptr);
+  ASSERT_TRUE(r.found);
+  EXPECT_GE(r.onset / kKiB, 234);
+  EXPECT_LE(r.onset / kKiB, 252);
+  EXPECT_LT(r.p_value, 1e-6);
+  EXPECT_LE(r.first_rise, r.end);
+  std::vector<double> resampled{r.onset};
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 rng(seed);
+    resampled.push_back(estimate(points, &rng).onset);
+  }
+  const auto [lo, hi] = std::minmax_element(resampled.begin(), resampled.end());
+  // 512 loads per point here; the recording's full 2048 loads give 238.1-240.2 KiB (0.9 %).
+  EXPECT_LE(*hi - *lo, 0.02 * r.onset) << *lo << " .. " << *hi;
+  EXPECT_GE(*lo / kKiB, 234);
+  for (std::size_t phase = 0; phase < 2; ++phase) {
+    std::vector<SweepPoint> thinned;
+    for (std::size_t i = phase; i < points.size(); i += 2) thinned.push_back(points[i]);
+    EXPECT_NEAR(estimate(thinned, nullptr).onset, r.onset, 0.03 * r.onset) << phase;
+  }
 }
 
 TEST_P(Traces, FetchGranularityFromStrideSweeps) {
