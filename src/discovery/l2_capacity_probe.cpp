@@ -42,22 +42,49 @@ class L2CapacityProbe final : public Probe {
     std::vector<std::string> weaker;
     const std::uint32_t stride = l2_line_or_fetch(ctx, weaker);
     SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, stride);
+    // The search starts past the end of the near->far transition and must find a step whose
+    // plateau before it is the far level, not the near one: the near->far step's tail on a gradual
+    // transition would otherwise be read as the first change.
     spec.min_bytes = round_up(static_cast<std::uint64_t>(near_hi * 1.1), spec.step);
     spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 2, spec.step);
     // The bracket spans little more than one doubling: grow by a quarter to have points on both
     // sides of the step.
     spec.bracket_growth = 1.25;
-    if (spec.min_bytes >= spec.max_bytes) {
-      note(ctx, {}, "not cross-checked: the near step lies past 1.5 x the API size");
-      return;
+    const double near_level = segment->evidence.value("nearLevelLatency", 0.0);
+    double far_level = 0;
+    if (segment->evidence.contains("transition"))
+      far_level = segment->evidence["transition"].value("latencyAfter", 0.0);
+    // Latencies below this lie at the near level (half-way between the near and far levels).
+    const double near_bound =
+        near_level > 0 && far_level > near_level ? (near_level + far_level) / 2 : 0.0;
+    SizeSearchResult r;
+    bool near_step = false;
+    model::Json skipped = model::Json::array();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (spec.min_bytes >= spec.max_bytes) {
+        note(ctx, {}, "not cross-checked: the near step lies past 1.5 x the API size");
+        return;
+      }
+      r = search_size(ctx, spec);
+      if (!r.established || !r.evidence.contains("transition")) break;
+      const auto& t = r.evidence["transition"];
+      near_step = t.value("latencyBefore", 0.0) < near_bound;
+      if (!near_step) break;
+      skipped.push_back(t);
+      spec.min_bytes = round_up(static_cast<std::uint64_t>(t.value("firstAfter", 0.0)), spec.step);
     }
-    const auto r = search_size(ctx, spec);
     model::Json e = r.evidence;
     e["batches"] = r.batches;
     e["strideBytes"] = stride;
+    e["farLevelLatency"] = far_level;
+    if (!skipped.empty()) e["skippedNearSteps"] = skipped;
     if (!weaker.empty()) e["weakerInputs"] = join(weaker);
     if (!r.established) {
       note(ctx, e, "not cross-checked: no DRAM step found (" + r.reason + ")");
+      return;
+    }
+    if (near_step) {
+      note(ctx, e, "not cross-checked: every step found starts at the near level");
       return;
     }
     // Where several far segments share the evicted lines unevenly, misses set in before the

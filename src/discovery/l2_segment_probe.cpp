@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/cluster.hpp"
+#include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
 #include "discovery/l2_sweep.hpp"
@@ -44,9 +46,91 @@ SegmentFit nearest_segment_count(double measured, double api) {
   return best;
 }
 
+// Where the share of loads above the near level rises, on one SM: on a real L2 the near->far
+// transition is gradual (a few far hits trickle in before the bulk), so the first far hit is not
+// the step. A sweep at half the search step around the onset gives the share per size; the step is
+// the onset of the bulk: the steepest rise between neighbouring sizes, extended back to the share
+// of the first size (on an LRU-like ramp, the ramp's start). The transition runs from the last
+// size below a tenth of the rise to the first size at nine tenths of it.
+struct StepProfile {
+  bool found = false;
+  double onset = 0;
+  double lo = 0;
+  double hi = 0;
+  double near_latency = 0;
+  model::Json evidence;
+};
+
+StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset, int sm) {
+  StepProfile out;
+  const std::uint64_t half =
+      std::max<std::uint64_t>(spec.stride, round_up(spec.step / 2, spec.stride));
+  const double first =
+      std::max(static_cast<double>(half), onset - 1.0 * static_cast<double>(spec.step));
+  const double last = onset + 3.0 * static_cast<double>(spec.step);
+  device::ChaseBatch batch;
+  std::vector<double> x;
+  for (std::uint64_t b = round_up(static_cast<std::uint64_t>(first), half);
+       static_cast<double>(b) <= last && b <= spec.max_bytes; b += half) {
+    batch.requests.push_back(
+        chase_request(spec.space, b, spec.stride, 1, spec.max_recorded_loads, 1024));
+    batch.requests.back().sm = sm;
+    x.push_back(static_cast<double>(b));
+  }
+  if (x.size() < 3) return out;
+  ctx.expect_batches(1);
+  const auto result = ctx.chase(batch);
+  std::vector<std::vector<double>> samples;
+  std::vector<double> pooled;
+  for (const auto& r : result.results) {
+    samples.push_back(latencies(r));
+    pooled.insert(pooled.end(), samples.back().begin(), samples.back().end());
+  }
+  const auto levels = analysis::cluster_levels(pooled);
+  if (samples.empty() || samples.front().empty() || levels.levels.size() < 2) return out;
+  const std::size_t near = levels.classify(analysis::summarize(samples.front()).median);
+  if (near + 1 >= levels.levels.size()) return out;
+  out.near_latency = levels.levels[near].center;
+  const double threshold = levels.boundaries[near];
+  std::vector<double> share;
+  for (const auto& v : samples) {
+    const auto above = std::count_if(v.begin(), v.end(), [&](double c) { return c > threshold; });
+    share.push_back(v.empty() ? 0.0 : static_cast<double>(above) / static_cast<double>(v.size()));
+  }
+  out.evidence = {
+      {"sm", sm}, {"sizes", x}, {"shareAboveNear", share}, {"nearLatency", out.near_latency}};
+  const double rise = *std::max_element(share.begin(), share.end()) - share.front();
+  // Two binomial standard errors of a share at the noisiest point.
+  const double noise =
+      2 * std::sqrt(0.25 / static_cast<double>(std::max<std::size_t>(samples.front().size(), 1)));
+  if (rise < std::max(0.05, 2 * noise)) {
+    out.evidence["why"] = "the share above the near level does not rise across the profile";
+    return out;
+  }
+  std::vector<double> g;
+  for (double f : share) g.push_back((f - share.front()) / rise);
+  std::size_t steep = 1;
+  for (std::size_t i = 2; i < g.size(); ++i)
+    if (g[i] - g[i - 1] > g[steep] - g[steep - 1]) steep = i;
+  std::size_t lo = steep - 1;
+  while (lo > 0 && g[lo] > 0.1) --lo;
+  std::size_t hi = steep;
+  while (hi + 1 < g.size() && g[hi] < 0.9) ++hi;
+  const double slope = (g[steep] - g[steep - 1]) / (x[steep] - x[steep - 1]);
+  out.onset = std::clamp(x[steep - 1] - g[steep - 1] / slope, x[lo], x[steep - 1]);
+  out.lo = x[lo];
+  out.hi = x[hi];
+  out.found = true;
+  out.evidence["stepBytes"] = out.onset;
+  out.evidence["transition"] = {out.lo, out.hi};
+  return out;
+}
+
 // One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
-// segment, then (on a segmented L2) far. The size search brackets that first step; the step is
-// then aligned to the nearest 1/n of the API size, as MT4G does, with the distance as confidence.
+// segment, then (on a segmented L2) far. The size search brackets that first step on one SM (the
+// near latency differs between SMs, which a sweep spread over SMs reads as misses); a profile of
+// the far share locates the step inside its transition; the step is then aligned to the nearest 1/n
+// of the API size, as MT4G does, with the distance as confidence.
 class L2SegmentProbe final : public Probe {
  public:
   explicit L2SegmentProbe(std::vector<std::string> needs)
@@ -75,15 +159,26 @@ class L2SegmentProbe final : public Probe {
     spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 4, spec.step);
     // At sector stride only the first load of each line leaves the near segment.
     spec.bracket_level_change = false;
+    spec.confirm_sm = kLatencySm;
     const auto r = search_size(ctx, spec);
     if (!r.established) {
       fail(r.capped ? r.reason : "near-segment step not established: " + r.reason, r.evidence);
       return;
     }
 
-    const auto f = nearest_segment_count(r.value, api);
+    const auto profile = profile_step(ctx, spec, r.value, kLatencySm);
+    const double measured = profile.found ? profile.onset : r.value;
+    // Without a profile the step lies between the last size that fit and the first that missed.
+    const model::Interval interval =
+        profile.found ? model::Interval{profile.lo, profile.hi}
+                      : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
+    const auto f = nearest_segment_count(measured, api);
     model::Json evidence = r.evidence;
-    evidence["measuredBytes"] = r.value;
+    evidence["searchOnsetBytes"] = r.value;
+    evidence["profile"] = profile.evidence;
+    evidence["measuredBytes"] = measured;
+    evidence["measuredInterval"] = {interval.lo, interval.hi};
+    if (profile.found) evidence["nearLevelLatency"] = profile.near_latency;
     evidence["batches"] = r.batches;
     evidence["strideBytes"] = fg;
     evidence["fraction"] = "1/" + std::to_string(f.count);
@@ -92,14 +187,16 @@ class L2SegmentProbe final : public Probe {
     evidence["fractionSeparation"] = f.separation;
     const double confidence = std::min(r.confidence, f.confidence);
     const std::string method =
-        "pchase-size-sweep of the near->far step, aligned to the nearest 1/n of the API L2 size";
+        "pchase-size-sweep of the near->far step on one SM, located at the onset of the steepest "
+        "rise of the share of loads above the near level, aligned to the nearest 1/n of the API L2 "
+        "size";
     auto segment = model::Attribute::measured(f.value, "B", method, confidence);
-    segment.interval = model::Interval{r.lo, r.hi};
+    segment.interval = interval;
     segment.evidence = evidence;
     segment.reason = join(weaker);
     ctx.put("l2", "segmentSize", segment);
     auto count = model::Attribute::measured(f.count, "", method, confidence);
-    count.evidence = {{"measuredSegmentBytes", r.value},
+    count.evidence = {{"measuredSegmentBytes", measured},
                       {"apiBytes", api},
                       {"relativeDistance", f.relative_distance}};
     count.reason = segment.reason;

@@ -37,17 +37,43 @@ void add_evidence(Context& ctx, const std::string& element, const std::string& k
   ctx.put(element, key, std::move(a));
 }
 
-DominantLevel dominant_level(const std::vector<double>& sample) {
+namespace {
+
+DominantLevel level_of(const std::vector<double>& sample, analysis::Clustering levels,
+                       std::size_t chosen) {
   DominantLevel out;
-  out.levels = analysis::cluster_levels(sample);
-  if (out.levels.levels.empty()) return out;
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < out.levels.levels.size(); ++i)
-    if (out.levels.levels[i].weight > out.levels.levels[best].weight) best = i;
-  out.weight = out.levels.levels[best].weight;
+  out.levels = std::move(levels);
+  out.weight = out.levels.levels[chosen].weight;
   for (std::size_t i = 0; i < sample.size() && i < out.levels.labels.size(); ++i)
-    if (out.levels.labels[i] == best) out.samples.push_back(sample[i]);
+    if (out.levels.labels[i] == chosen) out.samples.push_back(sample[i]);
   return out;
+}
+
+std::size_t heaviest(const analysis::Clustering& c) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < c.levels.size(); ++i)
+    if (c.levels[i].weight > c.levels[best].weight) best = i;
+  return best;
+}
+
+}  // namespace
+
+DominantLevel dominant_level(const std::vector<double>& sample) {
+  auto levels = analysis::cluster_levels(sample);
+  if (levels.levels.empty()) return {};
+  const std::size_t best = heaviest(levels);
+  return level_of(sample, std::move(levels), best);
+}
+
+DominantLevel slowest_substantial_level(const std::vector<double>& sample, double min_weight) {
+  auto levels = analysis::cluster_levels(sample);
+  if (levels.levels.empty()) return {};
+  std::size_t chosen = heaviest(levels);
+  for (std::size_t i = 0; i < levels.levels.size(); ++i)
+    if (levels.levels[i].weight >= min_weight &&
+        levels.levels[i].center > levels.levels[chosen].center)
+      chosen = i;
+  return level_of(sample, std::move(levels), chosen);
 }
 
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker) {

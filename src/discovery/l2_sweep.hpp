@@ -35,6 +35,11 @@ struct DominantLevel {
   analysis::Clustering levels;
 };
 DominantLevel dominant_level(const std::vector<double>& sample);
+// The slowest latency level of `sample` that holds at least `min_weight` of it (the dominant
+// level when none does): where one kind of access has several paths of different length (a miss
+// through the near or the far L2 partition), the longest path with a real share of the loads,
+// chosen by a rule that does not flip with a few percent of weight.
+DominantLevel slowest_substantial_level(const std::vector<double>& sample, double min_weight);
 
 // The L2 line size when established, else the fetch granularity (with the reason in `weaker`).
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker);
