@@ -48,45 +48,19 @@ struct Verdict {
   double chance_pair = 1;   // share of measured SM pairs of different groups that agree
 };
 
-Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double threshold) {
-  const int n = static_cast<int>(latency.size());
-  std::vector<int> group_of(latency.size(), -1);
+std::vector<int> group_of_sm(const SmGroups& groups, int n) {
+  std::vector<int> group_of(static_cast<std::size_t>(std::max(n, 0)), -1);
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (int sm : groups[g])
       if (sm >= 0 && sm < n) group_of[static_cast<std::size_t>(sm)] = static_cast<int>(g);
+  return group_of;
+}
+
+Verdict judge(const SmGroups& groups, const std::vector<double>& latency, double threshold) {
+  const int n = static_cast<int>(latency.size());
+  const auto group_of = group_of_sm(groups, n);
   Verdict v;
-  // Variance decomposition: how much of the SMs' spread the grouping leaves inside its groups.
-  double sum = 0;
-  std::size_t count = 0;
-  std::vector<double> group_sum(groups.size(), 0);
-  std::vector<std::size_t> group_n(groups.size(), 0);
-  for (int i = 0; i < n; ++i) {
-    const double x = latency[static_cast<std::size_t>(i)];
-    const int g = group_of[static_cast<std::size_t>(i)];
-    if (std::isnan(x) || g < 0) continue;
-    sum += x;
-    ++count;
-    group_sum[static_cast<std::size_t>(g)] += x;
-    ++group_n[static_cast<std::size_t>(g)];
-  }
-  if (count < 2) return v;
-  const double mean = sum / static_cast<double>(count);
-  double total = 0;
-  double within = 0;
-  std::size_t groups_used = 0;
-  for (std::size_t g = 0; g < groups.size(); ++g) groups_used += group_n[g] > 0;
-  for (int i = 0; i < n; ++i) {
-    const double x = latency[static_cast<std::size_t>(i)];
-    const int g = group_of[static_cast<std::size_t>(i)];
-    if (std::isnan(x) || g < 0) continue;
-    const auto gi = static_cast<std::size_t>(g);
-    const double group_mean = group_sum[gi] / static_cast<double>(group_n[gi]);
-    total += (x - mean) * (x - mean);
-    within += (x - group_mean) * (x - group_mean);
-  }
-  if (total > 0 && count > groups_used)
-    v.within_share = (within / static_cast<double>(count - groups_used)) /
-                     (total / static_cast<double>(count - 1));
+  v.within_share = within_group_variance_share(latency, groups);
   std::size_t across = 0;
   std::size_t across_agree = 0;
   for (int i = 0; i < n; ++i) {
@@ -114,6 +88,42 @@ int uniform_size(const SmGroups& groups) {
 }
 
 }  // namespace
+
+double within_group_variance_share(const std::vector<double>& latency, const SmGroups& groups) {
+  const int n = static_cast<int>(latency.size());
+  const auto group_of = group_of_sm(groups, n);
+  double sum = 0;
+  std::size_t count = 0;
+  std::vector<double> group_sum(groups.size(), 0);
+  std::vector<std::size_t> group_n(groups.size(), 0);
+  for (int i = 0; i < n; ++i) {
+    const double x = latency[static_cast<std::size_t>(i)];
+    const int g = group_of[static_cast<std::size_t>(i)];
+    if (std::isnan(x) || g < 0) continue;
+    sum += x;
+    ++count;
+    group_sum[static_cast<std::size_t>(g)] += x;
+    ++group_n[static_cast<std::size_t>(g)];
+  }
+  if (count < 2) return 1;
+  const double mean = sum / static_cast<double>(count);
+  double total = 0;
+  double within = 0;
+  std::size_t groups_used = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) groups_used += group_n[g] > 0;
+  for (int i = 0; i < n; ++i) {
+    const double x = latency[static_cast<std::size_t>(i)];
+    const int g = group_of[static_cast<std::size_t>(i)];
+    if (std::isnan(x) || g < 0) continue;
+    const auto gi = static_cast<std::size_t>(g);
+    const double group_mean = group_sum[gi] / static_cast<double>(group_n[gi]);
+    total += (x - mean) * (x - mean);
+    within += (x - group_mean) * (x - group_mean);
+  }
+  if (total <= 0 || count <= groups_used) return 1;
+  return (within / static_cast<double>(count - groups_used)) /
+         (total / static_cast<double>(count - 1));
+}
 
 GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size,
                                 std::size_t min_group) {

@@ -20,6 +20,11 @@ struct GpcPartition {
 GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size,
                                 std::size_t min_group);
 
+// The share of the per-SM latency variance that `groups` leave inside themselves (SMs in no group
+// and unmeasured SMs, NaN, left out): near 0 where the groups explain the spread, about 1 where
+// they explain none of it. 1 where it cannot be computed.
+double within_group_variance_share(const std::vector<double>& latency, const SmGroups& groups);
+
 // A TPC grouping of the SMs: a candidate partition that the per-SM L2 latency confirms. SMs of one
 // TPC share their path to L2 and read the same near-hit latency; a candidate is confirmed when its
 // groups leave at most 1 % of the latency variance between SMs inside the groups (the groups

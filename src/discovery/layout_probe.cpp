@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
@@ -61,17 +62,24 @@ class LayoutProbe final : public Probe {
   }
 
  private:
-  static void put_tpcs(Context& ctx, const SmGroups& pairs, int sms) {
+  // The per-SM L2 near-hit latency (NaN where not measured) and its standard error.
+  static std::vector<double> per_sm_latency(const Context& ctx, int sms, double& se) {
     const auto* by_sm = ctx.get("l2", "nearLatencyBySm");
     std::vector<double> latency(static_cast<std::size_t>(std::max(sms, 0)), std::nan(""));
-    double threshold = 0.5;
+    se = 0;
     if (by_sm && by_sm->available() && by_sm->evidence.contains("perSm")) {
       const auto& per = by_sm->evidence["perSm"];
       for (std::size_t i = 0; i < per.size() && i < latency.size(); ++i)
         if (per[i].is_number()) latency[i] = per[i].get<double>();
-      const double se = by_sm->evidence.value("standardError", 0.0);
-      threshold = std::max(threshold, kEqualSigmas * std::sqrt(2.0) * se);
+      se = by_sm->evidence.value("standardError", 0.0);
     }
+    return latency;
+  }
+
+  static void put_tpcs(Context& ctx, const SmGroups& pairs, int sms) {
+    double se = 0;
+    const auto latency = per_sm_latency(ctx, sms, se);
+    const double threshold = std::max(0.5, kEqualSigmas * std::sqrt(2.0) * se);
     const auto t = tpcs_from_latency(latency, threshold, pairs);
     if (!t.established) {
       for (const char* key : {"tpcCount", "smsPerTpc"})
@@ -115,20 +123,46 @@ class LayoutProbe final : public Probe {
                                std::to_string(sizes.back()) + ", joined";
     model::Json evidence = {{"clusterSizes", sizes}, {"gpcs", groups_json(p.gpcs)}};
     if (!p.uncovered.empty()) {
-      // At most one more GPC per set of left-out SMs that ran together in a cluster of 2.
+      // The left-out SMs in units that ran together (a TPC, from clusters of 2): each may belong
+      // to a GPC found or form one of its own, so at most one more GPC per unit.
       const auto loose = gpcs_from_clusters(sms, by_size, 2);
-      std::size_t units = loose.uncovered.size();
+      SmGroups units;
       for (const auto& g : loose.gpcs)
         if (std::all_of(g.begin(), g.end(), [&](int sm) {
               return std::find(p.uncovered.begin(), p.uncovered.end(), sm) != p.uncovered.end();
             }))
-          ++units;
+          units.push_back(g);
+      for (int sm : loose.uncovered) units.push_back({sm});
+      std::string listed;
+      for (const auto& u : units) {
+        if (!listed.empty()) listed += ", ";
+        listed += std::to_string(u.front());
+        if (u.size() > 1) listed += "-" + std::to_string(u.back());
+      }
       evidence["uncovered"] = p.uncovered;
-      return fail(std::to_string(p.uncovered.size()) +
-                      " SMs ran in no cluster of 3 or more: between " +
-                      std::to_string(std::max<std::size_t>(p.gpcs.size(), 1)) + " and " +
-                      std::to_string(p.gpcs.size() + units) + " GPCs",
-                  evidence);
+      evidence["uncoveredUnits"] = groups_json(units);
+      std::string why = std::to_string(p.uncovered.size()) + " SMs in " +
+                        std::to_string(units.size()) + " units that ran together (" + listed +
+                        ") never shared a cluster of 3 or more with other SMs, so their GPC is " +
+                        "not known: each may belong to one of the " +
+                        std::to_string(p.gpcs.size()) + " GPCs found or form one of its own, " +
+                        "between " + std::to_string(std::max<std::size_t>(p.gpcs.size(), 1)) +
+                        " and " + std::to_string(p.gpcs.size() + units.size()) + " GPCs";
+      // Whether the per-SM L2 latency could place them: only if it separates the GPCs found.
+      double se = 0;
+      const auto latency = per_sm_latency(ctx, sms, se);
+      if (!p.gpcs.empty() &&
+          std::any_of(latency.begin(), latency.end(), [](double x) { return !std::isnan(x); })) {
+        const double within = within_group_variance_share(latency, p.gpcs);
+        evidence["latencyVarianceInsideGpcs"] = within;
+        char share[16];
+        std::snprintf(share, sizeof share, "%.0f", 100 * within);
+        why += within > 0.5 ? std::string("; the per-SM L2 latency cannot place them either: ")
+                            : std::string("; not placed by the per-SM L2 latency: ");
+        why +=
+            std::string("the GPCs found leave ") + share + " % of its variance inside themselves";
+      }
+      return fail(why, evidence);
     }
     auto count = model::Attribute::measured(static_cast<double>(p.gpcs.size()), "", method, 0.9);
     count.evidence = evidence;

@@ -42,6 +42,21 @@ TEST(GpcsFromClusters, PairsAloneDoNotPlaceATpcInAGpc) {
   EXPECT_EQ(p.uncovered, (std::vector<int>{8, 9, 10, 11}));
 }
 
+TEST(WithinGroupVarianceShare, NearZeroWhereGroupsExplainTheSpreadAboutOneWhereNot) {
+  // Groups of 4 SMs with one latency each (plus 0.1 cycle of noise) explain the spread; the same
+  // latencies grouped across those groups explain none of it.
+  std::vector<double> latency;
+  for (int sm = 0; sm < 16; ++sm) latency.push_back(300.0 + 10 * (sm / 4) + 0.1 * (sm % 2));
+  const SmGroups by_four = {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}};
+  EXPECT_LT(within_group_variance_share(latency, by_four), 0.01);
+  const SmGroups across = {{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}};
+  EXPECT_GT(within_group_variance_share(latency, across), 0.9);
+  // Unmeasured SMs and SMs in no group are left out; nothing to compare gives 1.
+  latency[0] = std::nan("");
+  EXPECT_LT(within_group_variance_share(latency, {{0, 1, 2, 3}, {4, 5, 6, 7}}), 0.01);
+  EXPECT_EQ(within_group_variance_share(latency, {}), 1.0);
+}
+
 TEST(TpcsFromLatency, ConfirmsClusterPairsThatShareALatency) {
   const auto latency = tpc_latencies(16, 2);
   SmGroups pairs;
