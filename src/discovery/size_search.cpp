@@ -147,7 +147,8 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
 // isotonic fit. The next round sweeps the rise and as much again on either side; the rounds stop
 // once the step is the finest or a round no longer halves it (the rise is resolved: it spans
 // several points). Confidence: (1 - p of the rise) x agreement of the last two rounds' onsets
-// (within the coarser round's step: 1) x (1 + sharpness) / 2.
+// (within the coarser round's step: 1) x (1 + sharpness) / 2, the sharpness from the first round
+// with a rise (the only one that sees the whole transition; later rounds see a part of it).
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -157,6 +158,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
   std::optional<double> previous_onset;
   double previous_step = 0;
   double lasting_lo = std::numeric_limits<double>::infinity();
+  std::optional<double> sharpness;
   int widenings = 0;
   for (int round = 0; round < 8; ++round) {
     const auto first = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
@@ -220,11 +222,14 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     out.established = true;
     out.value = onset;
     out.lo = std::min(lasting_lo, onset);
-    out.hi = std::max(onset, end - static_cast<double>(step));
-    out.confidence = (1 - rise.p_value) * agreement * (1 + rise.sharpness) / 2;
+    out.hi =
+        std::max(onset, std::floor(end / static_cast<double>(step)) * static_cast<double>(step) -
+                            static_cast<double>(step));
+    if (!sharpness) sharpness = rise.sharpness;
+    out.confidence = (1 - rise.p_value) * agreement * (1 + *sharpness) / 2;
     out.evidence["missBefore"] = rise.base;
     out.evidence["missAfter"] = rise.top;
-    out.evidence["sharpness"] = rise.sharpness;
+    out.evidence["sharpness"] = *sharpness;
     out.evidence["roundAgreement"] = agreement;
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
