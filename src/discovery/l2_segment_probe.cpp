@@ -46,84 +46,71 @@ SegmentFit nearest_segment_count(double measured, double api) {
   return best;
 }
 
-// Where the share of loads above the near level rises, on one SM: on a real L2 the near->far
-// transition is gradual (a few far hits trickle in before the bulk), so the first far hit is not
-// the step. A sweep at half the search step around the onset gives the share per size; the step is
-// the onset of the bulk: the steepest rise between neighbouring sizes, extended back to the share
-// of the first size (on an LRU-like ramp, the ramp's start). The transition runs from the last
-// size below a tenth of the rise to the first size at nine tenths of it.
-struct StepProfile {
-  bool found = false;
-  double onset = 0;
-  double lo = 0;
-  double hi = 0;
-  double near_latency = 0;
-  model::Json evidence;
-};
-
+// The near->far step on one SM, profiled at half the search step around the search's onset
+// (locate_step in l2_sweep.hpp says how it is read).
 StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset, int sm) {
-  StepProfile out;
+  const StepProfile none;
   const std::uint64_t half =
       std::max<std::uint64_t>(spec.stride, round_up(spec.step / 2, spec.stride));
-  const double first =
-      std::max(static_cast<double>(half), onset - 1.0 * static_cast<double>(spec.step));
-  const double last = onset + 3.0 * static_cast<double>(spec.step);
-  device::ChaseBatch batch;
+  const double step = static_cast<double>(spec.step);
   std::vector<double> x;
-  for (std::uint64_t b = round_up(static_cast<std::uint64_t>(first), half);
-       static_cast<double>(b) <= last && b <= spec.max_bytes; b += half) {
-    batch.requests.push_back(
-        chase_request(spec.space, b, spec.stride, 1, spec.max_recorded_loads, 1024));
-    batch.requests.back().sm = sm;
-    x.push_back(static_cast<double>(b));
-  }
-  if (x.size() < 3) return out;
-  ctx.expect_batches(1);
-  const auto result = ctx.chase(batch);
   std::vector<std::vector<double>> samples;
-  std::vector<double> pooled;
-  for (const auto& r : result.results) {
-    samples.push_back(latencies(r));
-    pooled.insert(pooled.end(), samples.back().begin(), samples.back().end());
-  }
-  const auto levels = analysis::cluster_levels(pooled);
-  if (samples.empty() || samples.front().empty() || levels.levels.size() < 2) return out;
-  const std::size_t near = levels.classify(analysis::summarize(samples.front()).median);
-  if (near + 1 >= levels.levels.size()) return out;
-  out.near_latency = levels.levels[near].center;
-  const double threshold = levels.boundaries[near];
+  // Appends the sizes of (after, to] at half steps, measured on `sm` in one batch.
+  auto measure = [&](double after, double to) {
+    device::ChaseBatch batch;
+    std::vector<double> added;
+    for (std::uint64_t b = round_up(static_cast<std::uint64_t>(after) + 1, half);
+         static_cast<double>(b) <= to && b <= spec.max_bytes; b += half) {
+      batch.requests.push_back(
+          chase_request(spec.space, b, spec.stride, 1, spec.max_recorded_loads, 1024));
+      batch.requests.back().sm = sm;
+      added.push_back(static_cast<double>(b));
+    }
+    if (added.empty()) return false;
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    for (std::size_t i = 0; i < added.size() && i < result.results.size(); ++i) {
+      x.push_back(added[i]);
+      samples.push_back(latencies(result.results[i]));
+    }
+    return true;
+  };
+  measure(std::max(0.0, onset - step - 1), onset + 3 * step);
+  if (x.size() < 3) return none;
+  analysis::Clustering levels;
   std::vector<double> share;
-  for (const auto& v : samples) {
-    const auto above = std::count_if(v.begin(), v.end(), [&](double c) { return c > threshold; });
-    share.push_back(v.empty() ? 0.0 : static_cast<double>(above) / static_cast<double>(v.size()));
-  }
-  out.evidence = {
-      {"sm", sm}, {"sizes", x}, {"shareAboveNear", share}, {"nearLatency", out.near_latency}};
-  const double rise = *std::max_element(share.begin(), share.end()) - share.front();
+  std::size_t near = 0;
+  // Share per size of the loads above the near level (the first size's level), from the levels
+  // of all sizes pooled.
+  auto read_shares = [&]() {
+    std::vector<double> pooled;
+    for (const auto& v : samples) pooled.insert(pooled.end(), v.begin(), v.end());
+    levels = analysis::cluster_levels(pooled);
+    share.clear();
+    if (samples.front().empty() || levels.levels.size() < 2) return false;
+    near = levels.classify(analysis::summarize(samples.front()).median);
+    if (near + 1 >= levels.levels.size()) return false;
+    const double threshold = levels.boundaries[near];
+    for (const auto& v : samples) {
+      const auto above = std::count_if(v.begin(), v.end(), [&](double c) { return c > threshold; });
+      share.push_back(v.empty() ? 0.0 : static_cast<double>(above) / static_cast<double>(v.size()));
+    }
+    return true;
+  };
   // Two binomial standard errors of a share at the noisiest point.
   const double noise =
       2 * std::sqrt(0.25 / static_cast<double>(std::max<std::size_t>(samples.front().size(), 1)));
-  if (rise < std::max(0.05, 2 * noise)) {
-    out.evidence["why"] = "the share above the near level does not rise across the profile";
-    return out;
+  bool read = read_shares();
+  // Where the share still rises at the last sizes (a trickle of far hits before the bulk), the
+  // profile goes on, twice at most.
+  for (int extension = 0; extension < 2 && read && share.size() >= 4 &&
+                          share.back() - share[share.size() - 4] > 2 * noise;
+       ++extension) {
+    if (!measure(x.back(), x.back() + 4 * step)) break;
+    read = read_shares();
   }
-  std::vector<double> g;
-  for (double f : share) g.push_back((f - share.front()) / rise);
-  std::size_t steep = 1;
-  for (std::size_t i = 2; i < g.size(); ++i)
-    if (g[i] - g[i - 1] > g[steep] - g[steep - 1]) steep = i;
-  std::size_t lo = steep - 1;
-  while (lo > 0 && g[lo] > 0.1) --lo;
-  std::size_t hi = steep;
-  while (hi + 1 < g.size() && g[hi] < 0.9) ++hi;
-  const double slope = (g[steep] - g[steep - 1]) / (x[steep] - x[steep - 1]);
-  out.onset = std::clamp(x[steep - 1] - g[steep - 1] / slope, x[lo], x[steep - 1]);
-  out.lo = x[lo];
-  out.hi = x[hi];
-  out.found = true;
-  out.evidence["stepBytes"] = out.onset;
-  out.evidence["transition"] = {out.lo, out.hi};
-  return out;
+  if (!read) return none;
+  return locate_step(x, share, levels.levels[near].center, noise, sm);
 }
 
 // One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one

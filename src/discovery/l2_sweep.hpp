@@ -41,6 +41,23 @@ DominantLevel dominant_level(const std::vector<double>& sample);
 // chosen by a rule that does not flip with a few percent of weight.
 DominantLevel slowest_substantial_level(const std::vector<double>& sample, double min_weight);
 
+// Where the share of loads above the near level rises over array sizes `x` (ascending), on one SM:
+// on a real L2 the near->far transition is gradual (a few far hits trickle in before the bulk), so
+// the first far hit is not the step. The step is the onset of the bulk: the steepest rise between
+// neighbouring sizes, extended back to the first size's share (on an LRU-like ramp, the ramp's
+// start). The transition runs from the last size below a tenth of the whole rise to the first size
+// at nine tenths of it. Not found where the share rises by less than max(0.05, 2 x `noise`).
+struct StepProfile {
+  bool found = false;
+  double onset = 0;
+  double lo = 0;
+  double hi = 0;
+  double near_latency = 0;
+  model::Json evidence;
+};
+StepProfile locate_step(const std::vector<double>& x, const std::vector<double>& share,
+                        double near_latency, double noise, int sm);
+
 // The L2 line size when established, else the fetch granularity (with the reason in `weaker`).
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker);
 

@@ -9,6 +9,7 @@
 #include "device/sim/layout.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "discovery/l2_sweep.hpp"
 
 // End to end: the L2, device-memory and layout probes on every simulator preset, against the
 // configuration's own truth. Discrete attributes exactly, continuous ones within 2 %.
@@ -78,6 +79,44 @@ class L2DramSim : public ::testing::TestWithParam<std::string> {
     return done[preset] = std::move(r);
   }
 };
+
+// The near->far step located in a profile of the far share (locate_step), on shapes seen on the
+// simulator and on an H100. Sizes in units of 100 (one profile step: 1).
+TEST(LocateStep, SharpStepIsAtItsLastNearSize) {
+  const std::vector<double> x = {100, 101, 102, 103, 104, 105, 106};
+  const auto s = locate_step(x, {0, 0, 0, 0.25, 0.25, 0.25, 0.25}, 270, 0.02, 0);
+  ASSERT_TRUE(s.found);
+  EXPECT_DOUBLE_EQ(s.onset, 102);
+  EXPECT_DOUBLE_EQ(s.lo, 102);
+  EXPECT_DOUBLE_EQ(s.hi, 103);
+}
+
+TEST(LocateStep, LinearRampStartsWhereTheRampStarts) {
+  // An LRU-like ramp from 102 on, still rising at the end of the profile.
+  const std::vector<double> x = {100, 101, 102, 103, 104, 105, 106};
+  const auto s = locate_step(x, {0, 0, 0, 0.1, 0.2, 0.3, 0.4}, 270, 0.02, 0);
+  ASSERT_TRUE(s.found);
+  EXPECT_NEAR(s.onset, 102, 1e-9);
+  EXPECT_DOUBLE_EQ(s.lo, 102);
+  EXPECT_DOUBLE_EQ(s.hi, 106);
+}
+
+TEST(LocateStep, TrickleBeforeTheBulkIsNotTheStep) {
+  // As on an H100: a few far hits from 101 on, the bulk between 104 and 106.
+  const std::vector<double> x = {100, 101, 102, 103, 104, 105, 106, 107};
+  const auto s = locate_step(x, {0, 0.02, 0.03, 0.04, 0.05, 0.45, 0.97, 0.97}, 270, 0.02, 0);
+  ASSERT_TRUE(s.found);
+  EXPECT_GT(s.onset, 104);
+  EXPECT_LT(s.onset, 105);
+  EXPECT_DOUBLE_EQ(s.lo, 104);
+  EXPECT_DOUBLE_EQ(s.hi, 106);
+}
+
+TEST(LocateStep, NoRiseIsNotFound) {
+  const std::vector<double> x = {100, 101, 102, 103};
+  EXPECT_FALSE(locate_step(x, {0, 0.01, 0, 0.02}, 270, 0.02, 0).found);
+  EXPECT_FALSE(locate_step({}, {}, 270, 0.02, 0).found);
+}
 
 TEST_P(L2DramSim, L2GeometryMatchesTheConfiguration) {
   const auto cfg = device::sim::load_config(GetParam());
