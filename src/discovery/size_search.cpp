@@ -141,14 +141,18 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
   }
 }
 
+// The significance a zoomed round's rise must reach to replace the coarser round's reading.
+constexpr double kZoomAlpha = 0.01;
+
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
 // miss fraction of every size against the bracket's pooled levels (one clustering, so that a
 // round that is all hits or all misses is still read right), and keeps the steepest rise of its
 // isotonic fit. The next round sweeps the rise and as much again on either side; the rounds stop
 // once the step is the finest or a round no longer halves it (the rise is resolved: it spans
-// several points). Confidence: (1 - p of the rise) x agreement of the last two rounds' onsets
-// (within the coarser round's step: 1) x (1 + sharpness) / 2, the sharpness from the first round
-// with a rise (the only one that sees the whole transition; later rounds see a part of it).
+// several points), or a zoomed round's rise is not significant. Confidence: (1 - p of the rise) x
+// agreement of the last two accepted rounds' onsets (within the coarser round's step: 1) x (1 +
+// sharpness) / 2, the sharpness from the first round with a rise (the only one that sees the whole
+// transition; later rounds see a part of it).
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -212,7 +216,12 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     round_json["sharpness"] = rise.sharpness;
     round_json["pValue"] = rise.p_value;
     round_json["corner"] = corner;
+    // A zoomed round whose rise is not significant looked at noise (on Hopper, the flat stretch
+    // inside the shallow early misses): it resolves nothing, and the coarser reading stands.
+    const bool resolves = !previous_onset || rise.p_value < kZoomAlpha;
+    round_json["accepted"] = resolves;
     out.evidence["rounds"].push_back(round_json);
+    if (!resolves) break;
 
     double agreement = 1;
     if (previous_onset) {
