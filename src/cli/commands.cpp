@@ -102,6 +102,9 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
                              session.write_partial(with_result(base, so_far));
                            });
   discovery::Options discovery_options;
+  discovery_options.only.insert(o.only.begin(), o.only.end());
+  discovery_options.carveout_percent = o.carveout;
+  discovery_options.time_budget_s = o.time_budget_s;
   discovery::Result result;
   try {
     result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);

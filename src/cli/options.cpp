@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 
 #include "cli/exit_codes.hpp"
 #include "device/sim/sim_device.hpp"
@@ -61,6 +62,21 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_option("--raw", raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
+  app.add_option("--only", o.only,
+                 "discover only these elements or probes, comma-separated (l1, texture, readOnly, "
+                 "constantL1, constantL15, shared, l2, dram, layout, or a probe such as l1.size); "
+                 "what they depend on runs too")
+      ->delimiter(',')
+      ->type_name("LIST");
+  std::string carveout = "0";
+  app.add_option("--carveout", carveout,
+                 "shared-memory carve-out (percent) the L1-family caches are measured under, or "
+                 "'default' for the driver's choice (default 0: the largest L1)")
+      ->type_name("PERCENT|default");
+  app.add_option("--time-budget", o.time_budget_s,
+                 "stop the discovery after this many seconds, keeping what was measured")
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
   app.add_flag("--version", version, "print the version and exit");
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed "
@@ -99,6 +115,18 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       return {std::nullopt, kExitUsage};
     }
     o.output = output;
+  }
+  if (carveout == "default") {
+    o.carveout.reset();
+  } else {
+    char* end = nullptr;
+    const long v = std::strtol(carveout.c_str(), &end, 10);
+    if (carveout.empty() || *end != '\0' || v < 0 || v > 100) {
+      err << "gputopo: --carveout " << carveout
+          << ": expected a percentage from 0 to 100, or 'default' (see gputopo --help)\n";
+      return {std::nullopt, kExitUsage};
+    }
+    o.carveout = static_cast<int>(v);
   }
   if (app.count("--raw") > 0) {
     if (raw.empty()) {

@@ -24,7 +24,10 @@ struct Options {
   std::optional<std::string> output;   // -o FILE: the JSON report, written atomically
   std::optional<std::string> raw_dir;  // --raw DIR: every request and its samples
   bool quiet = false;
-  std::vector<std::string> argv;  // as given, for the report's run section
+  std::vector<std::string> only;        // --only: elements or probes to discover
+  std::optional<int> carveout = 0;      // --carveout: percent shared; nullopt: driver default
+  std::optional<double> time_budget_s;  // --time-budget: seconds for the whole discovery
+  std::vector<std::string> argv;        // as given, for the report's run section
 };
 
 // The options, or the exit code to leave with at once: 0 after --help or --version (printed to

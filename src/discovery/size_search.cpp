@@ -150,9 +150,9 @@ constexpr double kZoomAlpha = 0.01;
 // isotonic fit. The next round sweeps the rise and as much again on either side; the rounds stop
 // once the step is the finest or a round no longer halves it (the rise is resolved: it spans
 // several points), or a zoomed round's rise is not significant. Confidence: (1 - p of the rise) x
-// agreement of the last two accepted rounds' onsets (within the coarser round's step: 1) x (1 +
-// sharpness) / 2, the sharpness from the first round with a rise (the only one that sees the whole
-// transition; later rounds see a part of it).
+// agreement of the last two accepted rounds' onsets (within two of the coarser round's steps: 1) x
+// (1 + sharpness) / 2, the sharpness from the first round with a rise (the only one that sees the
+// whole transition; later rounds see a part of it).
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -226,7 +226,8 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     double agreement = 1;
     if (previous_onset) {
       const double d = std::abs(onset - *previous_onset);
-      if (d > previous_step) agreement = previous_step / d;
+      // A three-piece fit's knot on a grid of step h is uncertain by about h on either side.
+      if (d > 2 * previous_step) agreement = 2 * previous_step / d;
     }
     out.established = true;
     out.value = onset;
@@ -243,6 +244,14 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;
+    // The first round's corner may be coarse sampling of a gradual rise: the second round sweeps
+    // the whole rise at a finer step, and only a corner seen again is zoomed on.
+    if (corner && round == 0) {
+      lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
+      hi = std::min(static_cast<double>(spec.max_bytes),
+                    std::max(end, x[rise.first_rise] + static_cast<double>(round_step)));
+      continue;
+    }
     if (corner) {
       lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
       hi = std::min(static_cast<double>(spec.max_bytes),
