@@ -147,12 +147,12 @@ constexpr double kZoomAlpha = 0.01;
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
 // miss fraction of every size against the bracket's pooled levels (one clustering, so that a
 // round that is all hits or all misses is still read right), and keeps the steepest rise of its
-// isotonic fit. The next round sweeps the rise and as much again on either side; the rounds stop
-// once the step is the finest or a round no longer halves it (the rise is resolved: it spans
-// several points), or a zoomed round's rise is not significant. Confidence: (1 - p of the rise) x
-// agreement of the last two accepted rounds' onsets (within two of the coarser round's steps: 1) x
-// (1 + sharpness) / 2, the sharpness from the first round with a rise (the only one that sees the
-// whole transition; later rounds see a part of it).
+// isotonic fit. The second round always sweeps the rise and as much again on either side; later
+// rounds zoom on a corner. The rounds stop once the step is the finest or a later round no longer
+// halves it (the rise is resolved: it spans several points), or a zoomed round's rise is not
+// significant. Confidence: (1 - p of the rise) x agreement of the last two accepted rounds' onsets
+// (within two of the coarser round's steps: 1) x (1 + sharpness) / 2, the sharpness from the first
+// round with a rise (the only one that sees the whole transition; later rounds see a part of it).
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -170,7 +170,8 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     if (last <= first) break;
     const std::uint64_t round_step =
         std::max(step, round_up((last - first + per_batch - 2) / (per_batch - 1), step));
-    if (previous_onset && 2 * static_cast<double>(round_step) > previous_step && widenings == 0)
+    if (round > 1 && previous_onset && 2 * static_cast<double>(round_step) > previous_step &&
+        widenings == 0)
       break;  // resolved: zooming in no longer halves the step
     std::vector<std::uint64_t> pts;
     for (std::uint64_t s = first; s <= last; s += round_step) pts.push_back(s);
@@ -245,14 +246,9 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;
     // The first round's corner may be coarse sampling of a gradual rise: the second round sweeps
-    // the whole rise at a finer step, and only a corner seen again is zoomed on.
-    if (corner && round == 0) {
-      lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
-      hi = std::min(static_cast<double>(spec.max_bytes),
-                    std::max(end, x[rise.first_rise] + static_cast<double>(round_step)));
-      continue;
-    }
-    if (corner) {
+    // the whole rise at a finer step, whatever the first round saw, and only a corner seen again
+    // is zoomed on.
+    if (corner && round > 0) {
       lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
       hi = std::min(static_cast<double>(spec.max_bytes),
                     x[rise.first_rise] + static_cast<double>(round_step));
