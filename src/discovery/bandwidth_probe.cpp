@@ -86,9 +86,8 @@ Buffer dram_buffer(const Context& ctx) {
   const std::uint64_t bytes = round_up(std::min(want, cap) / 4096 * 4096, 4096);
   if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes, 1))
     return {0, "device memory cannot hold a buffer 8 times the L2"};
-  return {
-      bytes,
-      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
+  return {bytes, std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) +
+                     " times the API L2 size"};
 }
 
 // The theoretical peak (double data rate x memory clock x bus width) and the read bandwidth's
