@@ -138,6 +138,20 @@ TEST(Cli, MainJobWithoutGpuFallsBackToTheSimulatorAndSaysSo) {
   EXPECT_EQ(j["run"]["status"], "complete");
 }
 
+TEST(Cli, OnlyRunsTheNamedElementsAndRejectsUnknownOnes) {
+  const fs::path out = temp_file("only.json");
+  ProcessResult r = gputopo({"--sim", "toy", "-q", "--only", "constantL1", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = read_json(out);
+  EXPECT_TRUE(report["memory"].contains("constantL1"));
+  EXPECT_TRUE(report["memory"]["constantL1"].contains("size"));
+  // What the driver says about L2 is always there; nothing of it was measured.
+  EXPECT_FALSE(report["memory"].contains("l1"));
+  EXPECT_FALSE(report["memory"]["l2"].contains("segmentSize"));
+  fs::remove(out);
+  expect_one_line_error(gputopo({"--sim", "toy", "--only", "l9"}), 2, "l9");
+}
+
 TEST(Cli, RawRecordsEveryRequestAndABadDirectoryIsAUsageError) {
   const fs::path dir = temp_file("raw");
   fs::remove_all(dir);

@@ -78,6 +78,18 @@ TEST(Options, HelpAndVersionExitZeroOnStdout) {
   EXPECT_EQ(parse({"--version"}).out.rfind("gputopo ", 0), 0u);
 }
 
+TEST(Options, DiscoverySelectionCarveoutAndBudget) {
+  Parsed p = parse({"--only", "l1,l2", "--carveout", "default", "--time-budget", "30"});
+  ASSERT_TRUE(p.result.options) << p.err;
+  EXPECT_EQ(p.result.options->only, (std::vector<std::string>{"l1", "l2"}));
+  EXPECT_FALSE(p.result.options->carveout.has_value());
+  EXPECT_EQ(p.result.options->time_budget_s, 30.0);
+  Parsed q = parse({"--carveout", "25"});
+  ASSERT_TRUE(q.result.options) << q.err;
+  EXPECT_EQ(q.result.options->carveout, 25);
+  EXPECT_EQ(parse({}).result.options->carveout, 0);
+}
+
 TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
   const std::vector<std::vector<std::string>> bad{
       {"--bogus"},
@@ -94,6 +106,11 @@ TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
       {"--raw", ""},
       {"-o", "/nonexistent-gputopo-dir/r.json"},
       {"-o", "/"},
+      {"--carveout", "101"},
+      {"--carveout", "-1"},
+      {"--carveout", "half"},
+      {"--time-budget", "0"},
+      {"--only"},
   };
   for (const auto& args : bad) {
     Parsed p = parse(args);
