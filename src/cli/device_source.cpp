@@ -2,6 +2,7 @@
 
 #include "device/cuda/backend.hpp"
 #include "device/record/recording.hpp"
+#include "device/record/replay.hpp"
 #include "device/sim/sim_device.hpp"
 #include "report/run_info.hpp"
 
@@ -38,7 +39,13 @@ bool no_gpu_here(std::string& why) {
 OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& notices) {
   OpenedDevice opened;
   std::string why;
-  if (o.sim) {
+  if (o.replay_dir) {
+    try {
+      opened.device = device::record::open_replay(*o.replay_dir);
+    } catch (const device::record::RawDirError& e) {
+      throw UsageError(std::string("analyze ") + *o.replay_dir + ": " + e.what());
+    }
+  } else if (o.sim) {
     opened.device = open_sim(*o.sim, o);
     opened.sim = *o.sim;
   } else if (fall_back_to_sim && no_gpu_here(why)) {

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
       case Command::Info:
         return run_info(o, std::cout, std::cerr);
       case Command::Discover:
+      case Command::Analyze:
         return run_discover(o, std::cout, std::cerr, interrupted);
     }
   } catch (const gputopo::device::Error& e) {

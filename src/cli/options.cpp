@@ -28,6 +28,8 @@ std::string_view to_string(Command c) {
       return "info";
     case Command::List:
       return "list";
+    case Command::Analyze:
+      return "analyze";
   }
   return "unknown";
 }
@@ -83,7 +85,12 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       "or the run was interrupted (partial results written). See docs/cli.md.");
   auto* info = app.add_subcommand("info", "what the driver knows about the GPU, instantly");
   auto* list = app.add_subcommand("list", "the GPUs of this host, one line each");
-  for (auto* sub : {info, list}) sub->fallthrough();
+  auto* analyze = app.add_subcommand(
+      "analyze",
+      "re-run the discovery offline from a --raw recording (the same options it ran with)");
+  std::string replay;
+  analyze->add_option("DIR", replay, "the directory written by --raw")->required();
+  for (auto* sub : {info, list, analyze}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -104,6 +111,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   }
   if (info->parsed()) o.command = Command::Info;
   if (list->parsed()) o.command = Command::List;
+  if (analyze->parsed()) {
+    if (app.count("--sim") > 0 || app.count("--raw") > 0) {
+      err << "gputopo: analyze answers from a recording: --sim and --raw do not apply\n";
+      return {std::nullopt, kExitUsage};
+    }
+    o.command = Command::Analyze;
+    o.replay_dir = replay;
+  }
   if (!sim.empty()) o.sim = sim;
   if (app.count("--sim") > 0 && sim.empty()) {
     err << "gputopo: --sim needs a preset name or a file (see gputopo --help)\n";

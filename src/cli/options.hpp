@@ -13,6 +13,7 @@ enum class Command {
   Discover,  // the main job (no command given)
   Info,      // what the driver knows, instantly
   List,      // one line per GPU
+  Analyze,   // the main job, answered from a --raw recording instead of a device
 };
 
 struct Options {
@@ -21,8 +22,9 @@ struct Options {
   std::optional<std::string> sim;  // preset name or configuration file
   std::uint64_t seed = 1;
   bool json = false;
-  std::optional<std::string> output;   // -o FILE: the JSON report, written atomically
-  std::optional<std::string> raw_dir;  // --raw DIR: every request and its samples
+  std::optional<std::string> output;      // -o FILE: the JSON report, written atomically
+  std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
+  std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from
   bool quiet = false;
   std::vector<std::string> only;        // --only: elements or probes to discover
   std::optional<int> carveout = 0;      // --carveout: percent shared; nullopt: driver default

@@ -152,6 +152,23 @@ TEST(Cli, OnlyRunsTheNamedElementsAndRejectsUnknownOnes) {
   expect_one_line_error(gputopo({"--sim", "toy", "--only", "l9"}), 2, "l9");
 }
 
+TEST(Cli, AnalyzeReplaysARecordingToTheSameFindings) {
+  const fs::path dir = temp_file("analyze-raw");
+  const fs::path live = temp_file("live.json");
+  const fs::path replayed = temp_file("replayed.json");
+  fs::remove_all(dir);
+  ASSERT_EQ(gputopo({"--sim", "toy", "-q", "--raw", dir.string(), "-o", live.string()}).exit_code,
+            0);
+  ProcessResult r = gputopo({"analyze", dir.string(), "-q", "-o", replayed.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(live)["memory"], read_json(replayed)["memory"]);
+  fs::remove_all(dir);
+  fs::remove(live);
+  fs::remove(replayed);
+  expect_one_line_error(gputopo({"analyze", dir.string()}), 2, "analyze");
+  expect_one_line_error(gputopo({"--sim", "toy", "analyze", dir.string()}), 2, "--sim");
+}
+
 TEST(Cli, RawRecordsEveryRequestAndABadDirectoryIsAUsageError) {
   const fs::path dir = temp_file("raw");
   fs::remove_all(dir);
