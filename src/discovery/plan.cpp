@@ -13,9 +13,12 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
   std::vector<std::string> elements;
-  for (const auto& p : probes)
+  for (const auto& p : probes) {
+    // A probe that writes no memory element (the layout) is selected by its own name.
+    if (p->elements().empty() && !contains(elements, p->name())) elements.push_back(p->name());
     for (const auto& e : p->elements())
       if (!contains(elements, e)) elements.push_back(e);
+  }
   std::string out;
   for (const auto& e : elements) out += (out.empty() ? "" : ",") + e;
   return out;
@@ -38,8 +41,8 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
       }
     }
     if (!matched)
-      throw std::invalid_argument("unknown element or probe '" + name +
-                                  "' (known elements: " + known_names(registered) + ")");
+      throw std::invalid_argument("unknown element or probe '" + name + "' (known: " +
+                                  known_names(registered) + ", or a probe such as l1.size)");
   }
 
   // Elements to report, in registration order.
