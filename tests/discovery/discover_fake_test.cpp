@@ -2,9 +2,12 @@
 
 #include "discovery/discover.hpp"
 #include "fake_device.hpp"
+#include "result_access.hpp"
 
 namespace gputopo::discovery {
 namespace {
+
+using testing::attr;
 
 using testing::FakeDevice;
 
@@ -19,12 +22,6 @@ struct Recorder final : Progress {
     ended.emplace_back(phase);
   }
 };
-
-const model::Attribute* attr(const Result& r, const std::string& element, const std::string& key) {
-  for (const auto& e : r.memory)
-    if (e.key == element) return model::find(e.attributes, key);
-  return nullptr;
-}
 
 TEST(DiscoverFake, RunsThePlanAndReportsEveryPhase) {
   FakeDevice dev(64 * 1024);

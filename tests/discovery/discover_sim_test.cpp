@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "result_access.hpp"
 #include "sim_truth.hpp"
 
 // End to end: a full L1-family discovery on every simulator preset, against the configuration's
@@ -12,29 +12,17 @@
 namespace gputopo::discovery {
 namespace {
 
+using testing::attr;
 using testing::ElementTruth;
-
-const model::Attribute* attr(const Result& r, const std::string& element, const std::string& key) {
-  for (const auto& e : r.memory)
-    if (e.key == element) return model::find(e.attributes, key);
-  return nullptr;
-}
-
-double number(const model::Attribute* a) {
-  return a && a->value.is_number() ? a->value.get<double>() : -1.0;
-}
+using testing::number;
 
 class DiscoverSim : public ::testing::TestWithParam<std::string> {
  protected:
   // One discovery per preset, shared by the tests.
   static const Result& run(const std::string& preset) {
-    static std::map<std::string, Result> done;
-    if (const auto it = done.find(preset); it != done.end()) return it->second;
-    auto dev = device::sim::open(preset, 7);
-    NullProgress progress;
-    Options o;
-    o.only = {"l1", "texture", "readOnly", "constantL1", "constantL15", "shared"};
-    return done[preset] = discover(*dev, o, progress, nullptr);
+    return testing::discover_preset(
+               preset, {"l1", "texture", "readOnly", "constantL1", "constantL15", "shared"})
+        .result;
   }
 };
 

@@ -1,35 +1,22 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <map>
 
 #include "device/sim/chase_engine.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/l2_sweep.hpp"
+#include "result_access.hpp"
 
 // End to end: the L2, device-memory and layout probes on every simulator preset, against the
 // configuration's own truth. Discrete attributes exactly, continuous ones within 2 %.
 namespace gputopo::discovery {
 namespace {
 
-const model::Attribute* attr(const Result& r, const std::string& element, const std::string& key) {
-  for (const auto& e : r.memory)
-    if (e.key == element) return model::find(e.attributes, key);
-  return nullptr;
-}
-
-double number(const model::Attribute* a) {
-  return a && a->value.is_number() ? a->value.get<double>() : -1.0;
-}
-
-struct Discovery {
-  Result result;
-  double seconds = 0;
-};
+using testing::attr;
+using testing::number;
 
 // Whether cluster groups of sizes 3..max cover every SM of a GPC of `n` SMs and join them: the
 // simulator deals each cluster size's groups from the start of the GPC's SM list.
@@ -65,18 +52,8 @@ double model_gbps(const device::sim::SimConfig& cfg, double bytes, double l2_gbp
 
 class L2DramSim : public ::testing::TestWithParam<std::string> {
  protected:
-  static const Discovery& discovery(const std::string& preset) {
-    static std::map<std::string, Discovery> done;
-    if (const auto it = done.find(preset); it != done.end()) return it->second;
-    auto dev = device::sim::open(preset, 7);
-    NullProgress progress;
-    Options o;
-    o.only = {"l2", "dram", "layout"};
-    const auto t0 = std::chrono::steady_clock::now();
-    Discovery r;
-    r.result = discover(*dev, o, progress, nullptr);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return done[preset] = std::move(r);
+  static const testing::TimedResult& discovery(const std::string& preset) {
+    return testing::discover_preset(preset, {"l2", "dram", "layout"});
   }
 };
 
@@ -120,7 +97,7 @@ TEST(LocateStep, NoRiseIsNotFound) {
 
 TEST_P(L2DramSim, L2GeometryMatchesTheConfiguration) {
   const auto cfg = device::sim::load_config(GetParam());
-  const Discovery& run = discovery(GetParam());
+  const testing::TimedResult& run = discovery(GetParam());
   const Result& r = run.result;
   RecordProperty("seconds", std::to_string(run.seconds));
   std::cout << GetParam() << ": l2/dram/layout discovery " << run.seconds << " s\n";

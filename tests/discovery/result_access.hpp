@@ -1,0 +1,47 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "device/sim/sim_device.hpp"
+#include "discovery/discover.hpp"
+
+// What the discovery tests read from a Result, and one discovery per preset shared by a suite.
+namespace gputopo::discovery::testing {
+
+inline const model::Attribute* attr(const Result& r, const std::string& element,
+                                    const std::string& key) {
+  for (const auto& e : r.memory)
+    if (e.key == element) return model::find(e.attributes, key);
+  return nullptr;
+}
+
+inline double number(const model::Attribute* a) {
+  return a && a->value.is_number() ? a->value.get<double>() : -1.0;
+}
+
+struct TimedResult {
+  Result result;
+  double seconds = 0;
+};
+
+// The discovery of `only` on `preset` (seed 7), run once per preset and selection and kept.
+inline const TimedResult& discover_preset(const std::string& preset, std::set<std::string> only) {
+  static std::map<std::pair<std::string, std::set<std::string>>, TimedResult> done;
+  auto key = std::make_pair(preset, only);
+  if (const auto it = done.find(key); it != done.end()) return it->second;
+  auto dev = device::sim::open(preset, 7);
+  NullProgress progress;
+  Options o;
+  o.only = std::move(only);
+  const auto t0 = std::chrono::steady_clock::now();
+  TimedResult r;
+  r.result = discover(*dev, o, progress, nullptr);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return done[key] = std::move(r);
+}
+
+}  // namespace gputopo::discovery::testing
