@@ -50,7 +50,14 @@ struct ChaseBatch {
   // L1/shared split as cudaFuncAttributePreferredSharedMemoryCarveout (0..100 % shared), or
   // nullopt for the driver's default. The value actually applied is reported in the result.
   std::optional<int> carveout_percent;
+  // cudaLimitMaxL2FetchGranularity (0..128 B, a hint) for the batch, or nullopt to leave the
+  // driver's setting. The driver rounds and clamps it; the limit in effect is reported in the
+  // result. A request below the smallest fetch the hardware supports gets that smallest fetch.
+  std::optional<std::uint32_t> l2_fetch_limit_bytes;
 };
+
+// The largest cudaLimitMaxL2FetchGranularity the driver accepts.
+inline constexpr std::uint32_t kMaxL2FetchLimitBytes = 128;
 
 // Interference: A warms, then B warms, then A is timed. If B evicted A's data, A now misses.
 struct InterferenceRequest {

@@ -13,9 +13,12 @@ struct RunConditions {
   std::optional<double> sm_clock_mhz_after;
   bool clock_changed = false;
   std::optional<int> carveout_percent;  // the carve-out applied, when one was set
-  double elapsed_ns = 0;                // wall time of the batch on the device (%globaltimer)
-  double elapsed_cycles = 0;            // the same span in SM cycles, to convert cycles to ns
-  std::uint32_t reruns = 0;             // requests re-run because two shared an SM
+  // The L2 fetch-granularity limit in effect during the batch, as read back from the driver,
+  // whether or not the batch set one; nullopt where the backend cannot read it.
+  std::optional<std::uint32_t> l2_fetch_limit_bytes;
+  double elapsed_ns = 0;      // wall time of the batch on the device (%globaltimer)
+  double elapsed_cycles = 0;  // the same span in SM cycles, to convert cycles to ns
+  std::uint32_t reruns = 0;   // requests re-run because two shared an SM
 };
 
 struct ChaseResult {

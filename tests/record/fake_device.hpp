@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,7 +38,11 @@ class FakeDevice final : public Device {
   const DeviceInfo& info() const override { return info_; }
 
   ChaseBatchResult chase(const ChaseBatch& batch) override {
-    return answer(tick(), batch.requests, batch.carveout_percent);
+    auto out = answer(tick(), batch.requests, batch.carveout_percent);
+    // As a driver reads it back: at least one 32 B sector, 64 B by default.
+    out.conditions.l2_fetch_limit_bytes =
+        batch.l2_fetch_limit_bytes ? std::max(*batch.l2_fetch_limit_bytes, 32u) : 64u;
+    return out;
   }
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {

@@ -45,6 +45,8 @@ TEST(GpuTrace, AnswersTheRequestsItWasRecordedWith) {
     EXPECT_EQ(l1.results[i].indices.size(), w.l1.requests[i].record_indices ? 512u : 0u);
   }
   EXPECT_EQ(l1.conditions.carveout_percent, 0);
+  // Recorded before the L2 fetch limit was reported: read as not known.
+  EXPECT_FALSE(l1.conditions.l2_fetch_limit_bytes.has_value());
   // Each answer belongs to its request: L1 hits, then near L2, then DRAM; constant L1, then L1.5.
   EXPECT_LT(median(l1.results.front().cycles), median(l2.results.front().cycles));
   EXPECT_LT(median(l2.results.front().cycles), median(l2.results.back().cycles));

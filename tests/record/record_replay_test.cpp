@@ -40,6 +40,8 @@ Answers run_workload(Device& d) {
   ChaseBatch l2;
   l2.requests.push_back(chase_request(Space::L2, 30ull << 20));
   a.batches.push_back(d.chase(l2));
+  l2.l2_fetch_limit_bytes = 0;
+  a.batches.push_back(d.chase(l2));
   a.batches.push_back(d.chase(ChaseBatch{}));
   return a;
 }
@@ -49,6 +51,7 @@ void expect_same(const RunConditions& a, const RunConditions& b) {
   EXPECT_EQ(a.sm_clock_mhz_after, b.sm_clock_mhz_after);
   EXPECT_EQ(a.clock_changed, b.clock_changed);
   EXPECT_EQ(a.carveout_percent, b.carveout_percent);
+  EXPECT_EQ(a.l2_fetch_limit_bytes, b.l2_fetch_limit_bytes);
   EXPECT_EQ(a.elapsed_ns, b.elapsed_ns);
   EXPECT_EQ(a.elapsed_cycles, b.elapsed_cycles);
   EXPECT_EQ(a.reruns, b.reruns);
@@ -159,6 +162,41 @@ TEST_F(RecordReplay, ARequestNeverRecordedIsABadRequest) {
   // The recorded ones still answer.
   EXPECT_NO_THROW(replay->chase(l1_sweep()));
   EXPECT_NO_THROW(replay->stream(copy_stream()));
+}
+
+// The L2 fetch limit is part of a chase request, and it and the limit read back are written only
+// where they hold a value: recordings made before the field existed read and replay unchanged.
+TEST_F(RecordReplay, TheL2FetchLimitIsPartOfTheRequestAndWrittenOnlyWhenSet) {
+  ChaseBatch plain;
+  plain.requests.push_back(chase_request(Space::L2, 1ull << 20));
+  ChaseBatch lowered = plain;
+  lowered.l2_fetch_limit_bytes = 0;
+  std::vector<ChaseBatchResult> live;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live.push_back(recorder->chase(lowered));
+    live.push_back(recorder->chase(plain));
+    live.push_back(recorder->interfere(amount_batch()));
+  }
+  const auto manifest = model::Json::parse(read_text(dir_ / "manifest.json"));
+  const auto& calls = manifest.at("calls");
+  EXPECT_EQ(calls.at(0).at("l2FetchLimitBytes"), 0);
+  EXPECT_EQ(calls.at(0).at("conditions").at("l2FetchLimitBytes"), 32);
+  EXPECT_FALSE(calls.at(1).contains("l2FetchLimitBytes"));
+  EXPECT_EQ(calls.at(1).at("conditions").at("l2FetchLimitBytes"), 64);
+  EXPECT_FALSE(calls.at(2).contains("l2FetchLimitBytes"));
+  EXPECT_FALSE(calls.at(2).at("conditions").contains("l2FetchLimitBytes"));
+  // The older fields stay as they were, null included.
+  EXPECT_TRUE(calls.at(2).at("conditions").contains("smClockMhzAfter"));
+
+  auto replay = open_replay(dir_);
+  expect_same(replay->chase(plain), live[1]);
+  expect_same(replay->chase(lowered), live[0]);
+  const auto interfered = replay->interfere(amount_batch());
+  EXPECT_FALSE(interfered.conditions.l2_fetch_limit_bytes.has_value());
+  ChaseBatch other = plain;
+  other.l2_fetch_limit_bytes = 32;
+  EXPECT_THROW(replay->chase(other), Error);
 }
 
 TEST_F(RecordReplay, ARecordedErrorIsRaisedAgainOnReplay) {

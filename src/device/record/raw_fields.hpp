@@ -1,6 +1,7 @@
 #pragma once
 
 #include <concepts>
+#include <string_view>
 #include <type_traits>
 
 #include "device/device_info.hpp"
@@ -50,6 +51,7 @@ void visit_fields(R& r, F&& f) {
   f("smClockMhzAfter", r.sm_clock_mhz_after);
   f("clockChanged", r.clock_changed);
   f("carveoutPercent", r.carveout_percent);
+  f("l2FetchLimitBytes", r.l2_fetch_limit_bytes);
   f("elapsedNs", r.elapsed_ns);
   f("elapsedCycles", r.elapsed_cycles);
   f("reruns", r.reruns);
@@ -87,6 +89,16 @@ void visit_fields(R& r, F&& f) {
   f("blocks", r.blocks);
   f("threadsPerBlock", r.threads_per_block);
   f("vectorBytes", r.vector_bytes);
+}
+
+// Fields added after the first recordings were made: written only when they hold a value, so a
+// recording without them reads as "not set" and records again unchanged.
+inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes"};
+
+constexpr bool later_field(std::string_view key) {
+  for (const auto k : kLaterFields)
+    if (k == key) return true;
+  return false;
 }
 
 template <class T>

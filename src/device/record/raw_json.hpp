@@ -79,7 +79,11 @@ Json encode(const T& v) {
     return j;
   } else {
     Json j = Json::object();
-    visit_fields(v, [&](const char* key, const auto& member) { j[key] = encode(member); });
+    visit_fields(v, [&](const char* key, const auto& member) {
+      if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value)
+        if (!member && later_field(key)) return;
+      j[key] = encode(member);
+    });
     return j;
   }
 }

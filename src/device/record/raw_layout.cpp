@@ -29,9 +29,11 @@ template <class Batch>
 model::Json batch_identity(Op op, const Batch& batch) {
   model::Json requests = model::Json::array();
   for (const auto& r : batch.requests) requests.push_back(encode(r));
-  return {{"op", name(op)},
-          {"carveoutPercent", encode(batch.carveout_percent)},
-          {"requests", std::move(requests)}};
+  model::Json j = {{"op", name(op)}, {"carveoutPercent", encode(batch.carveout_percent)}};
+  if constexpr (requires { batch.l2_fetch_limit_bytes; })
+    if (batch.l2_fetch_limit_bytes) j["l2FetchLimitBytes"] = *batch.l2_fetch_limit_bytes;
+  j["requests"] = std::move(requests);
+  return j;
 }
 
 }  // namespace

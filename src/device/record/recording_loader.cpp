@@ -42,6 +42,9 @@ fs::path sample_path(const fs::path& dir, const JsonField& f) {
 template <class Batch>
 void load_batch(const fs::path& dir, const JsonField& c, Batch& batch, RecordedCall& call) {
   if (c.has("carveoutPercent")) batch.carveout_percent = decode_as<int>(c["carveoutPercent"]);
+  if constexpr (requires { batch.l2_fetch_limit_bytes; })
+    if (c.has("l2FetchLimitBytes"))
+      batch.l2_fetch_limit_bytes = decode_as<std::uint32_t>(c["l2FetchLimitBytes"]);
   decode(c["requests"], batch.requests);
   call.identity = dump_flat(identity(batch));
   if (c.has("error")) return;
