@@ -6,6 +6,7 @@
 
 #include "device/cuda/chase_arrays.hpp"
 #include "device/cuda/check.hpp"
+#include "device/cuda/l2_fetch_limit.hpp"
 #include "device/cuda/plan/batch_plan.hpp"
 #include "device/cuda/plan/run_stats.hpp"
 
@@ -113,13 +114,18 @@ double ChaseRunner::overhead_cycles() {
   return *overhead_;
 }
 
-ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units,
-                                  std::optional<int> carveout) {
+ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::optional<int> carveout,
+                                  std::optional<std::uint32_t> l2_fetch_limit) {
   if (carveout && (*carveout < 0 || *carveout > 100))
     throw Error(Error::Kind::BadRequest,
                 "carve-out " + std::to_string(*carveout) + " % is outside 0..100");
+  if (l2_fetch_limit && *l2_fetch_limit > kMaxL2FetchLimitBytes)
+    throw Error(Error::Kind::BadRequest, "L2 fetch limit " + std::to_string(*l2_fetch_limit) +
+                                             " B is outside 0.." +
+                                             std::to_string(kMaxL2FetchLimitBytes));
   for (const auto& u : units) validate(u);
   const double overhead = overhead_cycles();
+  const ScopedL2FetchLimit l2_limit(l2_fetch_limit);
 
   std::vector<PlanUnit> plan_units;
   for (const auto& u : units) {
@@ -146,6 +152,7 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units,
   out.results.resize(units.size());
   out.conditions = clock_.begin();
   out.conditions.carveout_percent = carveout;
+  out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
   for (const auto& launch_units : plan_launches(plan_units, plan_limits)) {
     std::vector<std::size_t> pending = launch_units;
     for (int attempt = 0; !pending.empty(); ++attempt) {

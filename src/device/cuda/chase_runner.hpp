@@ -22,7 +22,10 @@ class ChaseRunner {
  public:
   ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
 
-  ChaseBatchResult run(const std::vector<ChaseUnit>& units, std::optional<int> carveout);
+  // Runs the units under the carve-out and the L2 fetch-granularity limit (each nullopt: the
+  // driver's setting); the limit is restored after the batch.
+  ChaseBatchResult run(const std::vector<ChaseUnit>& units, std::optional<int> carveout,
+                       std::optional<std::uint32_t> l2_fetch_limit = std::nullopt);
 
   // The timing overhead of this run: the median of a chase with no load (measured once).
   double overhead_cycles();

@@ -46,7 +46,7 @@ class CudaDevice final : public Device {
       u.sm = r.sm;
       units.push_back(u);
     }
-    return chases_->run(units, batch.carveout_percent);
+    return chases_->run(units, batch.carveout_percent, batch.l2_fetch_limit_bytes);
   }
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {

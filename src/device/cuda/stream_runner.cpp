@@ -5,6 +5,7 @@
 
 #include "device/cuda/check.hpp"
 #include "device/cuda/kernels.hpp"
+#include "device/cuda/l2_fetch_limit.hpp"
 #include "device/cuda/plan/launch_shape.hpp"
 
 namespace gputopo::device::cuda {
@@ -78,6 +79,7 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
 
   StreamResult result;
   result.conditions = clock_.begin();
+  result.conditions.l2_fetch_limit_bytes = read_l2_fetch_limit();
   // Fill the source (also the write target) with non-zero data.
   const auto all = shape_candidates(info_);
   if (all.empty()) throw Error(Error::Kind::Measurement, "no launch shape fits this device");
