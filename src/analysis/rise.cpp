@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "analysis/distributions.hpp"
@@ -11,63 +12,90 @@ namespace gputopo::analysis {
 namespace {
 
 constexpr double kTinyWeight = 1e-9;
+// Pieces of the piecewise-linear fit: before, steep rise, the slower rest of the rise, after.
+constexpr std::size_t kPieces = 4;
+constexpr std::size_t kNodes = kPieces + 1;
+
+// Weighted prefix sums of 1, x, x², y, x·y, y² (x centred and scaled), so that a continuous
+// piecewise-linear fit with given knots costs O(pieces) instead of O(points).
+class PrefixSums {
+ public:
+  PrefixSums(std::span<const double> x, std::span<const double> y, std::span<const double> w)
+      : x_(x.size()), sums_(x.size() + 1) {
+    const double origin = x.front();
+    const double scale = x.back() > x.front() ? x.back() - x.front() : 1.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x_[i] = (x[i] - origin) / scale;
+      const double xi = x_[i];
+      auto& s = sums_[i + 1];
+      s = sums_[i];
+      s[0] += w[i];
+      s[1] += w[i] * xi;
+      s[2] += w[i] * xi * xi;
+      s[3] += w[i] * y[i];
+      s[4] += w[i] * xi * y[i];
+      s[5] += w[i] * y[i] * y[i];
+    }
+  }
+  // Sums over the points [from, to).
+  std::array<double, 6> over(std::size_t from, std::size_t to) const {
+    std::array<double, 6> d{};
+    for (std::size_t k = 0; k < 6; ++k) d[k] = sums_[to][k] - sums_[from][k];
+    return d;
+  }
+  double x(std::size_t i) const { return x_[i]; }
+  double total_yy() const { return sums_.back()[5]; }
+
+ private:
+  std::vector<double> x_;
+  std::vector<std::array<double, 6>> sums_;
+};
 
 struct PiecewiseFit {
-  std::array<std::size_t, 4> nodes{};  // point indices of the knots, ascending, unique
-  std::size_t count = 0;               // nodes used
-  std::array<double, 4> values{};      // fit at each node
+  std::array<std::size_t, kNodes> nodes{};  // point indices of the knots, ascending, unique
+  std::size_t count = 0;                    // nodes used
+  std::array<double, kNodes> values{};      // fit at each node
   double sse = std::numeric_limits<double>::infinity();
 };
 
-// Least-squares continuous piecewise-linear fit with knots at the given point indices (hat-function
-// basis, normal equations solved by Gaussian elimination with partial pivoting).
-PiecewiseFit fit_knots(std::span<const double> x, std::span<const double> y,
-                       std::span<const double> w, std::array<std::size_t, 4> nodes,
-                       std::size_t count) {
+// Weighted least-squares continuous piecewise-linear fit with knots at the given point indices
+// (hat-function basis: the normal equations are tridiagonal). Each point belongs to the piece that
+// starts at or before it; a knot point's fit is its node value from either side.
+PiecewiseFit fit_knots(const PrefixSums& p, std::array<std::size_t, kNodes> nodes,
+                       std::size_t count, std::size_t n) {
   PiecewiseFit f;
   f.nodes = nodes;
   f.count = count;
-  double a[4][5] = {};
-  auto basis = [&](std::size_t i, std::array<double, 4>& phi) {
-    phi.fill(0);
-    for (std::size_t m = 0; m + 1 < count; ++m) {
-      const double x0 = x[nodes[m]], x1 = x[nodes[m + 1]];
-      if (i >= nodes[m] && i <= nodes[m + 1]) {
-        const double t = x1 > x0 ? (x[i] - x0) / (x1 - x0) : 0.0;
-        phi[m] = 1 - t;
-        phi[m + 1] = t;
-        return;
-      }
-    }
-  };
-  std::array<double, 4> phi{};
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    basis(i, phi);
-    for (std::size_t r = 0; r < count; ++r) {
-      for (std::size_t c = 0; c < count; ++c) a[r][c] += w[i] * phi[r] * phi[c];
-      a[r][count] += w[i] * phi[r] * y[i];
-    }
+  std::array<double, kNodes> diag{}, off{}, rhs{};
+  for (std::size_t m = 0; m + 1 < count; ++m) {
+    const std::size_t to = m + 2 == count ? n : nodes[m + 1];
+    const auto s = p.over(nodes[m], to);
+    const double a = p.x(nodes[m]), length = p.x(nodes[m + 1]) - a;
+    if (!(length > 0)) return f;
+    // t = (x - a) / length over the piece; sums of w t, w t², w y t.
+    const double st = (s[1] - a * s[0]) / length;
+    const double stt = (s[2] - 2 * a * s[1] + a * a * s[0]) / (length * length);
+    const double syt = (s[4] - a * s[3]) / length;
+    diag[m] += s[0] - 2 * st + stt;
+    off[m] += st - stt;
+    diag[m + 1] += stt;
+    rhs[m] += s[3] - syt;
+    rhs[m + 1] += syt;
   }
-  for (std::size_t c = 0; c < count; ++c) {
-    std::size_t p = c;
-    for (std::size_t r = c + 1; r < count; ++r)
-      if (std::abs(a[r][c]) > std::abs(a[p][c])) p = r;
-    if (std::abs(a[p][c]) < 1e-300) return f;
-    for (std::size_t k = 0; k <= count; ++k) std::swap(a[c][k], a[p][k]);
-    for (std::size_t r = 0; r < count; ++r) {
-      if (r == c) continue;
-      const double m = a[r][c] / a[c][c];
-      for (std::size_t k = c; k <= count; ++k) a[r][k] -= m * a[c][k];
-    }
+  // Thomas algorithm for the symmetric tridiagonal system.
+  std::array<double, kNodes> c{}, d{};
+  for (std::size_t m = 0; m < count; ++m) {
+    const double denominator = diag[m] - (m > 0 ? off[m - 1] * c[m - 1] : 0.0);
+    if (std::abs(denominator) < 1e-300) return f;
+    c[m] = off[m] / denominator;
+    d[m] = (rhs[m] - (m > 0 ? off[m - 1] * d[m - 1] : 0.0)) / denominator;
   }
-  for (std::size_t c = 0; c < count; ++c) f.values[c] = a[c][count] / a[c][c];
-  f.sse = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    basis(i, phi);
-    double v = 0;
-    for (std::size_t m = 0; m < count; ++m) v += phi[m] * f.values[m];
-    f.sse += w[i] * (y[i] - v) * (y[i] - v);
-  }
+  for (std::size_t m = count; m-- > 0;)
+    f.values[m] = d[m] - (m + 1 < count ? c[m] * f.values[m + 1] : 0.0);
+  // At the least-squares solution the residual sum is Σwy² - values·rhs.
+  double explained = 0;
+  for (std::size_t m = 0; m < count; ++m) explained += f.values[m] * rhs[m];
+  f.sse = std::max(p.total_yy() - explained, 0.0);
   return f;
 }
 
@@ -77,8 +105,33 @@ double z_test_p(double p1, double n1, double p2, double n2) {
   return 1 - normal_cdf((p2 - p1) / se);
 }
 
-}  // namespace
+// One knot placement, by the piece after its sharpest knot.
+struct Candidate {
+  double sse = 0;
+  std::uint32_t nodes = 0;
+  std::uint32_t begin = 0, end = 0;
+  double slope = 0;
+};
 
+// Calls `visit` with every set of 0 to kPieces - 1 inner knots (strictly between the end points),
+// the end points added.
+template <typename Visit>
+void for_each_knot_set(std::size_t n, Visit&& visit) {
+  std::array<std::size_t, kNodes> nodes{};
+  nodes[0] = 0;
+  auto extend = [&](auto&& self, std::size_t used, std::size_t from) -> void {
+    nodes[used] = n - 1;
+    visit(nodes, used + 1);
+    if (used == kPieces) return;
+    for (std::size_t k = from; k + 1 < n; ++k) {
+      nodes[used] = k;
+      self(self, used + 1, k + 1);
+    }
+  };
+  extend(extend, 1, 1);
+}
+
+}  // namespace
 std::vector<double> isotonic_fit(std::span<const double> y, std::span<const double> weights) {
   struct Block {
     double sum = 0;  // weighted sum
@@ -115,57 +168,56 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   const double total = r.fit.back() - r.fit.front();
   if (!(total > 0)) return r;
 
-  // Three-piece fits over every pair of inner knots (the end points are knots too), each with its
-  // steepest piece.
-  struct Candidate {
-    double sse = 0;
-    std::size_t begin = 0, end = 0;
-    double slope = 0;
-  };
+  // Piecewise-linear fits over every placement of up to kPieces - 1 inner knots, each read by the
+  // knot where the slope increases most (the curve is taken as flat before the sweep).
+  const PrefixSums sums(x, r.fit, w);
   std::vector<Candidate> candidates;
-  std::size_t best = 0;
-  for (std::size_t k1 = 0; k1 + 1 < n; ++k1) {
-    for (std::size_t k2 = k1 + 1; k2 < n; ++k2) {
-      std::array<std::size_t, 4> nodes{};
-      std::size_t count = 0;
-      for (std::size_t v : {std::size_t{0}, k1, k2, n - 1})
-        if (count == 0 || nodes[count - 1] != v) nodes[count++] = v;
-      const auto f = fit_knots(x, r.fit, w, nodes, count);
-      if (!std::isfinite(f.sse)) continue;
-      // The piece [k1, k2] is the rise: it must be at least as steep as the pieces around it
-      // (a knot inside a straight ramp then never moves the onset off the ramp's start).
-      auto slope = [&](std::size_t from, std::size_t to) {
-        const double dx = x[to] - x[from];
-        const auto value = [&](std::size_t i) {
-          for (std::size_t m = 0; m < f.count; ++m)
-            if (f.nodes[m] == i) return f.values[m];
-          return 0.0;
-        };
-        return dx > 0 ? (value(to) - value(from)) / dx : 0.0;
-      };
-      const double rise = slope(k1, k2);
-      const double slack = 1e-9 * std::abs(rise);
-      if (!(rise > 0) || (k1 > 0 && slope(0, k1) > rise + slack) ||
-          (k2 + 1 < n && slope(k2, n - 1) > rise + slack))
-        continue;
-      const Candidate c{f.sse, k1, k2, rise};
-      candidates.push_back(c);
-      if (c.sse < candidates[best].sse * (1 - 1e-12)) best = candidates.size() - 1;
+  for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
+    const auto f = fit_knots(sums, nodes, count, n);
+    if (!std::isfinite(f.sse)) return;
+    Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
+    double before = 0, sharpest = 0;  // slope left of the knot; largest increase of slope
+    for (std::size_t m = 0; m + 1 < count; ++m) {
+      const double slope = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - x[nodes[m]]);
+      if (slope > 0 && slope - before > sharpest) {
+        sharpest = slope - before;
+        c.slope = slope;
+        c.begin = static_cast<std::uint32_t>(nodes[m]);
+        c.end = static_cast<std::uint32_t>(nodes[m + 1]);
+      }
+      before = slope;
     }
-  }
+    if (!(c.slope > 0)) return;
+    candidates.push_back(c);
+  });
   if (candidates.empty()) return r;
+  // Placements are compared by BIC: the residual variance comes from the fit with the most knots
+  // that fits best, and each knot costs its location and its value. A knot that splits a straight
+  // ramp only fits the noise and does not pay for itself, so the ramp's start stays the onset.
+  double least_sse = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : candidates) least_sse = std::min(least_sse, c.sse);
+  const double dof = static_cast<double>(n > 2 * kNodes ? n - 2 * kNodes : 1);
+  const double variance = std::max(least_sse / dof, 1e-12);
+  const double log_n = std::log(static_cast<double>(n));
+  auto criterion = [&](const Candidate& c) {
+    return c.sse / variance + (2.0 * c.nodes - 2) * log_n;
+  };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < candidates.size(); ++i)
+    if (criterion(candidates[i]) < criterion(candidates[best])) best = i;
   r.begin = candidates[best].begin;
   r.end = candidates[best].end;
-  const double steepest = candidates[best].slope;
-  // The knots are not known exactly: average the onset over all fits, each weighted by its
-  // likelihood against the best (Gaussian, variance from the best fit's residuals). A curve whose
-  // rise could start at several sizes about equally well gets the mean and a wide onset_sd, not
-  // whichever point the noise favoured.
-  const double variance =
-      std::max(candidates[best].sse / static_cast<double>(n > 4 ? n - 4 : 1), 1e-12);
+  const double rise_slope = candidates[best].slope;
+  // The knots are not known exactly: average the onset over all placements with as many knots as
+  // the best, each weighted by its likelihood against the best. (Placements with more knots would
+  // bring in splits of the rise whose steeper half the noise decides.) A curve whose rise could
+  // start at several sizes about equally well gets the mean and a wide onset_sd, not whichever
+  // point the noise favoured.
+  const double best_criterion = criterion(candidates[best]);
   double total_weight = 0, mean = 0, mean_end = 0, square = 0;
   for (const Candidate& c : candidates) {
-    const double lw = std::exp(-(c.sse - candidates[best].sse) / (2 * variance));
+    if (c.nodes != candidates[best].nodes) continue;
+    const double lw = std::exp(-(criterion(c) - best_criterion) / 2);
     total_weight += lw;
     mean += lw * x[c.begin];
     mean_end += lw * x[c.end];
@@ -174,7 +226,7 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   mean /= total_weight;
   mean_end /= total_weight;
   r.found = true;
-  r.slope = steepest;
+  r.slope = rise_slope;
   r.onset = mean;
   r.onset_sd = std::sqrt(std::max(square / total_weight - mean * mean, 0.0));
   r.rise_end = std::max(mean_end, mean);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -167,8 +168,8 @@ TEST(TracesH100, L1SizeIsWhereTheSteepRiseStarts) {
     resampled.push_back(estimate(points, &rng).onset);
   }
   const auto [lo, hi] = std::minmax_element(resampled.begin(), resampled.end());
-  // 512 loads per point here; the recording's full 2048 loads give 238.1-240.2 KiB (0.9 %).
-  EXPECT_LE(*hi - *lo, 0.02 * r.onset) << *lo << " .. " << *hi;
+  // 512 loads per point of a batched sweep with sporadic early misses of up to 8 % here: 2.3 %.
+  EXPECT_LE(*hi - *lo, 0.025 * r.onset) << *lo << " .. " << *hi;
   EXPECT_GE(*lo / kKiB, 234);
   for (std::size_t phase = 0; phase < 2; ++phase) {
     std::vector<SweepPoint> thinned;
@@ -176,6 +177,47 @@ TEST(TracesH100, L1SizeIsWhereTheSteepRiseStarts) {
     EXPECT_NEAR(estimate(thinned, nullptr).onset, r.onset, 0.03 * r.onset) << phase;
   }
 }
+
+// The one-SM size-search rounds of the recorded discovery runs (tests/data/analysis/one_sm_l1,
+// from tests/tools/extract_one_sm_curves.py): three views of one physical cache, two rounds each.
+// Hopper's curve has a few % of early misses, a steep rise near 238 KiB and a slower rest up to
+// 320 KiB. Every curve's capacity must sit just before it first reaches 10 % misses (the start of
+// the steep rise, not inside the early misses), and the six must agree.
+class OneSmL1 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OneSmL1, CapacityIsTheStartOfTheSteepRise) {
+  std::vector<double> onsets;
+  const std::filesystem::path dir = std::string(GPUTOPO_TEST_DATA) + "/analysis/one_sm_l1";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind(GetParam() + "-", 0) != 0) continue;
+    std::ifstream in(entry.path());
+    std::vector<double> x, f, n;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::replace(line.begin(), line.end(), ',', ' ');
+      std::istringstream row(line);
+      double size = 0, fraction = 0, loads = 0;
+      if (row >> size >> fraction >> loads) {
+        x.push_back(size);
+        f.push_back(fraction);
+        n.push_back(loads);
+      }
+    }
+    const auto r = steepest_rise(x, f, n);
+    ASSERT_TRUE(r.found) << entry.path();
+    const auto tenth = std::find_if(f.begin(), f.end(), [](double v) { return v >= 0.1; });
+    ASSERT_NE(tenth, f.end());
+    const double reaches = x[static_cast<std::size_t>(tenth - f.begin())];
+    EXPECT_LE(r.onset, reaches) << entry.path();
+    EXPECT_GE(r.onset, reaches - 8 * kKiB) << entry.path();
+    onsets.push_back(r.onset);
+  }
+  ASSERT_EQ(onsets.size(), 6u);
+  const auto [lo, hi] = std::minmax_element(onsets.begin(), onsets.end());
+  EXPECT_LE(*hi - *lo, 0.025 * *lo) << *lo << " .. " << *hi;
+}
+
+INSTANTIATE_TEST_SUITE_P(RealGpus, OneSmL1, ::testing::Values("h100", "h200"));
 
 TEST_P(Traces, FetchGranularityFromStrideSweeps) {
   const Gpu& gpu = GetParam();
