@@ -57,6 +57,12 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
   reset();
 }
 
+void Cache::set_fetch_bytes(std::uint32_t fetch_bytes) {
+  geometry_.fetch_bytes = fetch_bytes;
+  sectors_per_fetch_ = fetch_bytes / geometry_.sector_bytes;
+  fetch_block_ = sectors_per_fetch_ >= 32 ? ~0u : (1u << sectors_per_fetch_) - 1;
+}
+
 void Cache::reset() {
   if (dirty_sets_.size() * 2 > sets_) {
     std::fill(tags_.begin(), tags_.end(), kInvalid);

@@ -65,6 +65,10 @@ class Cache {
     return false;
   }
 
+  // Fetches `fetch_bytes` per miss from now on: a power of two from the sector to the line size
+  // (the L2's fetch under a driver limit). Lines already present keep their sectors.
+  void set_fetch_bytes(std::uint32_t fetch_bytes);
+
   // The pieces the segmented L2 composes.
   std::uint64_t line_of(std::uint64_t address) const { return address >> line_shift_; }
   std::uint32_t sector_bit(std::uint64_t address) const {

@@ -25,6 +25,9 @@ class ChaseEngine {
                         std::optional<int> carveout_percent, std::uint64_t seed,
                         double& busy_cycles);
 
+  // Bytes each L2 miss fetches for the requests that follow (see SimConfig::l2_fetch_bytes).
+  void set_l2_fetch_bytes(std::uint32_t fetch_bytes) { memory_.set_l2_fetch_bytes(fetch_bytes); }
+
   // Mean cycles of an L2 hit for `sm` before space extras: near latency plus the SM's offset.
   double sm_l2_offset(int sm) const;
 

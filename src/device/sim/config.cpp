@@ -397,6 +397,14 @@ std::uint64_t SimConfig::shared_config_bytes(std::optional<int> carveout_percent
   return steps[i].second;
 }
 
+std::uint32_t SimConfig::l2_fetch_bytes(std::optional<std::uint32_t> limit_bytes) const {
+  const std::uint32_t fetch = l2.geometry.fetch_bytes;
+  if (!limit_bytes) return fetch;
+  const std::uint32_t sector = l2.geometry.sector_bytes;
+  const std::uint32_t sectors = (*limit_bytes + sector - 1) / sector;
+  return std::clamp(std::bit_ceil(std::max(sectors, 1u)) * sector, sector, fetch);
+}
+
 CacheGeometry SimConfig::geometry(std::size_t index, std::optional<int> carveout_percent,
                                   std::uint64_t extra_shared_bytes) const {
   const CacheSpec& c = caches[index];

@@ -139,6 +139,10 @@ struct SimConfig {
   std::uint64_t shared_config_bytes(std::optional<int> carveout_percent) const;
   std::uint64_t shared_config_bytes(std::optional<int> carveout_percent,
                                     std::uint64_t extra_shared_bytes) const;
+  // Bytes an L2 miss fetches under a cudaLimitMaxL2FetchGranularity of `limit_bytes`: the limit
+  // rounded up to a power-of-two number of sectors, at least one sector and at most the configured
+  // fetch, which is also the fetch without a limit (the driver's default).
+  std::uint32_t l2_fetch_bytes(std::optional<std::uint32_t> limit_bytes) const;
   // Geometry of cache `index` under that configuration.
   CacheGeometry geometry(std::size_t index, std::optional<int> carveout_percent,
                          std::uint64_t extra_shared_bytes = 0) const;

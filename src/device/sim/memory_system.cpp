@@ -32,6 +32,11 @@ void MemorySystem::configure(std::optional<int> carveout_percent,
   }
 }
 
+void MemorySystem::set_l2_fetch_bytes(std::uint32_t fetch_bytes) {
+  for (auto& segment : segments_)
+    if (segment.geometry().fetch_bytes != fetch_bytes) segment.set_fetch_bytes(fetch_bytes);
+}
+
 void MemorySystem::reset() {
   for (auto& instances : private_)
     for (auto& cache : instances) cache.reset();

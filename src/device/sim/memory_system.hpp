@@ -28,6 +28,9 @@ class MemorySystem {
 
   // Sizes the SM-private caches for a carve-out and extra shared bytes (rebuilt only on change).
   void configure(std::optional<int> carveout_percent, std::uint64_t extra_shared_bytes);
+  // Bytes each L2 miss fetches from now on (SimConfig::l2_fetch_bytes gives the value for a
+  // driver limit).
+  void set_l2_fetch_bytes(std::uint32_t fetch_bytes);
   // Forgets everything cached: each request starts cold, as after an L2 flush.
   void reset();
 

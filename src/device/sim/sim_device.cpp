@@ -39,11 +39,14 @@ class SimDevice final : public Device {
 
   ChaseBatchResult chase(const ChaseBatch& batch) override {
     check_carveout(batch.carveout_percent);
+    if (batch.l2_fetch_limit_bytes && *batch.l2_fetch_limit_bytes > kMaxL2FetchLimitBytes)
+      bad(fmt::format("l2_fetch_limit_bytes must be in [0, {}], is {}", kMaxL2FetchLimitBytes,
+                      *batch.l2_fetch_limit_bytes));
     for (std::size_t i = 0; i < batch.requests.size(); ++i)
       check(batch.requests[i], batch.requests[i].sm, fmt::format("request {}", i));
     std::vector<Placement> placements;
     for (const auto& r : batch.requests) placements.push_back({r.space, r.sm});
-    return run(placements, batch.carveout_percent,
+    return run(placements, batch.carveout_percent, batch.l2_fetch_limit_bytes,
                [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
                  return engine_.chase(batch.requests[i], sm, batch.carveout_percent, seed, busy);
                });
@@ -70,7 +73,7 @@ class SimDevice final : public Device {
     std::vector<Placement> placements;
     for (const auto& r : batch.requests)
       placements.push_back({r.a.space, r.sm >= 0 ? r.sm : r.a.sm});
-    return run(placements, batch.carveout_percent,
+    return run(placements, batch.carveout_percent, std::nullopt,
                [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
                  return engine_.interfere(batch.requests[i], sm, batch.carveout_percent, seed,
                                           busy);
@@ -85,7 +88,9 @@ class SimDevice final : public Device {
       bad(fmt::format("stream: {} B buffers do not fit in {} B of device memory", request.bytes,
                       config_.device.global_memory_bytes));
     ++calls_;
-    return model_stream(config_, request, next_seed(0));
+    StreamResult result = model_stream(config_, request, next_seed(0));
+    result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
+    return result;
   }
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
@@ -160,11 +165,14 @@ class SimDevice final : public Device {
     int sm;
   };
 
-  // Runs requests 0..n-1 through `runner(index, sm, seed, busy_cycles)`.
+  // Runs requests 0..n-1 through `runner(index, sm, seed, busy_cycles)` under the L2 fetch the
+  // limit gives (the configured fetch, the driver's default, without one).
   template <typename Runner>
   ChaseBatchResult run(const std::vector<Placement>& placements, std::optional<int> carveout,
-                       Runner&& runner) {
+                       std::optional<std::uint32_t> l2_fetch_limit, Runner&& runner) {
     ++calls_;
+    const std::uint32_t l2_fetch = config_.l2_fetch_bytes(l2_fetch_limit);
+    engine_.set_l2_fetch_bytes(l2_fetch);
     ChaseBatchResult out;
     double concurrent = 0;  // SM-private requests run side by side, one per SM
     double sequential = 0;  // L2 requests run one after another
@@ -188,6 +196,7 @@ class SimDevice final : public Device {
                              : (config_.unified.cache >= 0
                                     ? std::optional<int>(config_.unified.default_carveout_percent)
                                     : std::nullopt);
+    c.l2_fetch_limit_bytes = l2_fetch;
     c.elapsed_cycles = concurrent + sequential;
     c.elapsed_ns = c.elapsed_cycles / config_.device.sm_clock_max_mhz * 1e3;
     return out;
