@@ -129,9 +129,9 @@ class L2SegmentProbe final : public Probe {
     size.method = "cudaDevAttrL2CacheSize";
     ctx.put("l2", "size", size);
     auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
-      for (const char* key : {"segmentSize", "segmentCount"}) {
+      for (const char* key : {"segmentSize", "measuredSegmentSize", "segmentCount"}) {
         auto a = model::Attribute::unavailable(model::Source::Measured,
-                                               key == std::string("segmentSize") ? "B" : "", why);
+                                               key == std::string("segmentCount") ? "" : "B", why);
         a.evidence = evidence;
         ctx.put("l2", key, a);
       }
@@ -156,9 +156,10 @@ class L2SegmentProbe final : public Probe {
     const auto profile = profile_step(ctx, spec, r.value, kLatencySm);
     const double measured = profile.found ? profile.onset : r.value;
     // Without a profile the step lies between the last size that fit and the first that missed.
-    const model::Interval interval =
-        profile.found ? model::Interval{profile.lo, profile.hi}
-                      : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
+    const model::Interval step = profile.found
+                                     ? model::Interval{profile.lo, profile.hi}
+                                     : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
+    const model::Interval interval{std::min(step.lo, measured), std::max(step.hi, measured)};
     const auto f = nearest_segment_count(measured, api);
     model::Json evidence = r.evidence;
     evidence["searchOnsetBytes"] = r.value;
@@ -173,15 +174,23 @@ class L2SegmentProbe final : public Probe {
     evidence["fractionConfidence"] = f.confidence;
     evidence["fractionSeparation"] = f.separation;
     const double confidence = std::min(r.confidence, f.confidence);
-    const std::string method =
+    const std::string step_method =
         "pchase-size-sweep of the near->far step on one SM, located at the onset of the steepest "
-        "rise of the share of loads above the near level, aligned to the nearest 1/n of the API L2 "
-        "size";
+        "rise of the share of loads above the near level";
+    const std::string method = step_method + ", aligned to the nearest 1/n of the API L2 size";
+    // The aligned value's interval spans the measured step and the value: the segment lies
+    // between what was measured and the fraction it was aligned to.
     auto segment = model::Attribute::measured(f.value, "B", method, confidence);
-    segment.interval = interval;
+    segment.interval =
+        model::Interval{std::min(interval.lo, f.value), std::max(interval.hi, f.value)};
     segment.evidence = evidence;
     segment.reason = join(weaker);
     ctx.put("l2", "segmentSize", segment);
+    auto raw = model::Attribute::measured(measured, "B", step_method, r.confidence);
+    raw.interval = interval;
+    raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
+    raw.reason = segment.reason;
+    ctx.put("l2", "measuredSegmentSize", raw);
     auto count = model::Attribute::measured(f.count, "", method, confidence);
     count.evidence = {{"measuredSegmentBytes", measured},
                       {"apiBytes", api},

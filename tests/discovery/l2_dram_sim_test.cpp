@@ -106,7 +106,6 @@ TEST_P(L2DramSim, L2GeometryMatchesTheConfiguration) {
   for (const auto& t : r.timings) std::cout << "  " << t.probe << " " << t.seconds << " s\n";
 
   EXPECT_EQ(number(attr(r, "l2", "size")), static_cast<double>(cfg.l2_bytes()));
-  EXPECT_EQ(number(attr(r, "l2", "fetchGranularity")), cfg.l2.geometry.fetch_bytes);
   EXPECT_EQ(number(attr(r, "l2", "lineSize")), cfg.l2.geometry.line_bytes);
   const auto* count = attr(r, "l2", "segmentCount");
   ASSERT_NE(count, nullptr);
@@ -117,13 +116,44 @@ TEST_P(L2DramSim, L2GeometryMatchesTheConfiguration) {
   EXPECT_NEAR(number(segment), seg, 0.02 * seg);
   ASSERT_TRUE(segment->interval.has_value());
   EXPECT_GE(segment->confidence.value_or(0), 0.5);
-  // The measured step itself, before alignment: within the search's finest step (1/64 of the L2).
-  EXPECT_NEAR(segment->evidence.value("measuredBytes", 0.0), seg,
-              static_cast<double>(cfg.l2_bytes()) / 64 + 0.01 * seg);
+  // The aligned value lies in its interval, which also holds the measured step.
+  EXPECT_LE(segment->interval->lo, number(segment));
+  EXPECT_GE(segment->interval->hi, number(segment));
+  // The measured step itself, before alignment: within the search's finest step (1/64 of the L2),
+  // inside its own interval, and inside the aligned value's interval.
+  const auto* measured = attr(r, "l2", "measuredSegmentSize");
+  ASSERT_NE(measured, nullptr);
+  ASSERT_TRUE(measured->available()) << measured->reason;
+  EXPECT_NEAR(number(measured), seg, static_cast<double>(cfg.l2_bytes()) / 64 + 0.01 * seg);
+  EXPECT_EQ(number(measured), segment->evidence.value("measuredBytes", 0.0));
+  ASSERT_TRUE(measured->interval.has_value());
+  EXPECT_LE(measured->interval->lo, number(measured));
+  EXPECT_GE(measured->interval->hi, number(measured));
+  EXPECT_LE(segment->interval->lo, measured->interval->lo);
+  EXPECT_GE(segment->interval->hi, measured->interval->hi);
+  EXPECT_GE(measured->confidence.value_or(0), 0.5);
   // The measured capacity one SM reaches confirms the API size.
   const auto* size = attr(r, "l2", "size");
   ASSERT_NE(size, nullptr);
   EXPECT_TRUE(size->evidence.value("agrees", false)) << size->evidence.dump();
+}
+
+// The fetch under the driver's default limit, and one sector with the limit at its minimum.
+TEST_P(L2DramSim, FetchGranularityAndSectorMatchTheConfiguration) {
+  const auto cfg = device::sim::load_config(GetParam());
+  const Result& r = discovery(GetParam()).result;
+  const auto* fetch = attr(r, "l2", "fetchGranularity");
+  ASSERT_NE(fetch, nullptr);
+  EXPECT_EQ(number(fetch), cfg.l2.geometry.fetch_bytes) << fetch->reason;
+  EXPECT_EQ(fetch->evidence.value("l2FetchLimitBytes", 0u), cfg.l2.geometry.fetch_bytes);
+  const auto* sector = attr(r, "l2", "sectorSize");
+  ASSERT_NE(sector, nullptr);
+  ASSERT_TRUE(sector->available()) << sector->reason;
+  EXPECT_EQ(number(sector), cfg.l2.geometry.sector_bytes) << sector->reason;
+  EXPECT_EQ(sector->source, model::Source::Measured);
+  EXPECT_NE(sector->method.find("cudaLimitMaxL2FetchGranularity"), std::string::npos);
+  EXPECT_EQ(sector->evidence.value("l2FetchLimitBytes", 0u), cfg.l2.geometry.sector_bytes);
+  EXPECT_GE(sector->confidence.value_or(0), 0.5);
 }
 
 TEST_P(L2DramSim, LatenciesMatchTheConfiguration) {
