@@ -12,6 +12,7 @@ namespace {
 constexpr const char* kMethod = "cold-stride-sweep";
 constexpr const char* kSectorMethod =
     "cold-stride-sweep with cudaLimitMaxL2FetchGranularity at its minimum";
+constexpr std::size_t kShownChars = 120;  // of a device error quoted in a reason
 
 struct Sweep {
   analysis::Estimate estimate;
@@ -119,8 +120,9 @@ class FetchProbe final : public Probe {
       s = sweep(ctx, first, 0);
     } catch (const device::Error& e) {
       if (e.kind() != device::Error::Kind::BadRequest) throw;
-      return none(std::string("the device could not run the sweep with an L2 fetch limit: ") +
-                  e.what());
+      std::string why = e.what();
+      if (why.size() > kShownChars) why = why.substr(0, kShownChars) + "...";
+      return none("the device could not run the sweep with an L2 fetch limit: " + why);
     }
     const auto applied = s.conditions.l2_fetch_limit_bytes;
     if (!applied)
