@@ -78,7 +78,12 @@ TEST_P(L2SectorWithoutLimit, SectorSizeIsNotMeasuredAndSaysWhy) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, L2SectorWithoutLimit,
                          ::testing::Values(LimitlessDevice::Lack::CannotReadOrSet,
-                                           LimitlessDevice::Lack::RefusesTheBatch));
+                                           LimitlessDevice::Lack::RefusesTheBatch),
+                         [](const auto& p) {
+                           return p.param == LimitlessDevice::Lack::CannotReadOrSet
+                                      ? "CannotReadOrSet"
+                                      : "RefusesTheBatch";
+                         });
 
 // Only the L2 target runs the second sweep: the limit means nothing to an SM-private cache.
 TEST(L2Sector, OtherTargetsRunOneSweep) {
