@@ -7,12 +7,11 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::array<std::string_view, 18> kOrder{
-    "size",           "lineSize",     "fetchGranularity",  "latency",
-    "latencyNs",      "missPenalty",  "missPenaltyNs",     "countPerSm",
-    "sharedWith",     "carveout",     "globalLoadsCached", "segmentSize",
-    "segmentCount",   "nearLatency",  "farLatency",        "readBandwidth",
-    "writeBandwidth", "copyBandwidth"};
+constexpr std::array<std::string_view, 20> kOrder{
+    "size",        "lineSize",          "fetchGranularity", "sectorSize",     "latency",
+    "latencyNs",   "missPenalty",       "missPenaltyNs",    "countPerSm",     "sharedWith",
+    "carveout",    "globalLoadsCached", "segmentSize",      "segmentCount",   "measuredSegmentSize",
+    "nearLatency", "farLatency",        "readBandwidth",    "writeBandwidth", "copyBandwidth"};
 
 std::size_t rank(std::string_view key) {
   const auto it = std::find(kOrder.begin(), kOrder.end(), key);
