@@ -41,7 +41,12 @@ struct ChaseRequest {
   Pattern pattern = Pattern::Strided;
   int sm = -1;  // placement: run on this SM, or -1 for any
   bool record_indices = false;
+  // Where in device memory the array lies: region k of the backend's 2 MiB-aligned array space
+  // (nullopt: region 0). Physically indexed caches map one size differently in each region, so
+  // repeats of a size in several regions sample several mappings.
+  std::optional<std::uint32_t> region;
 };
+inline constexpr std::uint32_t kMaxRegion = 63;
 
 // Requests measured together. For SM-private spaces the backend may run them concurrently, one
 // per SM; for L2 and DRAM it runs them one after another.

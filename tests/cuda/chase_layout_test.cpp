@@ -63,6 +63,9 @@ TEST(ChaseLayout, RejectsWhatCannotRun) {
   auto placed = request(Space::L1, 4096, 64);
   placed.sm = 132;
   EXPECT_EQ(kind_of(placed), Error::Kind::BadRequest);
+  auto far = request(Space::L1, 4096, 64);
+  far.region = kMaxRegion + 1;
+  EXPECT_EQ(kind_of(far), Error::Kind::BadRequest);
   auto no_loads = request(Space::L1, 4096, 64);
   no_loads.recorded_loads = 0;
   EXPECT_EQ(kind_of(no_loads), Error::Kind::BadRequest);

@@ -164,6 +164,29 @@ TEST_F(RecordReplay, ARequestNeverRecordedIsABadRequest) {
   EXPECT_NO_THROW(replay->stream(copy_stream()));
 }
 
+// A request's memory region is written only where it is set, like the L2 fetch limit: older
+// recordings read as region 0, and requests that differ only in their region replay apart.
+TEST_F(RecordReplay, TheRegionIsPartOfTheRequestAndWrittenOnlyWhenSet) {
+  ChaseBatch batch;
+  batch.requests.push_back(chase_request(Space::L1, 64 << 10));
+  batch.requests.push_back(batch.requests.back());
+  batch.requests.back().region = 3;
+  ChaseBatchResult live;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live = recorder->chase(batch);
+  }
+  const auto manifest = model::Json::parse(read_text(dir_ / "manifest.json"));
+  const auto& requests = manifest.at("calls").at(0).at("requests");
+  EXPECT_FALSE(requests.at(0).contains("region"));
+  EXPECT_EQ(requests.at(1).at("region"), 3);
+  auto replay = open_replay(dir_);
+  expect_same(replay->chase(batch), live);
+  ChaseBatch elsewhere = batch;
+  elsewhere.requests.back().region = 2;
+  EXPECT_THROW(replay->chase(elsewhere), Error);
+}
+
 // The L2 fetch limit is part of a chase request, and it and the limit read back are written only
 // where they hold a value: recordings made before the field existed read and replay unchanged.
 TEST_F(RecordReplay, TheL2FetchLimitIsPartOfTheRequestAndWrittenOnlyWhenSet) {

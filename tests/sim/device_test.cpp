@@ -97,6 +97,9 @@ TEST(SimDevice, ImpossibleRequestsAreBadRequests) {
   auto random = chase_request(Space::L2, 1024 * MiB, 4);
   random.pattern = Pattern::Random;
   rejects(random, std::nullopt, "random chase");
+  auto far = chase_request(Space::L1, 4 * KiB);
+  far.region = kMaxRegion + 1;
+  rejects(far, std::nullopt, "region");
   auto placed = chase_request(Space::L1, 4 * KiB);
   placed.sm = 132;
   rejects(placed, std::nullopt, "SM 132 does not exist");

@@ -1,5 +1,6 @@
 #include "device/cuda/chase_arrays.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "device/cuda/check.hpp"
@@ -10,6 +11,12 @@ namespace gputopo::device::cuda {
 namespace {
 
 constexpr double kBuildSeconds = 60;  // building one random array
+
+// Region k of a request starts k aligned array sizes into its place.
+std::uint64_t region_offset(const ChaseRequest& r) {
+  return std::uint64_t{r.region.value_or(0)} *
+         align_up(std::max<std::uint64_t>(r.array_bytes, 1), kArrayAlignment);
+}
 
 // GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
 // "Diagnostics"); unset or invalid: 0.
@@ -73,7 +80,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
         constant_users[i].constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
       } else {
         globals.push_back({r, target});
-        sizes.push_back(r->array_bytes);
+        sizes.push_back(region_offset(*r) + r->array_bytes);
       }
     }
     if (u.b && u.a.space == Space::Shared && u.b->space == Space::Shared)
@@ -85,7 +92,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
   for (std::size_t g = 0; g < globals.size(); ++g) {
     const ChaseRequest& r = *globals[g].request;
     ChaseArray& a = *globals[g].target;
-    std::uint8_t* p = base + placement.offsets[g];
+    std::uint8_t* p = base + placement.offsets[g] + region_offset(r);
     const auto layout = make_layout(r, limits);
     if (r.pattern == Pattern::Strided) {
       check(fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),

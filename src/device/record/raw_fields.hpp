@@ -26,6 +26,7 @@ void visit_fields(R& r, F&& f) {
   f("pattern", r.pattern);
   f("sm", r.sm);
   f("recordIndices", r.record_indices);
+  f("region", r.region);
 }
 
 template <Either<InterferenceRequest> R, class F>
@@ -93,7 +94,7 @@ void visit_fields(R& r, F&& f) {
 
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
-inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes"};
+inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

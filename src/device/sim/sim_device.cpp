@@ -119,6 +119,8 @@ class SimDevice final : public Device {
     if (r.array_bytes < r.stride_bytes)
       bad(fmt::format("{}: array_bytes {} holds no element of stride {}", where, r.array_bytes,
                       r.stride_bytes));
+    if (r.region.value_or(0) > kMaxRegion)
+      bad(fmt::format("{}: region {} is above {}", where, *r.region, kMaxRegion));
     if (r.array_bytes / r.stride_bytes > kMaxElements)
       bad(fmt::format("{}: {} elements exceed the {} a chase may hold", where,
                       r.array_bytes / r.stride_bytes, kMaxElements));

@@ -40,6 +40,8 @@ ChaseLayout make_layout(const ChaseRequest& r, const ChaseLimits& limits) {
                "-byte index word");
   if (r.array_bytes < r.stride_bytes) bad(r, "the array must hold at least one stride");
   if (r.recorded_loads == 0) bad(r, "at least one recorded load is needed");
+  if (r.region.value_or(0) > kMaxRegion)
+    bad(r, "the region must be at most " + std::to_string(kMaxRegion));
   l.words = r.array_bytes / l.index_bytes;
   l.elements = r.array_bytes / r.stride_bytes;
   l.stride_words = r.stride_bytes / l.index_bytes;
