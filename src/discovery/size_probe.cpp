@@ -31,6 +31,7 @@ class SizeProbe final : public Probe {
     spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count, 8));
     spec.confirm_sm = 0;
     spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
+    spec.regions = 4;
     spec.min_bytes = 512;
     // No SM-private cache is larger than the whole L1/shared storage; four times the shared
     // memory per SM leaves room for GPUs where the API under-reports it.

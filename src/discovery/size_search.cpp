@@ -18,21 +18,32 @@ struct Sweep {
   device::RunConditions conditions;
 };
 
+// Every size is chased in `regions` places of device memory (request i * regions + k in region k),
+// and each point pools their loads.
 Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std::uint64_t>& sizes,
-                int sm = -1) {
+                int sm = -1, std::uint32_t regions = 1) {
   device::ChaseBatch batch;
   batch.carveout_percent = spec.carveout;
   for (std::uint64_t s : sizes)
-    // Small arrays are timed over several passes: just past capacity only a few loads of a pass
-    // miss, fewer still under random replacement.
-    batch.requests.push_back(
-        chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads, 1024));
-  for (auto& r : batch.requests) r.sm = sm;
+    for (std::uint32_t k = 0; k < regions; ++k) {
+      // Small arrays are timed over several passes: just past capacity only a few loads of a pass
+      // miss, fewer still under random replacement.
+      auto r = chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads, 1024);
+      r.sm = sm;
+      if (k > 0) r.region = k;
+      batch.requests.push_back(r);
+    }
   auto result = ctx.chase(batch);
   Sweep sweep;
   sweep.conditions = result.conditions;
-  for (std::size_t i = 0; i < sizes.size() && i < result.results.size(); ++i)
-    sweep.points.push_back({static_cast<double>(sizes[i]), latencies(result.results[i])});
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<double> pooled;
+    for (std::size_t k = 0; k < regions && i * regions + k < result.results.size(); ++k) {
+      const auto samples = latencies(result.results[i * regions + k]);
+      pooled.insert(pooled.end(), samples.begin(), samples.end());
+    }
+    if (!pooled.empty()) sweep.points.push_back({static_cast<double>(sizes[i]), pooled});
+  }
   return sweep;
 }
 
@@ -147,12 +158,12 @@ constexpr double kZoomAlpha = 0.01;
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
 // miss fraction of every size against the bracket's pooled levels (one clustering, so that a
 // round that is all hits or all misses is still read right), and keeps the steepest rise of its
-// isotonic fit. The second round always sweeps the rise and as much again on either side; later
-// rounds zoom on a corner. The rounds stop once the step is the finest or a later round no longer
-// halves it (the rise is resolved: it spans several points), or a zoomed round's rise is not
-// significant. Confidence: (1 - p of the rise) x agreement of the last two accepted rounds' onsets
-// (within two of the coarser round's steps: 1) x (1 + sharpness) / 2, the sharpness from the first
-// round with a rise (the only one that sees the whole transition; later rounds see a part of it).
+// isotonic fit. Each later round zooms on the onset (two steps of the round before on either side).
+// The rounds stop once the step is the finest or a later round no longer halves it, or a zoomed
+// round's rise is not significant. Confidence: (1 - p of the rise) x agreement of the last two
+// accepted rounds' onsets (within two of the coarser round's steps: 1) x (1 + sharpness) / 2, the
+// sharpness from the first round with a rise (the only one that sees the whole transition; later
+// rounds see a part of it).
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -176,7 +187,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     std::vector<std::uint64_t> pts;
     for (std::uint64_t s = first; s <= last; s += round_step) pts.push_back(s);
     ctx.expect_batches(1);
-    const Sweep sweep = run_sweep(ctx, spec, pts, sm);
+    const Sweep sweep = run_sweep(ctx, spec, pts, sm, std::max<std::uint32_t>(spec.regions, 1));
     ++out.batches;
     out.conditions = sweep.conditions;
     std::vector<double> x, f, n;
@@ -245,19 +256,12 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;
-    // The first round's corner may be coarse sampling of a gradual rise: the second round sweeps
-    // the whole rise at a finer step, whatever the first round saw, and only a corner seen again
-    // is zoomed on.
-    if (corner && round > 0) {
-      lo = std::max(static_cast<double>(spec.min_bytes), onset - static_cast<double>(round_step));
-      hi = std::min(static_cast<double>(spec.max_bytes),
-                    x[rise.first_rise] + static_cast<double>(round_step));
-      continue;
-    }
-    // Early misses before the rise: sweep the rise and as much again on either side.
-    const double w = std::max(end - onset, static_cast<double>(round_step));
-    lo = std::max(static_cast<double>(spec.min_bytes), onset - w);
-    hi = std::min(static_cast<double>(spec.max_bytes), end + w);
+    // Zoom on the onset: two of this round's steps on either side hold the knee wherever in its
+    // cell the coarser grid saw it, and nothing of the rest of the rise. (Sweeping the whole rise
+    // finer, as the first version did, resolves Hopper's dips and second jumps 15-20 KiB past the
+    // knee, which then compete with the knee for the sharpest increase of slope.)
+    lo = std::max(static_cast<double>(spec.min_bytes), onset - 2 * static_cast<double>(round_step));
+    hi = std::min(static_cast<double>(spec.max_bytes), onset + 2 * static_cast<double>(round_step));
   }
   if (!previous_onset) {
     out.established = false;

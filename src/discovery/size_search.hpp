@@ -40,6 +40,11 @@ struct SizeSearchSpec {
   // then runs them one launch each): on Hopper, concurrent SMs see a few early L1 misses that a
   // single SM does not (docs/cuda-backend.md). -1 skips the confirmation.
   int confirm_sm = -1;
+  // SteepestRise rounds chase every size in this many places of device memory and pool the loads.
+  // A physically indexed cache with a hashed set index overflows its sets in steps whose sizes
+  // depend on the pages an array lies on (Hopper's L1: a staircase that differs from array to
+  // array); pooled over places, the curve is the expected one and its rise starts at one size.
+  std::uint32_t regions = 1;
 };
 
 struct SizeSearchResult {
