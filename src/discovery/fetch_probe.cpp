@@ -135,8 +135,9 @@ class FetchProbe final : public Probe {
     if (fetch.conditions.l2_fetch_limit_bytes)
       a.evidence["defaultLimitBytes"] = *fetch.conditions.l2_fetch_limit_bytes;
     if (a.available() && s.estimate.value > *applied) {
-      const std::string note = "the fetch stayed above the " + std::to_string(*applied) +
-                               " B limit in effect: the sector is at most this size";
+      const std::string note = "with the limit at " + std::to_string(*applied) +
+                               " B the L2 still fetched this much: its smallest fetch, taken as "
+                               "the sector (no sector is larger)";
       a.reason = a.reason.empty() ? note : a.reason + "; " + note;
     }
     return a;
