@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Extracts the one-SM L1-family size sweeps from the full discovery recordings.
 
-tests/data/runs/<gpu>-discovery-raw.tgz are `gputopo --raw` recordings of whole discovery runs
-(docs/raw.md). Their size-search rounds on SM 0 (one size per launch, 32 B stride) are the curves
-the L1-family sizes are read from. This script writes each round as a plain CSV for the analysis
+tests/data/runs/<gpu>-discovery-raw-7c81977.tgz are `gputopo --raw` recordings of whole discovery
+runs (docs/raw.md) made by gputopo 7c81977, whose size rounds chased each size once, in one place of
+device memory. Their size-search rounds on SM 0 (one size per launch, 32 B stride) are the curves
+the L1-family sizes were read from. This script writes each round as a plain CSV for the analysis
 tests (standard library only; run once after new recordings are committed):
 
     python3 tests/tools/extract_one_sm_curves.py
@@ -27,7 +28,7 @@ def main():
     out_dir = os.path.join(ROOT, "analysis", "one_sm_l1")
     os.makedirs(out_dir, exist_ok=True)
     for gpu in ("h100", "h200"):
-        with tarfile.open(os.path.join(ROOT, "runs", gpu + "-discovery-raw.tgz")) as tar:
+        with tarfile.open(os.path.join(ROOT, "runs", gpu + "-discovery-raw-7c81977.tgz")) as tar:
             files = {os.path.basename(m.name): m for m in tar.getmembers() if m.isfile()}
 
             def read(name):
