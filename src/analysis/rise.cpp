@@ -12,7 +12,8 @@ namespace gputopo::analysis {
 namespace {
 
 constexpr double kTinyWeight = 1e-9;
-// Most pieces of the piecewise-linear fit: before, steep rise, the slower rest of the rise, after.
+// Pieces of the piecewise-linear fit, at most: before, steep rise, the slower rest of the rise,
+// after.
 constexpr std::size_t kPieces = 4;
 constexpr std::size_t kNodes = kPieces + 1;
 
@@ -113,16 +114,16 @@ struct Candidate {
   double slope = 0;
 };
 
-// Calls `visit` with every set of 0 to pieces - 1 inner knots (strictly between the end points),
+// Calls `visit` with every set of 0 to kPieces - 1 inner knots (strictly between the end points),
 // the end points added.
 template <typename Visit>
-void for_each_knot_set(std::size_t n, std::size_t pieces, Visit&& visit) {
+void for_each_knot_set(std::size_t n, Visit&& visit) {
   std::array<std::size_t, kNodes> nodes{};
   nodes[0] = 0;
   auto extend = [&](auto&& self, std::size_t used, std::size_t from) -> void {
     nodes[used] = n - 1;
     visit(nodes, used + 1);
-    if (used == pieces) return;
+    if (used == kPieces) return;
     for (std::size_t k = from; k + 1 < n; ++k) {
       nodes[used] = k;
       self(self, used + 1, k + 1);
@@ -157,7 +158,7 @@ std::vector<double> isotonic_fit(std::span<const double> y, std::span<const doub
 }
 
 Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
-                   std::span<const double> loads, std::size_t max_pieces) {
+                   std::span<const double> loads) {
   Rise r;
   const std::size_t n = std::min({x.size(), fraction.size(), loads.size()});
   if (n < 3) return r;
@@ -168,30 +169,28 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   const double total = r.fit.back() - r.fit.front();
   if (!(total > 0)) return r;
 
-  // Piecewise-linear fits over every placement of up to max_pieces - 1 inner knots, each read by
+  // Piecewise-linear fits over every placement of up to kPieces - 1 inner knots, each read by
   // the knot where the slope increases most (the curve is taken as flat before the sweep).
   const PrefixSums sums(x, r.fit, w);
   std::vector<Candidate> candidates;
-  for_each_knot_set(
-      n, std::clamp<std::size_t>(max_pieces, 1, kPieces),
-      [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
-        const auto f = fit_knots(sums, nodes, count, n);
-        if (!std::isfinite(f.sse)) return;
-        Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
-        double before = 0, sharpest = 0;  // slope left of the knot; largest increase of slope
-        for (std::size_t m = 0; m + 1 < count; ++m) {
-          const double slope = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - x[nodes[m]]);
-          if (slope > 0 && slope - before > sharpest) {
-            sharpest = slope - before;
-            c.slope = slope;
-            c.begin = static_cast<std::uint32_t>(nodes[m]);
-            c.end = static_cast<std::uint32_t>(nodes[m + 1]);
-          }
-          before = slope;
-        }
-        if (!(c.slope > 0)) return;
-        candidates.push_back(c);
-      });
+  for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
+    const auto f = fit_knots(sums, nodes, count, n);
+    if (!std::isfinite(f.sse)) return;
+    Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
+    double before = 0, sharpest = 0;  // slope left of the knot; largest increase of slope
+    for (std::size_t m = 0; m + 1 < count; ++m) {
+      const double slope = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - x[nodes[m]]);
+      if (slope > 0 && slope - before > sharpest) {
+        sharpest = slope - before;
+        c.slope = slope;
+        c.begin = static_cast<std::uint32_t>(nodes[m]);
+        c.end = static_cast<std::uint32_t>(nodes[m + 1]);
+      }
+      before = slope;
+    }
+    if (!(c.slope > 0)) return;
+    candidates.push_back(c);
+  });
   if (candidates.empty()) return r;
   // Placements are compared by BIC: the residual variance comes from the fit with the most knots
   // that fits best, and each knot costs its location and its value. A knot that splits a straight
@@ -204,9 +203,12 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   auto criterion = [&](const Candidate& c) {
     return c.sse / variance + (2.0 * c.nodes - 2) * log_n;
   };
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < candidates.size(); ++i)
-    if (criterion(candidates[i]) < criterion(candidates[best])) best = i;
+  const auto best =
+      static_cast<std::size_t>(std::min_element(candidates.begin(), candidates.end(),
+                                                [&](const Candidate& a, const Candidate& b) {
+                                                  return criterion(a) < criterion(b);
+                                                }) -
+                               candidates.begin());
   r.begin = candidates[best].begin;
   r.end = candidates[best].end;
   const double rise_slope = candidates[best].slope;

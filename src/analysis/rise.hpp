@@ -45,8 +45,7 @@ struct Rise {
 };
 
 // x ascending; fraction in [0, 1]; loads = the sample count behind each fraction (weights).
-// max_pieces: at most 4.
 Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
-                   std::span<const double> loads, std::size_t max_pieces = 4);
+                   std::span<const double> loads);
 
 }  // namespace gputopo::analysis

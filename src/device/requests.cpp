@@ -1,5 +1,6 @@
 #include "device/requests.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -28,6 +29,12 @@ std::optional<Space> space_from_string(std::string_view name) {
 }
 
 bool sm_private(Space s) { return s != Space::L2; }
+
+std::uint64_t region_offset(const ChaseRequest& r) {
+  const std::uint64_t aligned = (std::max<std::uint64_t>(r.array_bytes, 1) + kArrayAlignment - 1) /
+                                kArrayAlignment * kArrayAlignment;
+  return std::uint64_t{r.region.value_or(0)} * aligned;
+}
 
 std::string_view to_string(StreamKind k) {
   switch (k) {

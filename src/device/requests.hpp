@@ -47,6 +47,9 @@ struct ChaseRequest {
   std::optional<std::uint32_t> region;
 };
 inline constexpr std::uint32_t kMaxRegion = 63;
+// Arrays start 2 MiB-aligned; region k of a request starts k aligned array sizes past region 0.
+inline constexpr std::uint64_t kArrayAlignment = std::uint64_t{2} << 20;
+std::uint64_t region_offset(const ChaseRequest& r);
 
 // Requests measured together. For SM-private spaces the backend may run them concurrently, one
 // per SM; for L2 and DRAM it runs them one after another.

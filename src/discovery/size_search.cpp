@@ -208,12 +208,8 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
       continue;
     }
     widenings = 0;
-    // The capacity is never below the last size without lasting misses. Where the rise starts
-    // with its first lasting misses (a corner: LRU, FIFO, random replacement), within the onset's
-    // own uncertainty, the fit's line can lean past the corner either way; there the corner is
-    // the onset, and the next round zooms on it.
+    // The capacity is never below the last size without lasting misses.
     const double last_fit = x[rise.first_rise - 1];
-    const bool corner = rise.onset <= last_fit + rise.onset_sd;
     const double onset = std::round(std::max(rise.onset, last_fit) / static_cast<double>(step)) *
                          static_cast<double>(step);
     const double end = rise.rise_end;
@@ -227,7 +223,6 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     round_json["slopePerKiB"] = rise.slope * 1024;
     round_json["sharpness"] = rise.sharpness;
     round_json["pValue"] = rise.p_value;
-    round_json["corner"] = corner;
     // A zoomed round whose rise is not significant looked at noise (on Hopper, the flat stretch
     // inside the shallow early misses): it resolves nothing, and the coarser reading stands.
     const bool resolves = !previous_onset || rise.p_value < kZoomAlpha;

@@ -1,6 +1,5 @@
 #include "device/cuda/chase_arrays.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "device/cuda/check.hpp"
@@ -11,12 +10,6 @@ namespace gputopo::device::cuda {
 namespace {
 
 constexpr double kBuildSeconds = 60;  // building one random array
-
-// Region k of a request starts k aligned array sizes into its place.
-std::uint64_t region_offset(const ChaseRequest& r) {
-  return std::uint64_t{r.region.value_or(0)} *
-         align_up(std::max<std::uint64_t>(r.array_bytes, 1), kArrayAlignment);
-}
 
 // GPUTOPO_CUDA_ARRAY_GAP: extra bytes between the arrays of one launch (docs/cuda-backend.md,
 // "Diagnostics"); unset or invalid: 0.

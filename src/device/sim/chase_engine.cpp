@@ -10,15 +10,6 @@ namespace {
 // Arrays of one request start far apart, at the same alignment (as 2 MiB-aligned device arrays).
 constexpr std::uint64_t kArrayBase = std::uint64_t{1} << 40;
 
-// Where a request's array starts: region k lies k 2 MiB-aligned array sizes past `base`, as on the
-// CUDA backend, so that a hashed index maps each region differently.
-std::uint64_t array_base(const ChaseRequest& r, std::uint64_t base) {
-  constexpr std::uint64_t kAlign = std::uint64_t{2} << 20;
-  const std::uint64_t aligned =
-      (std::max<std::uint64_t>(r.array_bytes, 1) + kAlign - 1) / kAlign * kAlign;
-  return base + std::uint64_t{r.region.value_or(0)} * aligned;
-}
-
 struct Timing {
   double mean = 0;
   double jitter = 0;
@@ -148,7 +139,7 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
                                double& busy_cycles) {
   memory_.configure(carveout_percent, request.space == Space::Shared ? request.array_bytes : 0);
   memory_.reset();
-  Run run = start(request, sm, 0, array_base(request, kArrayBase), seed);
+  Run run = start(request, sm, 0, kArrayBase + region_offset(request), seed);
   warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
   ChaseResult result;
   result.sm = sm;
@@ -170,8 +161,8 @@ ChaseResult ChaseEngine::interfere(const InterferenceRequest& request, int sm,
   const auto warp_size = static_cast<std::uint32_t>(config_->device.warp_size);
   const std::uint32_t warp_a = two ? request.thread_a / warp_size : 0;
   const std::uint32_t warp_b = two ? request.thread_b / warp_size : 0;
-  Run a = start(request.a, sm, warp_a, array_base(request.a, kArrayBase), mix64(seed, 1));
-  Run b = start(request.b, sm, warp_b, array_base(request.b, 2 * kArrayBase), mix64(seed, 2));
+  Run a = start(request.a, sm, warp_a, kArrayBase + region_offset(request.a), mix64(seed, 1));
+  Run b = start(request.b, sm, warp_b, 2 * kArrayBase + region_offset(request.b), mix64(seed, 2));
   warm(a, std::uint64_t{request.a.warmup_passes} * a.elements, busy_cycles);
   warm(b, std::uint64_t{request.b.warmup_passes} * b.elements, busy_cycles);
   ChaseResult result;

@@ -11,7 +11,6 @@ namespace gputopo::device::cuda {
 
 // Arrays start at offsets aligned to this: with 4 KiB alignment, arrays measured at once on many
 // SMs showed spurious misses on the H200; 2 MiB (one large page) did not.
-inline constexpr std::uint64_t kArrayAlignment = std::uint64_t{2} << 20;
 // Constant arrays are packed into the one __constant__ bank at this alignment.
 inline constexpr std::uint64_t kConstantAlignment = 256;
 
