@@ -373,4 +373,15 @@ double miss_fraction(std::span<const double> sample, const Clustering& c) {
   return 1 - level_fractions(sample, c)[0];
 }
 
+double share_in_level_of(std::span<const double> reference, std::span<const double> sample) {
+  if (reference.empty() || sample.empty()) return 0;
+  const std::span<const double> both[] = {reference, sample};
+  const auto levels = cluster_levels(std::span<const std::span<const double>>(both));
+  if (levels.levels.empty()) return 0;
+  const auto in_reference = level_fractions(reference, levels);
+  const auto level = static_cast<std::size_t>(
+      std::max_element(in_reference.begin(), in_reference.end()) - in_reference.begin());
+  return level_fractions(sample, levels)[level];
+}
+
 }  // namespace gputopo::analysis

@@ -51,6 +51,11 @@ Clustering cluster_levels(std::span<const std::span<const double>> samples,
 // Fraction of the sample above the lowest level of c (0 when c has one level).
 double miss_fraction(std::span<const double> sample, const Clustering& c);
 
+// The share of `sample` in the level that holds most of `reference`, the two clustered together:
+// e.g. the loads of a chase past the near L2 level that still hit near, with a chase inside the
+// near level as the reference. 0 when either is empty.
+double share_in_level_of(std::span<const double> reference, std::span<const double> sample);
+
 // Fraction of the sample in each level of c (sums to 1 over the finite positive values).
 std::vector<double> level_fractions(std::span<const double> sample, const Clustering& c);
 

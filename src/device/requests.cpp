@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <utility>
 
 namespace gputopo::device {
@@ -30,10 +31,29 @@ std::optional<Space> space_from_string(std::string_view name) {
 
 bool sm_private(Space s) { return s != Space::L2; }
 
+bool global_load(Space s) { return s == Space::L1 || s == Space::L2 || s == Space::ReadOnly; }
+
 std::uint64_t region_offset(const ChaseRequest& r) {
   const std::uint64_t aligned = (std::max<std::uint64_t>(r.array_bytes, 1) + kArrayAlignment - 1) /
                                 kArrayAlignment * kArrayAlignment;
   return std::uint64_t{r.region.value_or(0)} * aligned;
+}
+
+std::string_view to_string(Timing t) { return t == Timing::Chain ? "chain" : "perLoad"; }
+
+std::optional<std::string> chain_problem(const ChaseRequest& r) {
+  if (!chain_timed(r)) return std::nullopt;
+  if (r.recorded_loads == 0 || r.recorded_loads % kChainSegmentLoads != 0)
+    return "chain timing needs a positive multiple of " + std::to_string(kChainSegmentLoads) +
+           " recorded loads, got " + std::to_string(r.recorded_loads);
+  if (r.record_indices) return std::string("chain timing records no indices");
+  const bool device_memory =
+      r.space == Space::L1 || r.space == Space::L2 || r.space == Space::ReadOnly;
+  if (device_memory && r.stride_bytes % 8 != 0)
+    return "a chain in device memory holds 8-byte addresses: the stride must be a multiple of 8, "
+           "got " +
+           std::to_string(r.stride_bytes);
+  return std::nullopt;
 }
 
 std::string_view to_string(StreamKind k) {

@@ -22,6 +22,8 @@ std::string_view to_string(Space s);
 std::optional<Space> space_from_string(std::string_view name);
 // True for spaces whose caches are private to an SM (one request per SM can run at once).
 bool sm_private(Space s);
+// True for the spaces that chase an array in device memory through a global load.
+bool global_load(Space s);
 
 // How the chased elements are linked.
 enum class Pattern : std::uint8_t {
@@ -29,9 +31,23 @@ enum class Pattern : std::uint8_t {
   Random,   // a random cyclic permutation of the strided elements (seeded, reproducible)
 };
 
+// How a chase's recorded loads are timed.
+enum class Timing : std::uint8_t {
+  // Each load between two clock reads: which level served each load (the clock reads overlap the
+  // load, so a sample is not the load's latency).
+  PerLoad,
+  // The dependent chain timed as a whole, in segments of kChainSegmentLoads loads with no clock
+  // read inside a segment: each result cycle count is one segment's total, so total / loads is the
+  // load-to-use latency. The chain holds what the load returns (64-bit addresses in device memory,
+  // shared-window addresses, constant-bank offsets, texel indices): no address arithmetic.
+  Chain,
+};
+inline constexpr std::uint32_t kChainSegmentLoads = 256;
+std::string_view to_string(Timing t);
+
 // One fine-grained pointer chase. The array of `array_bytes` holds array_bytes / stride_bytes
 // chased elements. `warmup_passes` full passes run untimed, then `recorded_loads` loads are timed
-// one by one, continuing around the cycle.
+// (one by one, or as a chain), continuing around the cycle.
 struct ChaseRequest {
   Space space = Space::L1;
   std::uint64_t array_bytes = 0;
@@ -45,7 +61,13 @@ struct ChaseRequest {
   // (nullopt: region 0). Physically indexed caches map one size differently in each region, so
   // repeats of a size in several regions sample several mappings.
   std::optional<std::uint32_t> region;
+  // nullopt: per-load timing. Chain timing needs `recorded_loads` a multiple of
+  // kChainSegmentLoads, no recorded indices, and in device memory a stride of whole 8-byte words.
+  std::optional<Timing> timing;
 };
+inline bool chain_timed(const ChaseRequest& r) { return r.timing == Timing::Chain; }
+// Why a chain-timed request cannot run (both backends refuse it with this), or nullopt.
+std::optional<std::string> chain_problem(const ChaseRequest& r);
 inline constexpr std::uint32_t kMaxRegion = 63;
 // Arrays start 2 MiB-aligned; region k of a request starts k aligned array sizes past region 0.
 inline constexpr std::uint64_t kArrayAlignment = std::uint64_t{2} << 20;

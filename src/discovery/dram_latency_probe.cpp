@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
 #include "discovery/l2_sweep.hpp"
@@ -8,18 +9,14 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::uint32_t kLoads = 1024;
-// A latency level holding at least this share of the loads is a path of its own, not a tail.
-constexpr double kSubstantial = 0.2;
+constexpr std::uint32_t kLoads = 2048;
 
-// Device memory: the size the driver reports, and the latency of a load that misses the whole L2
-// in a working set larger than it: a warm chase over twice the API L2 size at line stride, so that
-// every load is an L2 capacity miss (a cold chase over a small array reads about the same on an
-// H100 and an H200, 549 and 697 cycles). On a partitioned L2 the misses take paths of different
-// length (through the near or the far partition, alternating by address), so the sample has
-// several levels of comparable weight; the dominant one flips between runs. The latency reported
-// is that of the slowest level holding a substantial share of the loads, with every level in the
-// evidence.
+// Device memory: the size the driver reports, and the latency of a load that misses the whole L2:
+// dependent chains on one SM over 2 and 4 times the API L2 size at line stride, warmed once, so
+// that every load is an L2 capacity miss. Without an L2 size, cold chains (L2 flushed, no warm-up)
+// over fresh lines. Per-load chases over the same footprints and a near reference (a sixteenth of
+// the L2) give the share of loads that still hit near, taken out of the chains; their levels are
+// evidence (on a partitioned L2 misses reach memory by paths of different length).
 class DramLatencyProbe final : public Probe {
  public:
   explicit DramLatencyProbe(std::vector<std::string> needs)
@@ -31,42 +28,63 @@ class DramLatencyProbe final : public Probe {
     ctx.put("dram", "size", size);
 
     std::vector<std::string> weaker;
-    const std::uint32_t stride = l2_line_or_fetch(ctx, weaker);
+    const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
     const std::uint64_t l2 = ctx.info().l2_bytes;
-    device::ChaseBatch batch;
+    std::vector<std::uint64_t> footprints;
+    std::uint32_t warmup = 1;
     std::string what;
     if (l2 > 0) {
-      batch.requests.push_back(l2_chase(round_up(2 * l2, stride), stride, 1, kLoads, kLatencySm));
-      what = "warm pchase on the L2 space over twice the API L2 size (every load an L2 miss)";
+      footprints = {round_up(2 * l2, stride), round_up(4 * l2, stride)};
+      what = "over 2 and 4 times the API L2 size, warmed once (every load an L2 capacity miss)";
     } else {
-      batch.requests.push_back(
-          l2_chase(std::uint64_t{stride} * kLoads, stride, 0, kLoads, kLatencySm));
-      what = "cold pchase on the L2 space (no L2 size known; L2 flushed, no warm-up)";
+      footprints = {std::uint64_t{stride} * kLoads, std::uint64_t{stride} * kLoads * 2};
+      warmup = 0;
+      what = "over fresh lines, cold (no L2 size known; L2 flushed, no warm-up)";
       weaker.push_back("the driver reports no L2 size: cold loads instead of capacity misses");
     }
+    // Chains over the footprints and over a near reference inside the L2, then per-load chases
+    // timing the same loads: the share of them that still hit near is taken out of the chains.
+    const std::uint64_t near = round_up(std::max<std::uint64_t>(l2 / 16, stride * 256), stride);
+    device::ChaseBatch batch;
+    for (const auto bytes : {footprints[0], footprints[1], near}) {
+      auto r = chain_request(device::Space::L2, bytes, stride, bytes == near ? 1 : warmup, kLoads);
+      r.sm = kLatencySm;
+      batch.requests.push_back(r);
+    }
+    for (const auto bytes : {footprints[0], footprints[1], near})
+      batch.requests.push_back(
+          l2_chase(bytes, stride, bytes == near ? 1 : warmup, kLoads, kLatencySm));
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
-    const auto sample = latencies(result.results.front());
-    const auto level = slowest_substantial_level(sample, kSubstantial);
-    const std::string method =
-        what + ", " + std::to_string(kLoads) + " loads at " + std::to_string(stride) +
-        " B stride on SM " + std::to_string(result.results.front().sm) +
-        ", statistics of the slowest latency level holding at least " +
-        std::to_string(static_cast<int>(kSubstantial * 100)) + " % of the loads";
-    // Confidence: the chosen level's share against the heaviest level's (1 when it is the
-    // heaviest or on a par with it).
-    double heaviest = 0;
-    model::Json levels = model::Json::array();
-    for (const auto& l : level.levels.levels) {
-      heaviest = std::max(heaviest, l.weight);
-      levels.push_back({{"center", l.center}, {"weight", l.weight}, {"lo", l.lo}, {"hi", l.hi}});
+    const auto& r = result.results;
+    const auto near_chain = chain_latency(std::span(r).subspan(2, 1), std::span(&near, 1));
+    std::optional<FasterHits> near_hits;
+    if (near_chain && l2 > 0) {
+      const auto reference = latencies(r[5]);
+      near_hits = FasterHits{near_chain->cycles,
+                             {analysis::share_in_level_of(reference, latencies(r[3])),
+                              analysis::share_in_level_of(reference, latencies(r[4]))}};
     }
-    const double confidence = heaviest > 0 ? std::min(1.0, level.weight / heaviest / 0.8) : 0.0;
-    put_latency(ctx, "dram", "latency", level.samples, result.results.front().overhead_cycles,
-                result.conditions, method, confidence, join(weaker));
-    add_evidence(ctx, "dram", "latency", "sm", result.results.front().sm);
-    add_evidence(ctx, "dram", "latency", "levels", std::move(levels));
-    add_evidence(ctx, "dram", "latency", "levelWeight", level.weight);
+    const auto latency = chain_latency(std::span(r).first(2), footprints, near_hits);
+    if (!latency) {
+      ctx.put("dram", "latency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "the chains returned no timing"));
+      return;
+    }
+    put_chain_latency(ctx, "dram", "latency", *latency, result.conditions,
+                      "dependent chain on the L2 space timed as a whole (cycles / loads) " + what +
+                          ", " + std::to_string(stride) + " B stride, SM " +
+                          std::to_string(kLatencySm) + "; confidence: agreement of the footprints",
+                      1.0, join(weaker));
+    add_evidence(ctx, "dram", "latency", "sm", kLatencySm);
+    const auto& per_load = r[4];
+    auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
+    model::Json levels = model::Json::array();
+    for (const auto& l : analysis::cluster_levels(latencies(per_load)).levels)
+      levels.push_back({{"center", l.center}, {"weight", l.weight}, {"lo", l.lo}, {"hi", l.hi}});
+    loads["levels"] = std::move(levels);
+    add_evidence(ctx, "dram", "latency", "perLoad", std::move(loads));
   }
 };
 

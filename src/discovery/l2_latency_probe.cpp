@@ -1,7 +1,6 @@
 #include <algorithm>
 
 #include "analysis/cluster.hpp"
-#include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/l2_dram_probes.hpp"
 #include "discovery/l2_sweep.hpp"
@@ -10,49 +9,19 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::uint32_t kLoads = 1024;
+constexpr std::uint32_t kChainLoads = 2048;
+// Per-load chases time the same loads as the chains (same start, same warm-up), so that the share
+// of near hits they count is the share inside the chains.
+constexpr std::uint32_t kPerLoadLoads = kChainLoads;
 
-// The far level of the chase past one segment: the two chases' samples are clustered together,
-// and the far level is the most populous level above the near chase's level. Part of such a chase
-// may still hit near (about half of them on an H100);
-// the confidence is the far level's share of the loads that did not hit near.
-struct FarLevel {
-  std::vector<double> samples;
-  double weight = 0;
-  double near_share = 0;
-};
-
-FarLevel far_level(const std::vector<double>& near, const std::vector<double>& far) {
-  FarLevel out;
-  std::vector<double> pooled = near;
-  pooled.insert(pooled.end(), far.begin(), far.end());
-  const auto levels = analysis::cluster_levels(pooled);
-  if (levels.levels.empty() || near.empty() || far.empty()) return out;
-  std::vector<std::size_t> count(levels.levels.size(), 0);
-  for (double v : near) ++count[levels.classify(v)];
-  const auto near_level =
-      static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
-  std::fill(count.begin(), count.end(), 0);
-  for (double v : far) ++count[levels.classify(v)];
-  std::size_t best = near_level;
-  std::size_t above = 0;
-  for (std::size_t i = near_level + 1; i < count.size(); ++i) {
-    above += count[i];
-    if (best == near_level || count[i] > count[best]) best = i;
-  }
-  out.near_share = static_cast<double>(count[near_level]) / static_cast<double>(far.size());
-  if (best == near_level || above == 0) return out;
-  for (double v : far)
-    if (levels.classify(v) == best) out.samples.push_back(v);
-  out.weight = static_cast<double>(count[best]) / static_cast<double>(above);
-  return out;
-}
-
-// Two warm chases at line stride on one SM, every load a new line: one over a quarter of a segment
-// (near hits) and, on a segmented L2, one halfway between one segment and the whole L2 (the near
-// segment thrashes, the far segments hold the rest: far hits). The near latency is the dominant
-// level of its chase, the far one the level above it (far_level). The miss penalty is the
-// device-memory latency minus the near hit latency, both measured on the same SM.
+// Near and far hit latency as dependent chains on one SM at line stride, every load a new line:
+// the near level over an eighth and a quarter of a segment, and on a segmented L2 the far level
+// over two footprints between one segment and the whole L2 (35 % and 65 % of the way), where the
+// near segment thrashes and the other segments hold the rest. Per-load chases over the larger near
+// footprint and each far footprint say which share of the far chain still hit near (a replacement
+// other than LRU keeps some lines near); those loads are taken out of the far latency. The miss
+// penalty is the
+// device-memory latency minus the near latency, both chains on the same SM.
 class L2LatencyProbe final : public Probe {
  public:
   explicit L2LatencyProbe(std::vector<std::string> needs)
@@ -62,85 +31,125 @@ class L2LatencyProbe final : public Probe {
     const Input segment = ctx.input("l2", "segmentSize");
     const Input count = ctx.input("l2", "segmentCount");
     std::vector<std::string> weaker;
-    const std::uint32_t stride = l2_line_or_fetch(ctx, weaker);
-    std::uint64_t near_bytes = 0;
+    const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
+    std::uint64_t near_span = 0;
     if (segment) {
-      near_bytes = static_cast<std::uint64_t>(*segment.value / 4);
+      near_span = static_cast<std::uint64_t>(*segment.value);
     } else {
-      near_bytes = ctx.info().l2_bytes / 8;
-      weaker.push_back(segment.why + "; near array " + std::to_string(near_bytes) +
-                       " B (1/8 of the API L2)");
+      near_span = ctx.info().l2_bytes / 2;
+      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
     }
-    near_bytes = round_up(std::clamp<std::uint64_t>(near_bytes, std::uint64_t{stride} * 256,
-                                                    std::uint64_t{stride} * 4 * kLoads),
-                          stride);
-    device::ChaseBatch batch;
-    batch.requests.push_back(l2_chase(near_bytes, stride, 1, kLoads, kLatencySm));
+    const auto near = footprints(near_span, {0.125, 0.25}, stride);
     const bool far = segment && count && *count.value > 1;
-    std::uint64_t far_bytes = 0;
+    std::vector<std::uint64_t> far_bytes;
     if (far) {
-      far_bytes =
-          round_up(static_cast<std::uint64_t>(*segment.value * (1 + *count.value) / 2), stride);
-      batch.requests.push_back(l2_chase(far_bytes, stride, 1, kLoads, kLatencySm));
+      const double s = *segment.value;
+      const double whole = s * *count.value;
+      for (const double at : {0.35, 0.65})
+        far_bytes.push_back(round_up(static_cast<std::uint64_t>(s + (whole - s) * at), stride));
     }
+    device::ChaseBatch batch;
+    std::vector<std::uint64_t> chained = near;
+    chained.insert(chained.end(), far_bytes.begin(), far_bytes.end());
+    for (const auto bytes : chained) batch.requests.push_back(chain(bytes, stride));
+    batch.requests.push_back(l2_chase(near.back(), stride, 1, kPerLoadLoads, kLatencySm));
+    for (const auto bytes : far_bytes)
+      batch.requests.push_back(l2_chase(bytes, stride, 1, kPerLoadLoads, kLatencySm));
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     const std::string reason = join(weaker);
+    const auto& r = result.results;
+    const std::size_t per_load = chained.size();
+    const auto near_per_load = latencies(r[per_load]);
+    const auto near_loads = per_load_evidence(near_per_load, r[per_load].overhead_cycles);
 
-    const auto& near_result = result.results.front();
-    const auto near = dominant_level(latencies(near_result));
-    put_latency(ctx, "l2", "nearLatency", near.samples, near_result.overhead_cycles,
-                result.conditions, method(near_bytes, stride, near_result.sm), near.weight, reason);
-    add_evidence(ctx, "l2", "nearLatency", "sm", near_result.sm);
+    const auto near_latency = chain_latency(std::span(r).first(2), near);
+    if (near_latency) {
+      put_chain_latency(ctx, "l2", "nearLatency", *near_latency, result.conditions,
+                        method("near", near, stride), near_loads.value("dominantLevelShare", 0.0),
+                        reason);
+      add_evidence(ctx, "l2", "nearLatency", "sm", kLatencySm);
+      add_evidence(ctx, "l2", "nearLatency", "perLoad", near_loads);
+    } else {
+      ctx.put("l2", "nearLatency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "the chains returned no timing"));
+    }
 
-    if (far) {
-      const auto& far_result = result.results[1];
-      const auto level = far_level(latencies(near_result), latencies(far_result));
-      if (level.samples.empty()) {
-        ctx.put("l2", "farLatency",
-                model::Attribute::unavailable(
-                    model::Source::Measured, "cycles",
-                    "no load of the chase past one segment was slower than a near hit"));
+    if (far && near_latency) {
+      FasterHits near_hits{near_latency->cycles, {}};
+      for (std::size_t k = 0; k < far_bytes.size(); ++k)
+        near_hits.shares.push_back(
+            analysis::share_in_level_of(near_per_load, latencies(r[per_load + 1 + k])));
+      const auto far_latency =
+          chain_latency(std::span(r).subspan(2, far_bytes.size()), far_bytes, near_hits);
+      if (far_latency) {
+        put_chain_latency(ctx, "l2", "farLatency", *far_latency, result.conditions,
+                          method("far", far_bytes, stride) +
+                              "; loads that still hit near (per-load samples over the same "
+                              "footprints) are taken out",
+                          1.0, reason);
+        add_evidence(ctx, "l2", "farLatency", "sm", kLatencySm);
+        const auto& far_result = r[per_load + 1];
+        add_evidence(ctx, "l2", "farLatency", "perLoad",
+                     per_load_evidence(latencies(far_result), far_result.overhead_cycles));
       } else {
-        put_latency(ctx, "l2", "farLatency", level.samples, far_result.overhead_cycles,
-                    result.conditions, method(far_bytes, stride, far_result.sm), level.weight,
-                    reason);
-        add_evidence(ctx, "l2", "farLatency", "sm", far_result.sm);
-        add_evidence(ctx, "l2", "farLatency", "nearHitShare", level.near_share);
+        ctx.put("l2", "farLatency",
+                model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                              "the chains returned no timing"));
       }
     } else {
       const std::string why = !segment || !count ? "needs the segment size and count: " +
                                                        (segment ? count.why : segment.why)
-                                                 : "the L2 has one segment: there is no far level";
+                              : !near_latency ? "needs the near latency"
+                                              : "the L2 has one segment: there is no far level";
       ctx.put("l2", "farLatency",
               model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     }
-    put_miss_penalty(ctx, near, result.conditions);
+    put_miss_penalty(ctx, result.conditions);
   }
 
  private:
-  static std::string method(std::uint64_t bytes, std::uint32_t stride, int sm) {
-    return "warm pchase on the L2 space over " + std::to_string(bytes) + " B at " +
-           std::to_string(stride) + " B stride on SM " + std::to_string(sm) +
-           ", statistics of the dominant latency level, timing overhead subtracted";
+  static std::vector<std::uint64_t> footprints(std::uint64_t span, std::vector<double> shares,
+                                               std::uint32_t stride) {
+    std::vector<std::uint64_t> out;
+    for (const double share : shares)
+      out.push_back(round_up(
+          std::max<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(span) * share),
+                                  std::uint64_t{stride} * 256),
+          stride));
+    return out;
   }
 
-  static void put_miss_penalty(Context& ctx, const DominantLevel& near,
-                               const device::RunConditions& conditions) {
+  static device::ChaseRequest chain(std::uint64_t bytes, std::uint32_t stride) {
+    auto r = chain_request(device::Space::L2, bytes, stride, 1, kChainLoads);
+    r.sm = kLatencySm;
+    return r;
+  }
+
+  static std::string method(const std::string& level, const std::vector<std::uint64_t>& bytes,
+                            std::uint32_t stride) {
+    return "dependent chain on the L2 space timed as a whole (cycles / loads) over " +
+           std::to_string(bytes.front()) + " and " + std::to_string(bytes.back()) + " B at " +
+           std::to_string(stride) + " B stride on SM " + std::to_string(kLatencySm) +
+           " (inside the " + level + " level); confidence: agreement of the footprints";
+  }
+
+  static void put_miss_penalty(Context& ctx, const device::RunConditions& conditions) {
     const auto* dram = ctx.get("dram", "latency");
-    if (!dram || !dram->available() || near.samples.empty()) {
+    const auto* near = ctx.get("l2", "nearLatency");
+    if (!dram || !dram->available() || !near || !near->available()) {
       ctx.put("l2", "missPenalty",
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "needs the device-memory and near-hit latencies"));
       return;
     }
-    const double hit = analysis::median(near.samples);
+    const double hit = near->value.get<double>();
     const double miss = dram->value.get<double>();
     auto a = model::Attribute::measured(
-        miss - hit, "cycles",
-        "median device-memory (cold) latency minus median near-hit latency, same SM",
-        std::min(near.weight, dram->confidence.value_or(0)));
-    a.evidence = {{"missMedian", miss}, {"hitMedian", hit}};
+        miss - hit, "cycles", "device-memory latency minus near-hit latency, chains on one SM",
+        std::min(near->confidence.value_or(0), dram->confidence.value_or(0)));
+    a.evidence = {{"missLatency", miss}, {"hitLatency", hit}};
     ctx.put("l2", "missPenalty", a);
     if (const auto ns = ctx.ns_per_cycle(conditions)) {
       auto b = a;

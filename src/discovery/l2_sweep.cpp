@@ -27,55 +27,6 @@ device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::ui
   return r;
 }
 
-void add_evidence(Context& ctx, const std::string& element, const std::string& key,
-                  const std::string& name, model::Json value) {
-  const auto* found = ctx.get(element, key);
-  if (!found) return;
-  auto a = *found;
-  if (!a.evidence.is_object()) a.evidence = model::Json::object();
-  a.evidence[name] = std::move(value);
-  ctx.put(element, key, std::move(a));
-}
-
-namespace {
-
-DominantLevel level_of(const std::vector<double>& sample, analysis::Clustering levels,
-                       std::size_t chosen) {
-  DominantLevel out;
-  out.levels = std::move(levels);
-  out.weight = out.levels.levels[chosen].weight;
-  for (std::size_t i = 0; i < sample.size() && i < out.levels.labels.size(); ++i)
-    if (out.levels.labels[i] == chosen) out.samples.push_back(sample[i]);
-  return out;
-}
-
-std::size_t heaviest(const analysis::Clustering& c) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < c.levels.size(); ++i)
-    if (c.levels[i].weight > c.levels[best].weight) best = i;
-  return best;
-}
-
-}  // namespace
-
-DominantLevel dominant_level(const std::vector<double>& sample) {
-  auto levels = analysis::cluster_levels(sample);
-  if (levels.levels.empty()) return {};
-  const std::size_t best = heaviest(levels);
-  return level_of(sample, std::move(levels), best);
-}
-
-DominantLevel slowest_substantial_level(const std::vector<double>& sample, double min_weight) {
-  auto levels = analysis::cluster_levels(sample);
-  if (levels.levels.empty()) return {};
-  std::size_t chosen = heaviest(levels);
-  for (std::size_t i = 0; i < levels.levels.size(); ++i)
-    if (levels.levels[i].weight >= min_weight &&
-        levels.levels[i].center > levels.levels[chosen].center)
-      chosen = i;
-  return level_of(sample, std::move(levels), chosen);
-}
-
 StepProfile locate_step(const std::vector<double>& x, const std::vector<double>& share,
                         double near_latency, double noise, int sm) {
   StepProfile out;

@@ -19,27 +19,9 @@ SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride);
 // on the SM, and the miss penalty compares the two on one SM.
 inline constexpr int kLatencySm = 0;
 
-// Adds `value` under `name` to the evidence of an existing finding.
-void add_evidence(Context& ctx, const std::string& element, const std::string& key,
-                  const std::string& name, model::Json value);
-
 // A one-SM chase on the L2 space over `bytes` at `stride`, timed `loads` times.
 device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,
                               std::uint32_t loads, int sm);
-
-// The samples of `sample` in its most populous latency level (the level a chase was aimed at),
-// and that level's share of the sample (the confidence that the chase measured one level).
-struct DominantLevel {
-  std::vector<double> samples;
-  double weight = 0;
-  analysis::Clustering levels;
-};
-DominantLevel dominant_level(const std::vector<double>& sample);
-// The slowest latency level of `sample` that holds at least `min_weight` of it (the dominant
-// level when none does): where one kind of access has several paths of different length (a miss
-// through the near or the far L2 partition), the longest path with a real share of the loads,
-// chosen by a rule that does not flip with a few percent of weight.
-DominantLevel slowest_substantial_level(const std::vector<double>& sample, double min_weight);
 
 // Where the share of loads above the near level rises over array sizes `x` (ascending), on one SM:
 // on a real L2 the near->far transition is gradual (a few far hits trickle in before the bulk), so

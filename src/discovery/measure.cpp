@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+
+#include "analysis/cluster.hpp"
 
 namespace gputopo::discovery {
 
@@ -19,6 +22,116 @@ std::vector<double> pooled_latencies(const device::ChaseBatchResult& b) {
     out.insert(out.end(), l.begin(), l.end());
   }
   return out;
+}
+
+device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
+                                   std::uint32_t warmup, std::uint32_t loads) {
+  device::ChaseRequest r;
+  r.space = space;
+  r.stride_bytes = stride;
+  r.array_bytes = std::max<std::uint64_t>(bytes, stride);
+  r.warmup_passes = warmup;
+  r.timing = device::Timing::Chain;
+  r.recorded_loads = static_cast<std::uint32_t>(
+      round_up(std::max<std::uint32_t>(loads, 1), device::kChainSegmentLoads));
+  return r;
+}
+
+std::vector<double> segment_latencies(const device::ChaseResult& r) {
+  std::vector<double> out;
+  for (std::uint32_t c : r.cycles)
+    out.push_back(static_cast<double>(c) / static_cast<double>(device::kChainSegmentLoads));
+  return out;
+}
+
+std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
+                                          std::span<const std::uint64_t> footprints,
+                                          const std::optional<FasterHits>& faster) {
+  std::vector<std::uint64_t> distinct;
+  for (auto f : footprints)
+    if (std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
+  ChainLatency out;
+  out.evidence = model::Json::array();
+  std::vector<double> medians;
+  for (std::size_t k = 0; k < distinct.size(); ++k) {
+    const auto bytes = distinct[k];
+    std::vector<double> pooled;
+    model::Json sms = model::Json::array();
+    for (std::size_t i = 0; i < results.size() && i < footprints.size(); ++i) {
+      if (footprints[i] != bytes) continue;
+      const auto s = segment_latencies(results[i]);
+      pooled.insert(pooled.end(), s.begin(), s.end());
+      sms.push_back(results[i].sm);
+    }
+    if (pooled.empty()) continue;
+    const auto sum = analysis::summarize(pooled);
+    model::Json e = {{"bytes", bytes},
+                     {"sms", sms},
+                     {"median", sum.median},
+                     {"min", sum.min},
+                     {"max", sum.max},
+                     {"segments", sum.n},
+                     {"loadsPerSegment", device::kChainSegmentLoads}};
+    double level = sum.median;
+    if (faster && k < faster->shares.size()) {
+      const double share = faster->shares[k];
+      e["fasterHitShare"] = share;
+      if (share > 0.9) {
+        e["leftOut"] = "over 90 % of the loads hit the faster level";
+        out.evidence.push_back(std::move(e));
+        continue;
+      }
+      level = (sum.median - share * faster->cycles) / (1 - share);
+      e["withoutFasterHits"] = level;
+    }
+    medians.push_back(level);
+    out.evidence.push_back(std::move(e));
+  }
+  if (medians.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  out.cycles =
+      std::accumulate(medians.begin(), medians.end(), 0.0) / static_cast<double>(medians.size());
+  const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
+  out.confidence = std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0);
+  if (medians.size() < 2) out.confidence = std::min(out.confidence, 0.5);
+  return out;
+}
+
+void put_chain_latency(Context& ctx, const std::string& element, const std::string& key,
+                       const ChainLatency& latency, const device::RunConditions& conditions,
+                       const std::string& method, double cap, const std::string& reason) {
+  const double confidence = std::min(latency.confidence, cap);
+  auto cycles = model::Attribute::measured(latency.cycles, "cycles", method, confidence);
+  cycles.evidence = {{"footprints", latency.evidence}};
+  cycles.reason = reason;
+  ctx.put(element, key, cycles);
+  if (const auto ns = ctx.ns_per_cycle(conditions)) {
+    auto a = model::Attribute::measured(latency.cycles * *ns, "ns",
+                                        method + ", " + Context::ns_method(conditions), confidence);
+    a.evidence = {{"cycles", latency.cycles}, {"nsPerCycle", *ns}};
+    a.reason = reason;
+    ctx.put(element, key + "Ns", a);
+  } else {
+    ctx.put(element, key + "Ns",
+            model::Attribute::unavailable(model::Source::Measured, "ns",
+                                          "no SM clock known to convert cycles to ns"));
+  }
+}
+
+model::Json per_load_evidence(const std::vector<double>& sample, double overhead_cycles) {
+  if (sample.empty()) return model::Json::object();
+  const auto s = analysis::summarize(sample);
+  const auto levels = analysis::cluster_levels(sample);
+  double dominant = 0;
+  for (const auto& l : levels.levels) dominant = std::max(dominant, l.weight);
+  return {{"median", s.median},
+          {"p95", s.p95},
+          {"samples", s.n},
+          {"dominantLevelShare", dominant},
+          {"overheadCycles", overhead_cycles},
+          {"note",
+           "per-load samples less the timing overhead; they classify loads, the chain "
+           "gives the latency"}};
 }
 
 std::uint64_t round_up(std::uint64_t v, std::uint64_t multiple) {
@@ -119,6 +232,20 @@ void put_latency(Context& ctx, const std::string& element, const std::string& ke
             model::Attribute::unavailable(model::Source::Measured, "ns",
                                           "no SM clock known to convert cycles to ns"));
   }
+}
+
+void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+                  const std::string& name, model::Json value) {
+  const auto* found = ctx.get(element, key);
+  if (!found) return;
+  auto a = *found;
+  if (!a.evidence.is_object()) a.evidence = model::Json::object();
+  a.evidence[name] = std::move(value);
+  ctx.put(element, key, std::move(a));
+}
+
+std::uint32_t chain_stride(device::Space space, std::uint32_t stride) {
+  return device::global_load(space) ? static_cast<std::uint32_t>(round_up(stride, 8)) : stride;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,46 @@
 // Small pieces every probe uses to build requests and read results.
 namespace gputopo::discovery {
 
-// Per-load latencies of a chase result with the timing overhead subtracted.
+// Per-load latencies of a chase result with the timing overhead subtracted. The clock reads
+// overlap the load, so these classify loads (which level served each); they are not the latency.
 std::vector<double> latencies(const device::ChaseResult& r);
 // All results' latencies, pooled.
 std::vector<double> pooled_latencies(const device::ChaseBatchResult& b);
+
+// A chain-timed chase (device::Timing::Chain) over `bytes` at `stride`: `warmup` untimed passes,
+// then at least `loads` dependent loads (whole segments) timed as a whole.
+device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
+                                   std::uint32_t warmup, std::uint32_t loads = 2048);
+// Cycles per load of each timed segment of a chain-timed result.
+std::vector<double> segment_latencies(const device::ChaseResult& r);
+
+// The load-to-use latency of a level: chains over footprints that all lie inside the level (e.g.
+// a quarter and an eighth of its size). The value is the mean of the footprints' medians; the
+// confidence is their agreement (full within 1 %, none at 10 %): a footprint that leaks into the
+// next level, or a level that is no plateau, shows as disagreement.
+struct ChainLatency {
+  double cycles = 0;
+  double confidence = 0;
+  model::Json evidence;  // per footprint: bytes, SM, median, spread of its segments
+};
+// Where a footprint still lets some loads hit a faster level (a share of near hits in a chase past
+// the near L2 level), its chain mixes the two: the level's own latency is (chain - share x faster)
+// / (1 - share), with the share from per-load samples over the same footprint.
+struct FasterHits {
+  double cycles = 0;           // the faster level's chain latency
+  std::vector<double> shares;  // per distinct footprint, in order
+};
+// `results[i]` chased `footprints[i]` bytes; results of one footprint on several SMs pool. A
+// footprint whose loads are over 90 % faster hits is left out.
+std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
+                                          std::span<const std::uint64_t> footprints,
+                                          const std::optional<FasterHits>& faster = std::nullopt);
+// Writes `<key>` (cycles) and `<key>Ns` from a chain latency, confidence capped at `cap`.
+void put_chain_latency(Context& ctx, const std::string& element, const std::string& key,
+                       const ChainLatency& latency, const device::RunConditions& conditions,
+                       const std::string& method, double cap = 1.0, const std::string& reason = {});
+// The median, p95 and dominant-level share of per-load samples, as evidence beside a chain.
+model::Json per_load_evidence(const std::vector<double>& sample, double overhead_cycles);
 
 // A chase over `bytes` at `stride` in the target's space: `warmup` untimed passes, then enough
 // timed loads to see the array (at least `min_loads`, at most `max_loads`).
@@ -49,6 +86,14 @@ void put_latency(Context& ctx, const std::string& element, const std::string& ke
                  const std::vector<double>& sample, double overhead_cycles,
                  const device::RunConditions& conditions, const std::string& method,
                  double confidence, const std::string& reason = {});
+
+// Adds `value` under `name` to the evidence of an existing finding.
+void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+                  const std::string& name, model::Json value);
+
+// `stride` rounded up to what a chain in `space` can use (whole 8-byte addresses in device
+// memory).
+std::uint32_t chain_stride(device::Space space, std::uint32_t stride);
 
 // Joins weaker-input notes into one reason.
 std::string join(const std::vector<std::string>& parts, const std::string& sep = "; ");

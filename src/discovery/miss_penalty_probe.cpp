@@ -1,6 +1,5 @@
 #include <algorithm>
 
-#include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes.hpp"
@@ -8,8 +7,9 @@
 namespace gputopo::discovery {
 namespace {
 
-// A chase over four times the cache at the line size (every load a new line, so every load
-// misses here and is served by the next level); the penalty is its median minus the hit median.
+// Chains over four and six times the cache at the line size (every load a new line, so every load
+// misses here and is served by the next level); the penalty is their latency minus the hit
+// latency.
 class MissPenaltyProbe final : public Probe {
  public:
   MissPenaltyProbe(const Target& t, std::vector<std::string> needs)
@@ -34,31 +34,35 @@ class MissPenaltyProbe final : public Probe {
       stride = fetch_granularity_or(ctx, t_, 32, weaker);
       weaker.push_back(line.why + "; stride " + std::to_string(stride) + " B");
     }
-    std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * 4), stride);
-    if (t_.space_limit_bytes) bytes = std::min(bytes, t_.space_limit_bytes);
-    if (static_cast<double>(bytes) < 1.5 * *size.value)
+    stride = chain_stride(t_.space, stride);
+    std::vector<std::uint64_t> footprints;
+    for (const double times : {4.0, 6.0}) {
+      std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * times), stride);
+      if (t_.space_limit_bytes) bytes = std::min(bytes, t_.space_limit_bytes);
+      footprints.push_back(bytes);
+    }
+    if (static_cast<double>(footprints.front()) < 1.5 * *size.value)
       return fail("the space cannot hold an array well past the cache");
 
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
-    const int sms = std::min(4, std::max(ctx.info().sm_count, 1));
-    for (int i = 0; i < sms; ++i)
-      batch.requests.push_back(chase_request(t_.space, bytes, stride, 1, 1024));
+    for (const auto bytes : footprints)
+      batch.requests.push_back(chain_request(t_.space, bytes, stride, 1, 1024));
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     record_carveout(ctx, t_, result.conditions);
-    const auto sample = pooled_latencies(result);
-    const auto s = analysis::summarize(sample);
-    const double hit_median = hit->value.get<double>();
-    const double penalty = s.median - hit_median;
+    const auto miss = chain_latency(result.results, footprints);
+    if (!miss) return fail("the chains returned no timing");
+    const double hit_cycles = hit->value.get<double>();
+    const double penalty = miss->cycles - hit_cycles;
 
     auto a = model::Attribute::measured(
         penalty, "cycles",
-        "median miss latency (" + std::to_string(bytes) + " B array, " + std::to_string(stride) +
-            " B stride) minus median hit latency",
-        std::min(hit->confidence.value_or(0), size.value ? 1.0 : 0.0));
-    a.evidence = {{"missMedian", s.median}, {"missMean", s.mean}, {"missP95", s.p95},
-                  {"missStdev", s.stdev},   {"samples", s.n},     {"hitMedian", hit_median}};
+        "dependent-chain latency over 4 and 6 times the cache at " + std::to_string(stride) +
+            " B stride (every load a miss here) minus the hit latency",
+        std::min({hit->confidence.value_or(0), miss->confidence, size.value ? 1.0 : 0.0}));
+    a.evidence = {
+        {"missLatency", miss->cycles}, {"hitLatency", hit_cycles}, {"footprints", miss->evidence}};
     a.reason = join(weaker);
     ctx.put(t_.element, "missPenalty", a);
     if (const auto ns = ctx.ns_per_cycle(result.conditions)) {

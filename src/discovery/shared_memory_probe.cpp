@@ -1,6 +1,5 @@
 #include <algorithm>
 
-#include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes.hpp"
@@ -21,23 +20,34 @@ class SharedMemoryProbe final : public Probe {
                      {"perBlockOptIn", info.shared_per_block_optin_bytes}};
     ctx.put("shared", "size", std::move(size));
 
-    constexpr std::uint64_t kBytes = 4096;
     constexpr std::uint32_t kStride = 32;
+    const std::vector<std::uint64_t> footprints{2048, 4096};
     device::ChaseBatch batch;
-    const int sms = std::min(4, std::max(info.sm_count, 1));
-    for (int i = 0; i < sms; ++i)
-      batch.requests.push_back(chase_request(device::Space::Shared, kBytes, kStride, 1, 1024));
+    std::vector<std::uint64_t> chained;
+    for (const auto bytes : footprints) {
+      batch.requests.push_back(chain_request(device::Space::Shared, bytes, kStride, 1));
+      chained.push_back(bytes);
+    }
+    batch.requests.push_back(
+        chase_request(device::Space::Shared, footprints.back(), kStride, 1, 1024));
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
-    const auto sample = pooled_latencies(result);
-    double overhead = 0;
-    for (const auto& r : result.results) overhead = std::max(overhead, r.overhead_cycles);
-    const auto levels = analysis::cluster_levels(sample);
-    const double confidence = levels.levels.empty() ? 0.0 : levels.levels.front().weight;
-    put_latency(ctx, "shared", "latency", sample, overhead, result.conditions,
-                "pchase-latency in shared memory, median of " + std::to_string(sample.size()) +
-                    " timed loads, timing overhead subtracted",
-                confidence);
+    const auto chains = std::span(result.results).first(2);
+    const auto latency = chain_latency(chains, chained);
+    if (!latency) {
+      ctx.put("shared", "latency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "the chains returned no timing"));
+      return;
+    }
+    const auto& per_load = result.results.back();
+    const auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
+    put_chain_latency(ctx, "shared", "latency", *latency, result.conditions,
+                      "dependent chain of shared-window addresses timed as a whole (cycles / "
+                      "loads) over 2 and 4 KiB at 32 B stride; confidence: agreement of the "
+                      "footprints and the share of per-load samples in one level",
+                      loads.value("dominantLevelShare", 0.0));
+    add_evidence(ctx, "shared", "latency", "perLoad", loads);
   }
 };
 

@@ -70,7 +70,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
       if (r == nullptr) continue;
       *target = describe(*r, make_layout(*r, limits));
       if (r->space == Space::Constant) {
-        constant_users[i].constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
+        constant_users[i].constants.push_back(constant_array(*r));
       } else {
         globals.push_back({r, target});
         sizes.push_back(region_offset(*r) + r->array_bytes);
@@ -87,8 +87,12 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     ChaseArray& a = *globals[g].target;
     std::uint8_t* p = base + placement.offsets[g] + region_offset(r);
     const auto layout = make_layout(r, limits);
+    // Device-memory chains hold addresses; every other array holds positions.
+    const bool pointers = chain_timed(r) && global_load(r.space);
     if (r.pattern == Pattern::Strided) {
-      check(fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
+      check(pointers
+                ? fill_pointer_chain(p, nullptr, layout.elements, r.stride_bytes, stream)
+                : fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
             "building a strided chase array");
     } else {
       const auto next = successors(layout.elements, r.pattern);
@@ -96,8 +100,11 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
       check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
                             cudaMemcpyHostToDevice, stream),
             "cudaMemcpyAsync (chase permutation)");
-      check(scatter_successors(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
-                               layout.elements, layout.stride_words, stream),
+      const auto* successors_on_device = reinterpret_cast<std::uint64_t*>(table);
+      check(pointers ? fill_pointer_chain(p, successors_on_device, layout.elements, r.stride_bytes,
+                                          stream)
+                     : scatter_successors(p, layout.index_bytes, successors_on_device,
+                                          layout.elements, layout.stride_words, stream),
             "building a random chase array");
       // The table is reused by the next array, and `next` dies here.
       wait_for(stream, kBuildSeconds, "building a random chase array");
@@ -117,7 +124,11 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     r.space = Space::Constant;
     r.array_bytes = packing.arrays[c].bytes;
     r.stride_bytes = packing.arrays[c].stride_bytes;
-    const auto image = image32(make_layout(r, limits), packing.arrays[c].pattern);
+    auto image = image32(make_layout(r, limits), packing.arrays[c].pattern);
+    // A chain holds byte offsets into the bank.
+    if (packing.arrays[c].chain)
+      for (auto& word : image)
+        word = static_cast<std::uint32_t>(packing.offsets[c] + std::uint64_t{word} * 4);
     // From pageable memory, the copy is staged before the call returns.
     check(upload_constant(image.data(), image.size(), packing.offsets[c] / 4, stream),
           "cudaMemcpyToSymbolAsync (constant chase bank)");
@@ -126,8 +137,8 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     const auto& u = *units[i];
     for (auto [r, target] : {std::pair{&u.a, &a_[i]}, std::pair{u.b ? &*u.b : nullptr, &b_[i]}})
       if (r != nullptr && r->space == Space::Constant)
-        target->constant_word = static_cast<std::uint32_t>(
-            packing.offset_of({r->array_bytes, r->stride_bytes, r->pattern}) / 4);
+        target->constant_word =
+            static_cast<std::uint32_t>(packing.offset_of(constant_array(*r)) / 4);
   }
 }
 

@@ -40,7 +40,8 @@ struct ChaseArray {
 struct ChaseJob {
   ChaseArray a;
   ChaseArray b;
-  std::uint32_t mode = 0;  // JobMode
+  std::uint32_t mode = 0;   // JobMode
+  std::uint32_t chain = 0;  // 1: the recorded loads are timed as a chain in segments
   std::uint32_t recorded_loads = 0;
   std::uint32_t thread_a = 0;
   std::uint32_t thread_b = 0;

@@ -33,12 +33,14 @@ __device__ int claim_job(const ChaseLaunchArgs& args) {
   return k < args.unplaced_count ? args.unplaced[k] : -1;
 }
 
-// The shared space chases a copy of its image in dynamic shared memory.
-__device__ void stage_shared(const ChaseArray& a, std::uint32_t* dynamic) {
+// The shared space chases a copy of its image in dynamic shared memory; a chain-timed copy holds
+// the shared-window addresses of the positions in the image.
+__device__ void stage_shared(const ChaseArray& a, std::uint32_t* dynamic, bool chain) {
   if (a.space != static_cast<std::uint32_t>(Space::Shared) || a.base == 0) return;
   const auto* image = reinterpret_cast<const std::uint32_t*>(a.base);
+  const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(dynamic + a.shared_word));
   for (std::uint64_t w = threadIdx.x; w < a.words; w += blockDim.x)
-    dynamic[a.shared_word + w] = image[w];
+    dynamic[a.shared_word + w] = chain ? base + image[w] * 4 : image[w];
 }
 
 // All threads of the block load every chased element, `warmup_passes` times. Their sums go to
@@ -124,12 +126,34 @@ __device__ bool timed_chase(const Load& load, const ChaseJob& job, std::uint32_t
   return true;
 }
 
+// The chain timed as a whole: segments of kChainSegmentLoads dependent loads between two clock
+// reads, the last value stored to shared memory before the second read so that it must have
+// arrived. The next segment's first load waits for that value, so no load straddles two segments.
+template <class Load>
+__device__ bool timed_segments(const Load& load, const ChaseJob& job, std::uint64_t* s_last,
+                               std::uint64_t deadline) {
+  auto* cycles_out = reinterpret_cast<std::uint32_t*>(job.cycles_out);
+  auto v = load.chain_start();
+  const std::uint32_t segments = job.recorded_loads / kChainSegmentLoads;
+  for (std::uint32_t s = 0; s < segments; ++s) {
+    const std::uint32_t t0 = read_clock();
+#pragma unroll 16
+    for (std::uint32_t i = 0; i < kChainSegmentLoads; ++i) v = load.chain_next(v);
+    store_shared(s_last, static_cast<std::uint64_t>(v));
+    const std::uint32_t t1 = read_clock();
+    __stcg(cycles_out + s, t1 - t0);
+    if (read_globaltimer() > deadline) return false;
+  }
+  return true;
+}
+
 template <class Load, class Index>
 __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs args) {
   __shared__ int s_job;
   __shared__ std::uint32_t s_late;
   __shared__ std::uint32_t s_cycles[kRecordChunk];
   __shared__ Index s_index[kRecordChunk];
+  __shared__ std::uint64_t s_chain_last;
   extern __shared__ std::uint32_t s_dynamic[];
   const std::uint32_t tid = threadIdx.x;
   if (tid == 0) {
@@ -144,8 +168,8 @@ __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs ar
   const std::uint64_t deadline = start_ns + args.deadline_ns;
   const ChaseArray a = job.a;
   const ChaseArray b = job.b;
-  stage_shared(a, s_dynamic);
-  stage_shared(b, s_dynamic);
+  stage_shared(a, s_dynamic, job.chain != 0);
+  stage_shared(b, s_dynamic, false);
   __syncthreads();
   const auto dynamic_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_dynamic));
   const Load load = Load::make(a, dynamic_base);
@@ -164,7 +188,9 @@ __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs ar
   }
   if (tid != timer) return;
   bool in_time = s_late == 0;
-  if (in_time) in_time = timed_chase<Index>(load, job, s_cycles, s_index, deadline);
+  if (in_time)
+    in_time = job.chain != 0 ? timed_segments(load, job, &s_chain_last, deadline)
+                             : timed_chase<Index>(load, job, s_cycles, s_index, deadline);
   job.smid = read_smid();
   job.globaltimer_start = start_ns;
   job.globaltimer_end = read_globaltimer();
@@ -256,6 +282,20 @@ __global__ void scatter_kernel(Index* base, const std::uint64_t* successors, std
     base[k * stride] = static_cast<Index>(successors[k] * stride);
 }
 
+// A chain-timed array in device memory: element k holds the address of its successor (the next
+// element, or successors[k] when given).
+__global__ void fill_pointers_kernel(std::uint8_t* base, const std::uint64_t* successors,
+                                     std::uint64_t elements, std::uint64_t stride_bytes) {
+  const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t k = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < elements;
+       k += step) {
+    const std::uint64_t next =
+        successors != nullptr ? successors[k] : (k + 1 == elements ? 0 : k + 1);
+    *reinterpret_cast<std::uint64_t*>(base + k * stride_bytes) =
+        reinterpret_cast<std::uint64_t>(base + next * stride_bytes);
+  }
+}
+
 __global__ void spin_kernel(std::uint64_t ns) {
   const std::uint64_t end = read_globaltimer() + ns;
   while (read_globaltimer() < end) {
@@ -295,6 +335,13 @@ cudaError_t scatter_successors(void* base, unsigned index_bytes, const std::uint
   else
     scatter_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<Wide*>(base), successors,
                                                         elements, stride_words);
+  return cudaGetLastError();
+}
+
+cudaError_t fill_pointer_chain(void* base, const std::uint64_t* successors, std::uint64_t elements,
+                               std::uint64_t stride_bytes, cudaStream_t s) {
+  fill_pointers_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<std::uint8_t*>(base),
+                                                            successors, elements, stride_bytes);
   return cudaGetLastError();
 }
 

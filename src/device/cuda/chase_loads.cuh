@@ -5,6 +5,8 @@
 // address(j) turns a word position into what the load takes; load(address) returns the
 // position stored there. The timed chase computes the address before its first clock read, so
 // that only the load itself (and the fixed timing overhead) lies between the two reads.
+// A chain-timed array holds instead what the load takes next (chain_start(), then
+// chain_next(v)): one load instruction per step, with no address arithmetic in the chain.
 #include <cstdint>
 
 #include "device/cuda/chase_job.hpp"
@@ -43,6 +45,10 @@ __device__ __forceinline__ void pin(std::uint64_t a) { asm volatile("" ::"l"(a))
     __device__ __forceinline__ Index operator()(Index j) const {                             \
       return load<Index>(address(j));                                                        \
     }                                                                                        \
+    __device__ __forceinline__ std::uint64_t chain_start() const { return base; }            \
+    __device__ __forceinline__ std::uint64_t chain_next(std::uint64_t p) const {             \
+      return load<std::uint64_t>(p);                                                         \
+    }                                                                                        \
   };
 
 GPUTOPO_GLOBAL_LOAD(LoadL1, "ca")        // through L1
@@ -78,6 +84,10 @@ struct LoadTexture : NarrowLoad<LoadTexture, std::uint32_t> {
                  : "memory");
     return texel[0];
   }
+  __device__ __forceinline__ std::uint32_t chain_start() const { return 0; }
+  __device__ __forceinline__ std::uint32_t chain_next(std::uint32_t j) const {
+    return load<std::uint32_t>(j);
+  }
 };
 
 // The address carries %laneid and, subtracted in `base`, threadIdx.x % 32: equal in the 1-D chase
@@ -85,16 +95,25 @@ struct LoadTexture : NarrowLoad<LoadTexture, std::uint32_t> {
 // LDC of ordinary constant-memory code, not the uniform-datapath ULDC that the compiler picks for
 // a provably warp-uniform chase (whose cache behaves differently). The add lies before the first
 // clock read.
+// A chain-timed constant array holds byte offsets into the bank; its start carries the same
+// lane terms, so the chain is one per-thread LDC per step.
 struct LoadConstant : NarrowLoad<LoadConstant, std::uint64_t> {
-  std::uint64_t base = 0;  // constant-space address of the array, less 4 x (threadIdx.x % 32)
-  std::uint32_t lane = 0;  // %laneid
+  std::uint64_t base = 0;    // constant-space address of the array, less 4 x (threadIdx.x % 32)
+  std::uint32_t lane = 0;    // %laneid
+  std::uint32_t offset = 0;  // byte offset of the array in the bank, less 4 x (threadIdx.x % 32)
   static __device__ LoadConstant make(const ChaseArray& a, std::uint32_t) {
     std::uint64_t bank;
     asm("mov.u64 %0, gputopo_constant_bank;" : "=l"(bank));
     LoadConstant l;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(l.lane));
     l.base = bank + std::uint64_t{a.constant_word} * 4 - std::uint64_t{threadIdx.x % 32} * 4;
+    l.offset = a.constant_word * 4 - (threadIdx.x % 32) * 4;
     return l;
+  }
+  __device__ __forceinline__ std::uint32_t chain_start() const { return offset + lane * 4; }
+  __device__ __forceinline__ std::uint32_t chain_next(std::uint32_t v) const {
+    return *reinterpret_cast<const std::uint32_t*>(
+        reinterpret_cast<const char*>(gputopo_constant_bank) + v);
   }
   __device__ __forceinline__ std::uint64_t address(std::uint32_t j) const {
     return base + (std::uint64_t{j} + lane) * 4;
@@ -121,6 +140,10 @@ struct LoadShared : NarrowLoad<LoadShared, std::uint32_t> {
     asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(p) : "memory");
     return v;
   }
+  __device__ __forceinline__ std::uint32_t chain_start() const { return base; }
+  __device__ __forceinline__ std::uint32_t chain_next(std::uint32_t p) const {
+    return load<std::uint32_t>(p);
+  }
 };
 
 // No memory access: the chase times the clock reads and the dependent store alone.
@@ -132,6 +155,10 @@ struct NoLoad : NarrowLoad<NoLoad, std::uint32_t> {
     std::uint32_t v;
     asm volatile("mov.u32 %0, %1;" : "=r"(v) : "r"(j));
     return v;
+  }
+  __device__ __forceinline__ std::uint32_t chain_start() const { return 0; }
+  __device__ __forceinline__ std::uint32_t chain_next(std::uint32_t j) const {
+    return load<std::uint32_t>(j);
   }
 };
 

@@ -32,6 +32,11 @@ double bound_ns(const ChaseUnit& u, const ChaseLayout& la, const std::optional<C
   return loads * kNsPerLoadBound;
 }
 
+// Cycle counts a request returns: one per load, or one per chain segment.
+std::uint32_t recorded_values(const ChaseRequest& r) {
+  return chain_timed(r) ? r.recorded_loads / kChainSegmentLoads : r.recorded_loads;
+}
+
 template <class T>
 std::uint64_t as_u64(T* p) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
@@ -64,6 +69,7 @@ void ChaseRunner::validate(const ChaseUnit& u) const {
   auto bad = [](const std::string& why) {
     throw Error(Error::Kind::BadRequest, "interference request: " + why);
   };
+  if (chain_timed(u.a) || chain_timed(*u.b)) bad("interference is timed per load, not as a chain");
   if (la.index_bytes != 4 || lb.index_bytes != 4)
     bad("both arrays must be at most 16 GiB (32-bit indices)");
   if (u.thread_a >= kChaseThreads || u.thread_b >= kChaseThreads)
@@ -137,7 +143,7 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     for (const ChaseRequest* r : {&u.a, u.b ? &*u.b : nullptr}) {
       if (r == nullptr) continue;
       if (r->space == Space::Constant)
-        p.constants.push_back({r->array_bytes, r->stride_bytes, r->pattern});
+        p.constants.push_back(constant_array(*r));
       else
         p.global_bytes += r->array_bytes;
     }
@@ -172,7 +178,7 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
                         " chase ran past its deadline and was stopped; the GPU may be busy with "
                         "other work");
       for (const auto k : verdict.accepted) {
-        results[k].overhead_cycles = overhead;
+        results[k].overhead_cycles = chain_timed(units[pending[k]].a) ? 0 : overhead;
         out.results[pending[k]] = std::move(results[k]);
       }
       out.conditions.elapsed_ns += done.span_ns;
@@ -204,7 +210,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   std::vector<std::uint64_t> record_sizes;
   for (const auto* u : units) {
     const auto index_bytes = make_layout(u->a, limits_).index_bytes;
-    record_sizes.push_back(std::uint64_t{u->a.recorded_loads} * 4);
+    record_sizes.push_back(std::uint64_t{recorded_values(u->a)} * 4);
     record_sizes.push_back(u->a.record_indices ? std::uint64_t{u->a.recorded_loads} * index_bytes
                                                : 0);
   }
@@ -224,6 +230,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
     job.b = arrays.b(i);
     dynamic_shared = std::max(dynamic_shared, arrays.shared_bytes(i));
     job.mode = static_cast<std::uint32_t>(u.mode);
+    job.chain = chain_timed(u.a) ? 1 : 0;
     job.recorded_loads = u.a.recorded_loads;
     job.thread_a = u.thread_a;
     job.thread_b = u.thread_b;
@@ -307,7 +314,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
                                         job.globaltimer_end));
     auto& r = results[i];
     r.sm = job.smid;
-    r.cycles.resize(job.recorded_loads);
+    r.cycles.resize(recorded_values(units[i]->a));
     std::memcpy(r.cycles.data(), host_records.data() + record_places.offsets[2 * i],
                 r.cycles.size() * sizeof(std::uint32_t));
     if (job.indices_out != 0) {

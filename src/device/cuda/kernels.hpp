@@ -34,6 +34,10 @@ cudaError_t fill_strided(void* base, unsigned index_bytes, std::uint64_t element
 // Writes element k -> successors[k] (device array of `elements` 64-bit element numbers).
 cudaError_t scatter_successors(void* base, unsigned index_bytes, const std::uint64_t* successors,
                                std::uint64_t elements, std::uint64_t stride_words, cudaStream_t s);
+// Writes a chain-timed array: element k (at k x stride_bytes) holds the 64-bit address of element
+// successors[k], or of k + 1 (wrapping) when `successors` is null.
+cudaError_t fill_pointer_chain(void* base, const std::uint64_t* successors, std::uint64_t elements,
+                               std::uint64_t stride_bytes, cudaStream_t s);
 // Copies words into the __constant__ chase bank at a word offset.
 cudaError_t upload_constant(const std::uint32_t* words, std::size_t count, std::size_t word_offset,
                             cudaStream_t s);

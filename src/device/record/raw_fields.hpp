@@ -27,6 +27,7 @@ void visit_fields(R& r, F&& f) {
   f("sm", r.sm);
   f("recordIndices", r.record_indices);
   f("region", r.region);
+  f("timing", r.timing);
 }
 
 template <Either<InterferenceRequest> R, class F>
@@ -94,7 +95,7 @@ void visit_fields(R& r, F&& f) {
 
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
-inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region"};
+inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region", "timing"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

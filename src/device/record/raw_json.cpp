@@ -6,6 +6,8 @@ std::string_view name(Space s) { return to_string(s); }
 
 std::string_view name(Pattern p) { return p == Pattern::Strided ? "strided" : "random"; }
 
+std::string_view name(Timing t) { return to_string(t); }
+
 std::string_view name(InterferenceRequest::Placement p) {
   return p == InterferenceRequest::Placement::SameThread ? "sameThread" : "twoThreads";
 }

@@ -17,6 +17,7 @@ namespace gputopo::device::record {
 
 std::string_view name(Space s);
 std::string_view name(Pattern p);
+std::string_view name(Timing t);
 std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(Error::Kind k);
@@ -28,6 +29,9 @@ constexpr auto enumerators(std::type_identity<Space>) {
 }
 constexpr auto enumerators(std::type_identity<Pattern>) {
   return std::array{Pattern::Strided, Pattern::Random};
+}
+constexpr auto enumerators(std::type_identity<Timing>) {
+  return std::array{Timing::PerLoad, Timing::Chain};
 }
 constexpr auto enumerators(std::type_identity<InterferenceRequest::Placement>) {
   using P = InterferenceRequest::Placement;

@@ -10,7 +10,7 @@ namespace {
 // Arrays of one request start far apart, at the same alignment (as 2 MiB-aligned device arrays).
 constexpr std::uint64_t kArrayBase = std::uint64_t{1} << 40;
 
-struct Timing {
+struct LevelTiming {
   double mean = 0;
   double jitter = 0;
 };
@@ -25,13 +25,13 @@ struct ChaseEngine::Run {
   std::vector<Cache*> path;
   int segment = 0;
   // Private levels in path order, L2 near, L2 far by the segment that held the line, DRAM.
-  std::vector<Timing> timing;
+  std::vector<LevelTiming> timing;
 
   std::uint64_t successor(std::uint64_t i) const {
     if (!next.empty()) return next[i];
     return i + 1 == elements ? 0 : i + 1;
   }
-  const Timing& timing_of(Served served) const {
+  const LevelTiming& timing_of(Served served) const {
     switch (served.kind) {
       case Served::Private:
         return timing[served.position];
@@ -108,28 +108,44 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
   busy_cycles += busy;
 }
 
+double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
+  const ChaseRequest& request = *run.request;
+  const LevelTiming shared{config_->shared.latency_cycles, config_->shared.jitter_cycles};
+  const LevelTiming& t =
+      request.space == Space::Shared
+          ? shared
+          : run.timing_of(memory_.load(run.path.data(), run.path.size(), run.segment,
+                                       run.base + run.position * request.stride_bytes));
+  double cycles = t.mean;
+  if (t.jitter > 0) cycles += t.jitter * noise.normal();
+  const NoiseSpec& outliers = config_->noise;
+  if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)
+    cycles += outliers.outlier_min_cycles +
+              noise.uniform() * (outliers.outlier_max_cycles - outliers.outlier_min_cycles);
+  busy_cycles += t.mean;
+  run.position = run.successor(run.position);
+  return std::max(1.0, cycles);
+}
+
 void ChaseEngine::timed(Run& run, Rng& noise, ChaseResult& result, double& busy_cycles) {
   const ChaseRequest& request = *run.request;
-  const std::uint64_t stride = request.stride_bytes;
-  const NoiseSpec& outliers = config_->noise;
+  if (chain_timed(request)) {
+    // Segment totals of the loads' own latencies: no clock read inside a segment.
+    for (std::uint32_t s = 0; s < request.recorded_loads / kChainSegmentLoads; ++s) {
+      double total = 0;
+      for (std::uint32_t i = 0; i < kChainSegmentLoads; ++i)
+        total += served_cycles(run, noise, busy_cycles);
+      result.cycles.push_back(static_cast<std::uint32_t>(std::min(std::round(total), 4e9)));
+    }
+    return;
+  }
   result.cycles.reserve(request.recorded_loads);
   if (request.record_indices) result.indices.reserve(request.recorded_loads);
-  const Timing shared{config_->shared.latency_cycles, config_->shared.jitter_cycles};
+  const double timing = std::round(config_->overhead_cycles) - std::round(config_->overlap_cycles);
   for (std::uint32_t i = 0; i < request.recorded_loads; ++i) {
-    const Timing& t =
-        request.space == Space::Shared
-            ? shared
-            : run.timing_of(memory_.load(run.path.data(), run.path.size(), run.segment,
-                                         run.base + run.position * stride));
-    double cycles = t.mean;
-    if (t.jitter > 0) cycles += t.jitter * noise.normal();
-    if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)
-      cycles += outliers.outlier_min_cycles +
-                noise.uniform() * (outliers.outlier_max_cycles - outliers.outlier_min_cycles);
-    busy_cycles += t.mean;
-    cycles = std::max(1.0, std::round(cycles)) + std::round(config_->overhead_cycles);
+    const double cycles =
+        std::max(1.0, std::round(served_cycles(run, noise, busy_cycles)) + timing);
     result.cycles.push_back(static_cast<std::uint32_t>(std::min(cycles, 4e9)));
-    run.position = run.successor(run.position);
     if (request.record_indices) result.indices.push_back(run.position);
   }
 }
@@ -143,7 +159,7 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
   warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
   ChaseResult result;
   result.sm = sm;
-  result.overhead_cycles = config_->overhead_cycles;
+  result.overhead_cycles = chain_timed(request) ? 0 : config_->overhead_cycles;
   Rng noise(mix64(seed, 0x40153u));
   timed(run, noise, result, busy_cycles);
   return result;

@@ -309,8 +309,9 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
   cfg.dram.jitter_cycles = dram.number("jitter_cycles", 0, kMaxCycles, 0);
 
   const auto timing = r.at("timing");
-  timing.only({"overhead_cycles"});
+  timing.only({"overhead_cycles", "overlap_cycles"});
   cfg.overhead_cycles = timing.at("overhead_cycles").number(0, kMaxCycles);
+  cfg.overlap_cycles = timing.number("overlap_cycles", 0, kMaxCycles, 0);
 
   if (r.has("noise")) {
     const auto noise = r.at("noise");

@@ -127,6 +127,8 @@ struct SimConfig {
   L2Spec l2;
   DramSpec dram;
   double overhead_cycles = 0;
+  // Per-load samples read this much less than latency + overhead: the clock reads overlap the load.
+  double overlap_cycles = 0;
   NoiseSpec noise;
   BandwidthSpec bandwidth;
 

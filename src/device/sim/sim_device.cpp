@@ -59,6 +59,8 @@ class SimDevice final : public Device {
       const std::string where = fmt::format("request {}", i);
       check(r.a, r.sm, where + " (a)");
       check(r.b, r.sm, where + " (b)");
+      if (chain_timed(r.a) || chain_timed(r.b))
+        bad(where + ": interference requests are timed per load, not as a chain");
       if (r.placement == InterferenceRequest::Placement::TwoThreads) {
         const auto limit = static_cast<std::uint32_t>(config_.device.max_threads_per_block);
         if (r.thread_a >= limit || r.thread_b >= limit)
@@ -121,6 +123,7 @@ class SimDevice final : public Device {
                       r.stride_bytes));
     if (r.region.value_or(0) > kMaxRegion)
       bad(fmt::format("{}: region {} is above {}", where, *r.region, kMaxRegion));
+    if (const auto why = chain_problem(r)) bad(fmt::format("{}: {}", where, *why));
     if (r.array_bytes / r.stride_bytes > kMaxElements)
       bad(fmt::format("{}: {} elements exceed the {} a chase may hold", where,
                       r.array_bytes / r.stride_bytes, kMaxElements));

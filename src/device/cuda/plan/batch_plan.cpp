@@ -20,6 +20,10 @@ Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment
   return p;
 }
 
+ConstantArray constant_array(const ChaseRequest& r) {
+  return {r.array_bytes, r.stride_bytes, r.pattern, chain_timed(r)};
+}
+
 std::uint64_t ConstantPacking::offset_of(const ConstantArray& a) const {
   for (std::size_t i = 0; i < arrays.size(); ++i)
     if (arrays[i] == a) return offsets[i];

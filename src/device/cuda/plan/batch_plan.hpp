@@ -30,8 +30,10 @@ struct ConstantArray {
   std::uint64_t bytes = 0;
   std::uint32_t stride_bytes = 0;
   Pattern pattern = Pattern::Strided;
+  bool chain = false;  // holds byte offsets into the bank (chain timing), not positions
   bool operator==(const ConstantArray&) const = default;
 };
+ConstantArray constant_array(const ChaseRequest& r);
 
 // One measured unit (a chase, or an interference pair) as the planner sees it.
 struct PlanUnit {

@@ -42,6 +42,7 @@ ChaseLayout make_layout(const ChaseRequest& r, const ChaseLimits& limits) {
   if (r.recorded_loads == 0) bad(r, "at least one recorded load is needed");
   if (r.region.value_or(0) > kMaxRegion)
     bad(r, "the region must be at most " + std::to_string(kMaxRegion));
+  if (const auto why = chain_problem(r)) bad(r, *why);
   l.words = r.array_bytes / l.index_bytes;
   l.elements = r.array_bytes / r.stride_bytes;
   l.stride_words = r.stride_bytes / l.index_bytes;
