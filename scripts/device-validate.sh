@@ -2,9 +2,10 @@
 # On a GPU machine: everything the issues ask to be shown on real hardware, in one call.
 #   - gputopo info (text and JSON) against nvidia-smi and PyTorch,
 #   - RUNS consecutive full discoveries (JSON reports, wall time each) and their consistency,
-#   - one discovery recorded with --raw, the per-phase benchmark, and the backend's device check.
+#   - one discovery recorded with --raw, the per-phase benchmark, and the backend's device check,
+#   - chain_reference's independent latencies and bandwidths, held against the runs' values.
 # usage: scripts/device-validate.sh OUT_DIR
-# BIN_DIR (default .devbin) holds gputopo, discovery_bench and device_check side by side: build them
+# BIN_DIR (default .devbin) holds gputopo, discovery_bench, device_check and chain_reference: build them
 # here with the `device` preset and copy them there, then carry that folder to the GPU machine.
 # Everything lands in OUT_DIR; a summary is printed last. Changes nothing about the GPU.
 set -uo pipefail
@@ -44,6 +45,7 @@ done
 "$gputopo" --raw "$out/raw" -o "$out/raw-run.json" > /dev/null 2> "$out/raw-run.err"
 echo "raw exit $?" >> "$out/exit-codes.txt"
 [ -x "$bin/discovery_bench" ] && "$bin/discovery_bench" --device 0 > "$out/bench.txt" 2>&1
+[ -x "$bin/chain_reference" ] && "$bin/chain_reference" --l2-curve > "$out/chain-reference.csv" 2> "$out/chain-reference.err"
 [ -x "$bin/device_check" ] && DEVICE_CHECK_BIN="$bin/device_check" "$here/device-check.sh" "$out/check" > /dev/null 2>&1
 
 {
@@ -52,6 +54,8 @@ echo "raw exit $?" >> "$out/exit-codes.txt"
   echo "== $runs consecutive runs"
   python3 "$here/compare_runs.py" "$out"/run[0-9]*.json
   echo "== exit codes and wall times"; cat "$out/exit-codes.txt"
+  echo "== against independent dependent chains and plain streams (chain_reference)"
+  python3 "$here/compare_reference.py" "$out/chain-reference.csv" "$out"/run[0-9]*.json
   echo "== bench"; cat "$out/bench.txt" 2>/dev/null
   echo "== device check"; tail -n 45 "$out/check/device_check.txt" 2>/dev/null
 } > "$out/summary.txt" 2>&1

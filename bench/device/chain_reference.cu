@@ -40,9 +40,22 @@ __device__ __forceinline__ u64 load(u64 p) {
   return v;
 }
 
+__device__ u32 g_claimed;
+__device__ u32 g_target_sm;
+
+// True for the one block that runs the chain: the first to arrive on the target SM (SM 0 unless
+// said otherwise: the SM gputopo measures its single-SM latencies on; the L2 latency differs
+// between SMs by up to about 35 cycles).
+__device__ bool on_sm0() {
+  u32 sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  return sm == g_target_sm && atomicCAS(&g_claimed, 0U, 1U) == 0U;
+}
+
 // One thread: `warm` untimed loads, then `timed` loads between two clock64 reads.
 template <int L>
 __global__ void global_chain(u64 start, u64 warm, u64 timed, u64* out) {
+  if (!on_sm0()) return;
   u64 p = start;
   for (u64 i = 0; i < warm; ++i) p = load<L>(p);
   const u64 t0 = clock64();
@@ -69,6 +82,7 @@ __global__ void global_per_load(u64 start, u64 warm, u32 n, u32* cycles, u64* ou
 }
 
 __global__ void texture_chain(cudaTextureObject_t tex, u32 warm, u32 timed, u64* out) {
+  if (!on_sm0()) return;
   int j = 0;
   for (u32 i = 0; i < warm; ++i) j = tex1Dfetch<int>(tex, j);
   const u64 t0 = clock64();
@@ -81,6 +95,7 @@ __global__ void texture_chain(cudaTextureObject_t tex, u32 warm, u32 timed, u64*
 // The bank holds byte offsets into itself; the start carries %laneid so that the compiler cannot
 // prove the chain warp-uniform (the per-thread LDC path of ordinary constant-memory code).
 __global__ void constant_chain(u32 warm, u32 timed, u64* out) {
+  if (!on_sm0()) return;
   u32 lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   u32 j = (lane - (threadIdx.x & 31)) * 4;
@@ -94,6 +109,7 @@ __global__ void constant_chain(u32 warm, u32 timed, u64* out) {
 }
 
 __global__ void shared_chain(u32 elements, u32 stride_words, u32 timed, u64* out) {
+  if (!on_sm0()) return;
   extern __shared__ u32 s[];
   const u32 base = static_cast<u32>(__cvta_generic_to_shared(s));
   for (u32 k = 0; k < elements; ++k)
@@ -107,7 +123,16 @@ __global__ void shared_chain(u32 elements, u32 stride_words, u32 timed, u64* out
   out[1] = p;
 }
 
-// Bandwidth: grid-stride over V-byte vectors, U loads in flight per thread.
+// Bandwidth: grid-stride over 16-byte vectors, U loads in flight per thread (volatile loads, so
+// that no pass over a small buffer is folded into another).
+__device__ __forceinline__ u32 load_cg16(const uint4* p) {
+  u32 a, b, c, d;
+  asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+               : "l"(p));
+  return a ^ b ^ c ^ d;
+}
+
 template <class V, int U>
 __global__ void read_kernel(const V* __restrict__ src, u64 n, u32 passes, u32* sink) {
   const u64 stride = u64{gridDim.x} * blockDim.x;
@@ -115,16 +140,13 @@ __global__ void read_kernel(const V* __restrict__ src, u64 n, u32 passes, u32* s
   for (u32 p = 0; p < passes; ++p) {
     u64 i = u64{blockIdx.x} * blockDim.x + threadIdx.x;
     for (; i + (U - 1) * stride < n; i += U * stride) {
-      V v[U];
+      u32 v[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = __ldcg(src + i + u * stride);
+      for (int u = 0; u < U; ++u) v[u] = load_cg16(src + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const u32* w = reinterpret_cast<const u32*>(&v[u]);
-#pragma unroll
-        for (int k = 0; k < int(sizeof(V) / 4); ++k) acc ^= w[k];
-      }
+      for (int u = 0; u < U; ++u) acc ^= v[u];
     }
+    for (; i < n; i += stride) acc ^= load_cg16(src + i);
   }
   if (acc == 0x9E3779B9U) sink[0] = acc;
 }
@@ -148,7 +170,8 @@ __global__ void l1_read_kernel(const uint4* __restrict__ src, u32 per_block, u32
       uint4 v;
       asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];"
                    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "l"(mine + i));
+                   : "l"(mine + i)
+                   : "memory");
       acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
   if (acc == 0x9E3779B9U) sink[0] = acc;
@@ -158,12 +181,16 @@ __global__ void shared_read_kernel(u32 per_block, u32 passes, u32* sink) {
   extern __shared__ uint4 sv[];
   for (u32 i = threadIdx.x; i < per_block; i += blockDim.x) sv[i] = make_uint4(i, i, i, i);
   __syncthreads();
+  const u32 base = static_cast<u32>(__cvta_generic_to_shared(sv));
   u32 acc = 0;
   for (u32 p = 0; p < passes; ++p)
 #pragma unroll 4
     for (u32 i = threadIdx.x; i < per_block; i += blockDim.x) {
-      const uint4 v = sv[(i + p) % per_block];
-      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+      u32 a, b, c, d;
+      asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                   : "r"(base + i * 16));
+      acc ^= a ^ b ^ c ^ d;
     }
   if (acc == 0x9E3779B9U) sink[0] = acc;
 }
@@ -175,11 +202,20 @@ struct Ctx {
   double clock_mhz = 0;
 };
 
+// Lets the next chain run on `sm`.
+void claim_for(u32 sm) {
+  const u32 zero = 0;
+  check(cudaMemcpyToSymbol(g_claimed, &zero, sizeof(zero)), "claim reset");
+  check(cudaMemcpyToSymbol(g_target_sm, &sm, sizeof(sm)), "target SM");
+}
+
 u64 run_global(Ctx& c, int load_kind, u64 start, u64 warm, u64 timed) {
-  if (load_kind == Ca) global_chain<Ca><<<1, 1>>>(start, warm, timed, c.out);
-  if (load_kind == Cg) global_chain<Cg><<<1, 1>>>(start, warm, timed, c.out);
-  if (load_kind == Nc) global_chain<Nc><<<1, 1>>>(start, warm, timed, c.out);
-  if (load_kind == Plain) global_chain<Plain><<<1, 1>>>(start, warm, timed, c.out);
+  claim_for(0);
+  const int blocks = 2 * c.prop.multiProcessorCount;
+  if (load_kind == Ca) global_chain<Ca><<<blocks, 1>>>(start, warm, timed, c.out);
+  if (load_kind == Cg) global_chain<Cg><<<blocks, 1>>>(start, warm, timed, c.out);
+  if (load_kind == Nc) global_chain<Nc><<<blocks, 1>>>(start, warm, timed, c.out);
+  if (load_kind == Plain) global_chain<Plain><<<blocks, 1>>>(start, warm, timed, c.out);
   check(cudaDeviceSynchronize(), "global chain");
   u64 host[2];
   check(cudaMemcpy(host, c.out, sizeof(host), cudaMemcpyDeviceToHost), "copy");
@@ -191,8 +227,7 @@ u64 build_chain(u64* buf, u64 bytes, u64 stride) {
   const u64 elements = bytes / stride;
   std::vector<u64> host(bytes / 8, 0);
   const auto base = reinterpret_cast<u64>(buf);
-  for (u64 k = 0; k < elements; ++k)
-    host[k * stride / 8] = base + ((k + 1) % elements) * stride;
+  for (u64 k = 0; k < elements; ++k) host[k * stride / 8] = base + ((k + 1) % elements) * stride;
   check(cudaMemcpy(buf, host.data(), bytes, cudaMemcpyHostToDevice), "fill");
   return base;
 }
@@ -211,8 +246,7 @@ void latencies(Ctx& c) {
   row("latency.l1", 16384, double(run_global(c, Ca, start, 4096, kTimed)) / kTimed, "cycles");
   row("latency.l1plain", 16384, double(run_global(c, Plain, start, 4096, kTimed)) / kTimed,
       "cycles");
-  row("latency.readOnly", 16384, double(run_global(c, Nc, start, 4096, kTimed)) / kTimed,
-      "cycles");
+  row("latency.readOnly", 16384, double(run_global(c, Nc, start, 4096, kTimed)) / kTimed, "cycles");
   // Texture: 32-bit texel indices, 16 KiB at 64 B stride.
   {
     const u32 elements = (16 << 10) / 64;
@@ -228,26 +262,33 @@ void latencies(Ctx& c) {
     t.readMode = cudaReadModeElementType;
     cudaTextureObject_t tex = 0;
     check(cudaCreateTextureObject(&tex, &r, &t, nullptr), "texture");
-    texture_chain<<<1, 1>>>(tex, 4096, kTimed, c.out);
+    claim_for(0);
+    texture_chain<<<2 * c.prop.multiProcessorCount, 1>>>(tex, 4096, kTimed, c.out);
     check(cudaDeviceSynchronize(), "texture chain");
     u64 host_out[2];
     check(cudaMemcpy(host_out, c.out, sizeof(host_out), cudaMemcpyDeviceToHost), "copy");
     row("latency.texture", 16384, double(host_out[0]) / kTimed, "cycles");
     cudaDestroyTextureObject(tex);
   }
-  // Constant: 1 KiB at 64 B stride (inside a 2 KiB constant L1); 16 KiB (past it).
+  // Constant: 1 KiB at 64 B stride (inside a 2 KiB constant L1); 16 KiB (past it), on SM 0 and,
+  // for the L1.5, on SMs 1-7 as well (latency.constant.sm rows).
   for (u32 bytes : {1024u, 16384u}) {
     const u32 elements = bytes / 64;
     std::vector<u32> bank(16384, 0);
     for (u32 k = 0; k < elements; ++k) bank[k * 16] = ((k + 1) % elements) * 64;
     check(cudaMemcpyToSymbol(c_bank, bank.data(), bank.size() * 4), "constant");
-    constant_chain<<<1, 1>>>(4096, kTimed, c.out);
-    check(cudaDeviceSynchronize(), "constant chain");
-    u64 host_out[2];
-    check(cudaMemcpy(host_out, c.out, sizeof(host_out), cudaMemcpyDeviceToHost), "copy");
-    row("latency.constant", bytes, double(host_out[0]) / kTimed, "cycles");
+    for (u32 sm = 0; sm < (bytes > 2048 ? 8u : 1u); ++sm) {
+      claim_for(sm);
+      constant_chain<<<2 * c.prop.multiProcessorCount, 1>>>(4096, kTimed, c.out);
+      check(cudaDeviceSynchronize(), "constant chain");
+      u64 host_out[2];
+      check(cudaMemcpy(host_out, c.out, sizeof(host_out), cudaMemcpyDeviceToHost), "copy");
+      row(sm == 0 ? "latency.constant" : "latency.constant.sm", sm == 0 ? bytes : sm,
+          double(host_out[0]) / kTimed, "cycles");
+    }
   }
-  shared_chain<<<1, 1, 4096>>>(4096 / 32, 8, kTimed, c.out);
+  claim_for(0);
+  shared_chain<<<2 * c.prop.multiProcessorCount, 1, 4096>>>(4096 / 32, 8, kTimed, c.out);
   check(cudaDeviceSynchronize(), "shared chain");
   u64 host_out[2];
   check(cudaMemcpy(host_out, c.out, sizeof(host_out), cudaMemcpyDeviceToHost), "copy");
@@ -258,8 +299,8 @@ void latencies(Ctx& c) {
   check(cudaFree(buf), "cudaFree");
 }
 
-// The L2 curve: chain latency (ld.cg, 128 B stride, one warm pass by the same thread) against the
-// footprint; with --per-load also the per-load samples' quantiles at each footprint.
+// The L2 curve: chain latency (ld.cg, 128 B stride, one warm pass by the same thread, SM 0) against
+// the footprint; with --per-load also the per-load samples' quantiles at each footprint.
 void l2_curve(Ctx& c, bool per_load) {
   const u64 l2 = c.prop.l2CacheSize;
   const u64 max_bytes = 3 * l2;
@@ -286,8 +327,8 @@ void l2_curve(Ctx& c, bool per_load) {
     std::sort(host.begin(), host.end());
     const double mean = std::accumulate(host.begin(), host.end(), 0.0) / kPerLoad;
     std::printf("l2perload,%llu,mean %.1f,p10 %u,p25 %u,p50 %u,p75 %u,p90 %u\n", bytes, mean,
-                host[kPerLoad / 10], host[kPerLoad / 4], host[kPerLoad / 2],
-                host[3 * kPerLoad / 4], host[9 * kPerLoad / 10]);
+                host[kPerLoad / 10], host[kPerLoad / 4], host[kPerLoad / 2], host[3 * kPerLoad / 4],
+                host[9 * kPerLoad / 10]);
   }
   check(cudaFree(buf), "cudaFree");
   check(cudaFree(cycles), "cudaFree");
@@ -343,7 +384,6 @@ void bandwidths(Ctx& c) {
         if (bps * threads <= c.prop.maxThreadsPerMultiProcessor) {
           best = std::max(best, read_tbs<uint4, 4>(c, buf, bytes, bps, threads));
           best = std::max(best, read_tbs<uint4, 1>(c, buf, bytes, bps, threads));
-          best = std::max(best, read_tbs<uint2, 4>(c, buf, bytes, bps, threads));
         }
     row("bandwidth.l2read", double(bytes), best, "TB/s");
   }
@@ -356,7 +396,9 @@ void bandwidths(Ctx& c) {
         const u32 passes = u32(std::max<u64>(1, (u64(1) << 30) / bytes));
         const int blocks = bps * c.prop.multiProcessorCount;
         const double s = best_seconds(
-            [&] { write_kernel<1><<<blocks, threads>>>(static_cast<uint4*>(buf), bytes / 16, passes); },
+            [&] {
+              write_kernel<1><<<blocks, threads>>>(static_cast<uint4*>(buf), bytes / 16, passes);
+            },
             5);
         best = std::max(best, double(bytes) * passes / s / 1e12);
       }
@@ -376,15 +418,19 @@ void bandwidths(Ctx& c) {
     const u32 per_block = (16 << 10) / 16;
     const u32 passes = 4096;
     const double s = best_seconds(
-        [&] { l1_read_kernel<<<sms * bps, 1024 / bps>>>(static_cast<const uint4*>(buf), per_block, passes, c.sink); },
+        [&] {
+          l1_read_kernel<<<sms * bps, 1024 / bps>>>(static_cast<const uint4*>(buf), per_block,
+                                                    passes, c.sink);
+        },
         5);
     const double bytes = double(per_block) * 16 * passes * sms * bps;
     row("bandwidth.l1.bytesPerClkPerSm", bps, bytes / s / (c.clock_mhz * 1e6) / sms, "B/clk");
     const double s2 = best_seconds(
-        [&] { shared_read_kernel<<<sms * bps, 1024 / bps, per_block * 16>>>(per_block, passes, c.sink); },
+        [&] {
+          shared_read_kernel<<<sms * bps, 1024 / bps, per_block * 16>>>(per_block, passes, c.sink);
+        },
         5);
-    row("bandwidth.shared.bytesPerClkPerSm", bps, bytes / s2 / (c.clock_mhz * 1e6) / sms,
-        "B/clk");
+    row("bandwidth.shared.bytesPerClkPerSm", bps, bytes / s2 / (c.clock_mhz * 1e6) / sms, "B/clk");
   }
   check(cudaFree(buf), "cudaFree");
 }

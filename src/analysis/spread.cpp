@@ -2,78 +2,56 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <vector>
-
-#include "analysis/summary.hpp"
 
 namespace gputopo::analysis {
 namespace {
 
-struct Shrunk {
-  std::vector<double> values;
-  double tau = 0;
-};
+// A value whose halves differ by more than this many standard errors of the difference had a
+// disturbed half (an interrupt, a rare slow load): it is not picked as an extreme.
+constexpr double kConsistentSigmas = 4;
 
-Shrunk shrink(std::span<const double> means, std::span<const double> se) {
-  const auto n = static_cast<double>(means.size());
-  double grand = 0;
-  for (double m : means) grand += m;
-  grand /= n;
-  double var = 0;
-  double noise = 0;
-  for (std::size_t i = 0; i < means.size(); ++i) {
-    var += (means[i] - grand) * (means[i] - grand);
-    noise += se[i] * se[i];
-  }
-  var /= n - 1;
-  noise /= n;
-  Shrunk out;
-  const double tau2 = std::max(0.0, var - noise);
-  out.tau = std::sqrt(tau2);
-  for (std::size_t i = 0; i < means.size(); ++i) {
-    const double s2 = se[i] * se[i];
-    const double keep = tau2 + s2 > 0 ? tau2 / (tau2 + s2) : 1.0;
-    out.values.push_back(grand + keep * (means[i] - grand));
-  }
-  return out;
+// The index of the largest (or smallest) of v among `candidates`.
+std::size_t arg(std::span<const double> v, const std::vector<std::size_t>& candidates,
+                bool largest) {
+  std::size_t best = candidates.front();
+  for (const auto i : candidates)
+    if (largest ? v[i] > v[best] : v[i] < v[best]) best = i;
+  return best;
 }
 
-// An approximately normal deviate (sum of 12 uniforms less 6) from the raw engine output, so that
-// every platform draws the same numbers.
-double normal(std::mt19937_64& rng) {
-  double sum = 0;
-  for (int k = 0; k < 12; ++k) sum += static_cast<double>(rng() >> 11) * 0x1.0p-53;
-  return sum - 6.0;
-}
-
-double range(const std::vector<double>& v) {
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return *hi - *lo;
-}
 }  // namespace
 
-Spread spread_of_means(std::span<const double> means, std::span<const double> standard_errors,
-                       std::uint32_t draws) {
+Spread split_half_spread(std::span<const double> first, std::span<const double> second,
+                         std::span<const double> half_se) {
   Spread out;
-  if (means.size() < 2 || standard_errors.size() != means.size()) return out;
-  const auto shrunk = shrink(means, standard_errors);
-  out.value = range(shrunk.values);
-  out.between_sd = shrunk.tau;
-  out.raw = range(std::vector<double>(means.begin(), means.end()));
-  const auto [lo, hi] = std::minmax_element(shrunk.values.begin(), shrunk.values.end());
-  out.argmin = static_cast<std::size_t>(lo - shrunk.values.begin());
-  out.argmax = static_cast<std::size_t>(hi - shrunk.values.begin());
-  std::mt19937_64 rng(0x5b7e4d);
-  std::vector<double> estimates;
-  std::vector<double> redrawn(means.size());
-  for (std::uint32_t d = 0; d < draws; ++d) {
-    for (std::size_t i = 0; i < means.size(); ++i)
-      redrawn[i] = shrunk.values[i] + standard_errors[i] * normal(rng);
-    estimates.push_back(range(shrink(redrawn, standard_errors).values));
+  const std::size_t n = first.size();
+  if (n < 2 || second.size() != n || half_se.size() != n) return out;
+  std::vector<double> full(n);
+  std::vector<std::size_t> all;
+  std::vector<std::size_t> consistent;
+  for (std::size_t i = 0; i < n; ++i) {
+    full[i] = (first[i] + second[i]) / 2;
+    all.push_back(i);
+    if (std::abs(first[i] - second[i]) <= kConsistentSigmas * std::sqrt(2.0) * half_se[i])
+      consistent.push_back(i);
   }
-  out.lo = std::min(out.value, quantile(estimates, 0.05));
-  out.hi = std::max(out.value, quantile(estimates, 0.95));
+  if (consistent.size() < 2) consistent = all;
+  out.argmax = arg(full, all, true);
+  out.argmin = arg(full, all, false);
+  out.raw = full[out.argmax] - full[out.argmin];
+  double value = 0;
+  double variance = 0;
+  for (const auto& [pick, measure] : {std::pair{first, second}, std::pair{second, first}}) {
+    const std::size_t hi = arg(pick, consistent, true);
+    const std::size_t lo = arg(pick, consistent, false);
+    value += (measure[hi] - measure[lo]) / 2;
+    variance += (half_se[hi] * half_se[hi] + half_se[lo] * half_se[lo]) / 4;
+  }
+  out.value = value;
+  const double half_width = 1.645 * std::sqrt(variance);
+  out.lo = value - half_width;
+  out.hi = value + half_width;
   return out;
 }
 

@@ -39,9 +39,13 @@ struct ChaseBatchResult {
 
 struct StreamResult {
   std::vector<double> gbps;  // one per repeat, bytes moved (read + written) per second / 1e9
+  // The fastest kernel of the family: launch shape, bytes per access, accesses in flight per
+  // thread (nullopt where the backend does not vary it), and how many kernels were tried.
   std::uint32_t blocks = 0;
   std::uint32_t threads_per_block = 0;
   std::uint32_t vector_bytes = 16;
+  std::optional<std::uint32_t> unroll;
+  std::optional<std::uint32_t> candidates;
   RunConditions conditions;
 };
 

@@ -9,85 +9,157 @@
 namespace gputopo::discovery {
 namespace {
 
-// The buffer for one element, and why it was chosen (or an empty size with the reason it cannot be
-// chosen).
-struct Buffer {
-  std::uint64_t bytes = 0;
+// The buffers a stream tries for one element (the fastest wins), and why they were chosen (or none,
+// with the reason none can be chosen).
+struct Buffers {
+  std::vector<std::uint64_t> bytes;
   std::string why;
 };
 
-// Streams with the backend's tuned launch shape (all SMs, 128-bit accesses) over a buffer that
-// either fits in L2 or is far larger than it; one stream request per kind.
+// Streams over buffers of the level (the backend tunes the kernel and the launch shape for each;
+// the fastest buffer wins), one request per kind and buffer, all SMs at once. `space` is the path
+// (L2 for device memory and L2, L1 or shared for the SMs' own memories, where `bytes` is one
+// block's slice).
 class BandwidthProbe final : public Probe {
  public:
-  BandwidthProbe(std::string element, std::vector<device::StreamKind> kinds,
-                 std::function<Buffer(const Context&)> buffer, std::vector<std::string> needs)
+  BandwidthProbe(std::string element, device::Space space, std::vector<device::StreamKind> kinds,
+                 std::function<Buffers(const Context&)> buffers, std::vector<std::string> needs)
       : Probe(element + ".bandwidth", {element}, std::move(needs)),
         element_(std::move(element)),
+        space_(space),
         kinds_(std::move(kinds)),
-        buffer_(std::move(buffer)) {}
+        buffers_(std::move(buffers)) {}
 
   void run(Context& ctx) override {
-    const Buffer buffer = buffer_(ctx);
+    const Buffers buffers = buffers_(ctx);
     for (const auto kind : kinds_) {
       const std::string key = std::string(device::to_string(kind)) + "Bandwidth";
-      if (buffer.bytes == 0) {
+      if (buffers.bytes.empty()) {
         ctx.put(element_, key,
-                model::Attribute::unavailable(model::Source::Measured, "GB/s", buffer.why));
+                model::Attribute::unavailable(model::Source::Measured, "GB/s", buffers.why));
         continue;
       }
-      device::StreamRequest request;
-      request.kind = kind;
-      request.bytes = buffer.bytes;
-      request.repeats = 5;
-      ctx.expect_batches(1);
-      const auto result = ctx.stream(request);
-      const auto b = bandwidth_of(result, buffer.bytes);
-      if (!b) {
+      std::optional<Bandwidth> best;
+      std::optional<device::RunConditions> conditions;
+      model::Json by_buffer = model::Json::array();
+      ctx.expect_batches(static_cast<int>(buffers.bytes.size()));
+      for (const auto bytes : buffers.bytes) {
+        device::StreamRequest request;
+        request.kind = kind;
+        request.bytes = bytes;
+        request.repeats = 5;
+        if (space_ != device::Space::L2) request.space = space_;
+        const auto result = ctx.stream(request);
+        const auto b = bandwidth_of(result, bytes);
+        if (!b) continue;
+        by_buffer.push_back({{"bufferBytes", bytes}, {"gbps", b->gbps}});
+        if (!best || b->gbps > best->gbps) {
+          best = b;
+          conditions = result.conditions;
+        }
+      }
+      if (!best) {
         ctx.put(element_, key,
                 model::Attribute::unavailable(model::Source::Measured, "GB/s",
                                               "the stream returned no timing"));
         continue;
       }
       auto a = model::Attribute::measured(
-          b->gbps, "GB/s",
-          "stream-" + std::string(device::to_string(kind)) + " over " +
-              std::to_string(buffer.bytes) + " B (" + buffer.why +
-              "), median of the repeats; bytes read plus bytes written per second",
-          b->confidence);
-      a.evidence = b->evidence;
-      ctx.put(element_, key, std::move(a));
+          best->gbps, "GB/s",
+          "stream-" + std::string(device::to_string(kind)) + " (" + buffers.why +
+              "): the fastest of a family of kernels (bytes per access, accesses in flight, "
+              "blocks per SM, threads) and buffers, median of its repeats; bytes read plus bytes "
+              "written per second",
+          best->confidence);
+      a.evidence = best->evidence;
+      if (by_buffer.size() > 1) a.evidence["buffers"] = by_buffer;
+      ctx.put(element_, key, a);
+      if (space_ != device::Space::L2) put_per_sm(ctx, key, a, *conditions);
     }
   }
 
  private:
+  // The same bandwidth in bytes per SM clock per SM.
+  void put_per_sm(Context& ctx, const std::string& key, const model::Attribute& gbps,
+                  const device::RunConditions& conditions) const {
+    const auto ns = ctx.ns_per_cycle(conditions);
+    const int sms = ctx.info().sm_count;
+    const std::string per_sm_key = key.substr(0, key.size() - 9) + "BytesPerClkPerSm";
+    if (!ns || sms < 1) {
+      ctx.put(element_, per_sm_key,
+              model::Attribute::unavailable(model::Source::Derived, "B/clk",
+                                            "no SM clock or SM count to divide by"));
+      return;
+    }
+    auto a = model::Attribute::measured(
+        gbps.value.get<double>() * *ns / sms, "B/clk",
+        key + " x ns per SM cycle / SMs (" + Context::ns_method(conditions) + ")",
+        gbps.confidence.value_or(0));
+    a.source = model::Source::Derived;
+    a.evidence = {{"gbps", gbps.value}, {"nsPerCycle", *ns}, {"sms", sms}};
+    ctx.put(element_, per_sm_key, std::move(a));
+  }
+
   std::string element_;
+  device::Space space_;
   std::vector<device::StreamKind> kinds_;
-  std::function<Buffer(const Context&)> buffer_;
+  std::function<Buffers(const Context&)> buffers_;
 };
 
-// Half a segment: inside the near segment of every SM, so that the whole GPU streams from L2.
-Buffer l2_buffer(const Context& ctx) {
+// A quarter, a half and three quarters of a segment: inside the near segment of every SM, so that
+// the whole GPU streams from L2.
+Buffers l2_buffers(const Context& ctx) {
   const auto& info = ctx.info();
   const Input segment = ctx.input("l2", "segmentSize");
-  if (segment)
-    return {round_up(static_cast<std::uint64_t>(*segment.value / 2), 4096), "half an L2 segment"};
-  if (info.l2_bytes == 0) return {0, "the driver reports no L2 size"};
-  return {round_up(info.l2_bytes / 4, 4096),
-          "a quarter of the API L2 size (segment size not established)"};
+  double span = 0;
+  std::string why = "a quarter, a half and three quarters of an L2 segment";
+  if (segment) {
+    span = *segment.value;
+  } else if (info.l2_bytes > 0) {
+    span = static_cast<double>(info.l2_bytes) / 2;
+    why =
+        "an eighth, a quarter and three eighths of the API L2 size (segment size not "
+        "established)";
+  } else {
+    return {{}, "the driver reports no L2 size"};
+  }
+  Buffers b{{}, why};
+  for (const double share : {0.25, 0.5, 0.75})
+    b.bytes.push_back(round_up(static_cast<std::uint64_t>(span * share), 4096));
+  return b;
 }
 
 // 64 times the L2, so that under 2 % of the traffic can hit in it; at most an eighth of device
 // memory (a copy needs two buffers).
-Buffer dram_buffer(const Context& ctx) {
+Buffers dram_buffers(const Context& ctx) {
   const auto& info = ctx.info();
   const std::uint64_t cap = info.global_memory_bytes / 8;
   const std::uint64_t want = std::max<std::uint64_t>(64 * info.l2_bytes, std::uint64_t{1} << 28);
   const std::uint64_t bytes = round_up(std::min(want, cap) / 4096 * 4096, 4096);
   if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes, 1))
-    return {0, "device memory cannot hold a buffer 8 times the L2"};
-  return {bytes, std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) +
-                     " times the API L2 size"};
+    return {{}, "device memory cannot hold a buffer 8 times the L2"};
+  return {
+      {bytes},
+      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
+}
+
+// Per block an eighth of the L1 (at most four blocks per SM stay well inside it); 16 KiB where the
+// L1 size is not established (every supported GPU has at least 64 KiB).
+Buffers l1_buffers(const Context& ctx) {
+  const Input size = ctx.input("l1", "size");
+  if (!size)
+    return {{16 * 1024},
+            "every block reads 16 KiB through L1, again and again (L1 size not established)"};
+  return {{round_up(static_cast<std::uint64_t>(*size.value / 8), 4096)},
+          "every block reads an eighth of the L1 through L1, again and again"};
+}
+
+// Per block 32 KiB of shared memory (an eighth of the opt-in limit where that is smaller).
+Buffers shared_buffers(const Context& ctx) {
+  const std::uint64_t optin = ctx.info().shared_per_block_optin_bytes;
+  if (optin < 4096) return {{}, "the driver reports no shared memory per block"};
+  return {{std::min<std::uint64_t>(32 * 1024, optin / 8 / 16 * 16)},
+          "every block reads its own shared memory, again and again"};
 }
 
 // The theoretical peak (double data rate x memory clock x bus width) and the read bandwidth's
@@ -120,9 +192,9 @@ class DramBandwidthProbe final : public Probe {
  public:
   explicit DramBandwidthProbe(std::vector<std::string> needs)
       : Probe("dram.bandwidth", {"dram"}, needs),
-        streams_("dram",
+        streams_("dram", device::Space::L2,
                  {device::StreamKind::Read, device::StreamKind::Write, device::StreamKind::Copy},
-                 dram_buffer, needs) {}
+                 dram_buffers, needs) {}
 
   void run(Context& ctx) override {
     streams_.run(ctx);
@@ -137,8 +209,19 @@ class DramBandwidthProbe final : public Probe {
 
 std::unique_ptr<Probe> make_l2_bandwidth_probe(std::vector<std::string> needs) {
   return std::make_unique<BandwidthProbe>(
-      "l2", std::vector{device::StreamKind::Read, device::StreamKind::Write}, l2_buffer,
-      std::move(needs));
+      "l2", device::Space::L2, std::vector{device::StreamKind::Read, device::StreamKind::Write},
+      l2_buffers, std::move(needs));
+}
+
+std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs) {
+  return std::make_unique<BandwidthProbe>(
+      "l1", device::Space::L1, std::vector{device::StreamKind::Read}, l1_buffers, std::move(needs));
+}
+
+std::unique_ptr<Probe> make_shared_bandwidth_probe(std::vector<std::string> needs) {
+  return std::make_unique<BandwidthProbe>("shared", device::Space::Shared,
+                                          std::vector{device::StreamKind::Read}, shared_buffers,
+                                          std::move(needs));
 }
 
 std::unique_ptr<Probe> make_dram_bandwidth_probe(std::vector<std::string> needs) {

@@ -7,11 +7,27 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::array<std::string_view, 20> kOrder{
-    "size",        "lineSize",          "fetchGranularity", "sectorSize",     "latency",
-    "latencyNs",   "missPenalty",       "missPenaltyNs",    "countPerSm",     "sharedWith",
-    "carveout",    "globalLoadsCached", "segmentSize",      "segmentCount",   "measuredSegmentSize",
-    "nearLatency", "farLatency",        "readBandwidth",    "writeBandwidth", "copyBandwidth"};
+constexpr std::array<std::string_view, 21> kOrder{"size",
+                                                  "lineSize",
+                                                  "fetchGranularity",
+                                                  "sectorSize",
+                                                  "latency",
+                                                  "latencyNs",
+                                                  "missPenalty",
+                                                  "missPenaltyNs",
+                                                  "countPerSm",
+                                                  "sharedWith",
+                                                  "carveout",
+                                                  "globalLoadsCached",
+                                                  "segmentSize",
+                                                  "segmentCount",
+                                                  "measuredSegmentSize",
+                                                  "nearLatency",
+                                                  "farLatency",
+                                                  "readBandwidth",
+                                                  "readBytesPerClkPerSm",
+                                                  "writeBandwidth",
+                                                  "copyBandwidth"};
 
 std::size_t rank(std::string_view key) {
   const auto it = std::find(kOrder.begin(), kOrder.end(), key);

@@ -17,8 +17,24 @@ constexpr std::uint32_t kLoads = 8 * device::kChainSegmentLoads;
 // The near-hit latency of every SM: one small warm L2 chain per SM, all in one batch (the backend
 // runs them one after another), each timed in segments. Per SM: the median over its segments and
 // its standard error. The value is the spread between SMs with the noise taken out
-// (analysis::spread_of_means); the per-SM means and their standard error are the evidence the
-// layout probe tests SM groupings against.
+// (analysis::split_half_spread over the even and the odd segments); the per-SM medians and their
+// standard error are the evidence the layout probe tests SM groupings against.
+// Independent half-means of each SM: its even and its odd segments.
+struct Halves {
+  std::vector<double> first;
+  std::vector<double> second;
+  std::vector<double> se;
+  // `sd`: the spread of one segment, scaled for a median.
+  void add(const std::vector<double>& segments, double sd) {
+    std::vector<double> even;
+    std::vector<double> odd;
+    for (std::size_t i = 0; i < segments.size(); ++i) (i % 2 ? odd : even).push_back(segments[i]);
+    first.push_back(analysis::median(even));
+    second.push_back(analysis::median(odd));
+    se.push_back(sd / std::sqrt(static_cast<double>(segments.size() / 2)));
+  }
+};
+
 class L2SmLatencyProbe final : public Probe {
  public:
   explicit L2SmLatencyProbe(std::vector<std::string> needs)
@@ -43,37 +59,39 @@ class L2SmLatencyProbe final : public Probe {
     std::vector<double> centre(static_cast<std::size_t>(sms), std::nan(""));
     std::vector<double> means;
     std::vector<double> errors;
+    Halves halves;
     std::vector<int> measured_sm;
     for (const auto& r : result.results) {
       const auto segments = segment_latencies(r);
-      if (r.sm < 0 || r.sm >= sms || segments.size() < 2) continue;
-      // Median and robust standard error: a rare slow load spoils one segment, not the SM.
+      if (r.sm < 0 || r.sm >= sms || segments.size() < 4) continue;
+      // Medians and robust standard errors: a rare slow load spoils one segment, not the SM.
+      const double sd = 1.2533 * analysis::robust_sd(segments);
       const double m = analysis::median(segments);
       centre[static_cast<std::size_t>(r.sm)] = m;
       means.push_back(m);
-      errors.push_back(1.2533 * analysis::robust_sd(segments) /
-                       std::sqrt(static_cast<double>(segments.size())));
+      errors.push_back(sd / std::sqrt(static_cast<double>(segments.size())));
+      halves.add(segments, sd);
       measured_sm.push_back(r.sm);
     }
     if (means.size() < 2) return fail(ctx, "fewer than two SMs returned a near-hit chain");
-    const auto spread = analysis::spread_of_means(means, errors);
+    const auto spread = analysis::split_half_spread(halves.first, halves.second, halves.se);
     const double se = analysis::median(errors);
     // Confidence: how well the spread is resolved (interval narrow against the value or the noise).
     const double width = spread.hi - spread.lo;
     const double confidence =
         std::clamp(1.0 - width / std::max(spread.value + 4 * se, 1e-9), 0.0, 1.0);
     auto a = model::Attribute::measured(
-        spread.value, "cycles",
+        std::max(spread.value, 0.0), "cycles",
         "warm dependent chain on the L2 space (" + std::to_string(bytes) + " B at " +
             std::to_string(stride) + " B stride, " + std::to_string(kLoads) +
-            " loads in segments) on every SM; spread of the per-SM latencies with the "
-            "measurement noise taken out (means shrunk by their standard errors)",
+            " loads in segments) on every SM; slowest minus fastest SM, the two picked with one "
+            "half of each SM's segments and measured with the other (both ways round), so that "
+            "the noise does not widen it",
         confidence);
-    a.interval = model::Interval{spread.lo, spread.hi};
+    a.interval = model::Interval{std::max(spread.lo, 0.0), std::max(spread.hi, 0.0)};
     model::Json per_sm = model::Json::array();
     for (double c : centre) per_sm.push_back(std::isnan(c) ? model::Json() : model::Json(c));
     a.evidence = {{"rawRange", spread.raw},
-                  {"betweenSmSd", spread.between_sd},
                   {"fastestSm", measured_sm[spread.argmin]},
                   {"slowestSm", measured_sm[spread.argmax]},
                   {"median", analysis::median(means)},

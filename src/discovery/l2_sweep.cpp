@@ -87,6 +87,8 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
                 {"blocks", r.blocks},
                 {"threadsPerBlock", r.threads_per_block},
                 {"vectorBytes", r.vector_bytes}};
+  if (r.unroll) b.evidence["accessesInFlight"] = *r.unroll;
+  if (r.candidates) b.evidence["kernelsTried"] = *r.candidates;
   return b;
 }
 

@@ -6,6 +6,7 @@
 
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
+#include "discovery/measure.hpp"
 #include "discovery/size_search.hpp"
 
 // Pieces the L2 and device-memory probes share.
@@ -14,10 +15,6 @@ namespace gputopo::discovery {
 // A size search on the L2 space: one request after another, few points per round, steps of
 // 1/64 of the API L2 size (two rounds after the bracket locate a step to 1.6 % of the L2).
 SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride);
-
-// The SM on which single-SM L2 and device-memory latencies are measured: the L2 hit latency depends
-// on the SM, and the miss penalty compares the two on one SM.
-inline constexpr int kLatencySm = 0;
 
 // A one-SM chase on the L2 space over `bytes` at `stride`, timed `loads` times.
 device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,

@@ -12,8 +12,8 @@ constexpr std::uint64_t kMaxLevelOneBytes = 64 * 1024;
 
 // Hit latency: dependent chains over two footprints well inside the cache (a quarter and an eighth
 // of it), on a few SMs at once, each timed as a whole; per-load chases over the larger footprint
-// beside them say which level served the loads. A level-2 target chases arrays that overflow the
-// level in front of it (each load a new line there) but fit its own capacity.
+// beside them say which level served the loads. A level-2 target chases arrays of 2, 4 and 8 times
+// the level in front of it (each load a new line there) that fit its own capacity.
 class LatencyProbe final : public Probe {
  public:
   LatencyProbe(const Target& t, std::vector<std::string> needs)
@@ -47,7 +47,7 @@ class LatencyProbe final : public Probe {
       if (!inner_line)
         weaker.push_back(t_.inner + " line size not established; stride " + std::to_string(stride) +
                          " B");
-      for (const double times : {2.0, 3.0}) {
+      for (const double times : {2.0, 4.0, 8.0}) {
         auto bytes = round_up(static_cast<std::uint64_t>(*inner.value * times), stride);
         if (size.value) bytes = std::min(bytes, static_cast<std::uint64_t>(*size.value * 0.75));
         footprints.push_back(bytes);
@@ -88,7 +88,7 @@ class LatencyProbe final : public Probe {
     const auto loads = per_load_evidence(per_load, overhead);
     const double dominant = loads.value("dominantLevelShare", 0.0);
     const std::string method = "dependent chain timed as a whole (cycles / loads) over " +
-                               std::to_string(footprints.front()) + " and " +
+                               std::to_string(footprints.front()) + " to " +
                                std::to_string(footprints.back()) + " B at " +
                                std::to_string(stride) + " B stride on " + std::to_string(sms) +
                                " SMs each; confidence: agreement of the footprints and the "

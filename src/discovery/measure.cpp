@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "analysis/cluster.hpp"
 
@@ -89,8 +88,7 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   }
   if (medians.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
-  out.cycles =
-      std::accumulate(medians.begin(), medians.end(), 0.0) / static_cast<double>(medians.size());
+  out.cycles = analysis::median(medians);
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
   out.confidence = std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0);
   if (medians.size() < 2) out.confidence = std::min(out.confidence, 0.5);

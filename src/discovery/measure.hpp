@@ -16,6 +16,10 @@
 // Small pieces every probe uses to build requests and read results.
 namespace gputopo::discovery {
 
+// The SM on which single-SM latencies past L1 (L2, device memory, L1 misses) are measured: the L2
+// hit latency depends on the SM, and the miss penalty compares the two on one SM.
+inline constexpr int kLatencySm = 0;
+
 // Per-load latencies of a chase result with the timing overhead subtracted. The clock reads
 // overlap the load, so these classify loads (which level served each); they are not the latency.
 std::vector<double> latencies(const device::ChaseResult& r);
@@ -30,7 +34,7 @@ device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std
 std::vector<double> segment_latencies(const device::ChaseResult& r);
 
 // The load-to-use latency of a level: chains over footprints that all lie inside the level (e.g.
-// a quarter and an eighth of its size). The value is the mean of the footprints' medians; the
+// a quarter and an eighth of its size). The value is the median of the footprints' medians; the
 // confidence is their agreement (full within 1 %, none at 10 %): a footprint that leaks into the
 // next level, or a level that is no plateau, shows as disagreement.
 struct ChainLatency {

@@ -46,8 +46,12 @@ class MissPenaltyProbe final : public Probe {
 
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
-    for (const auto bytes : footprints)
-      batch.requests.push_back(chain_request(t_.space, bytes, stride, 1, 1024));
+    // On the SM the L2 latencies are measured on: the next level's latency depends on the SM.
+    for (const auto bytes : footprints) {
+      auto r = chain_request(t_.space, bytes, stride, 1, 1024);
+      r.sm = kLatencySm;
+      batch.requests.push_back(r);
+    }
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     record_carveout(ctx, t_, result.conditions);

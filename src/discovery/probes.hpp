@@ -31,6 +31,10 @@ std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates,
 // Global loads through L1 against L2-only loads -> are global loads cached in L1
 // (l1_cached_probe.cpp).
 std::unique_ptr<Probe> make_l1_cached_probe(const Target& l1);
+// Read bandwidth of the SMs' L1s and shared memories, whole GPU and per SM clock
+// (bandwidth_probe.cpp).
+std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs);
+std::unique_ptr<Probe> make_shared_bandwidth_probe(std::vector<std::string> needs);
 // Shared memory: size from the API, latency measured (shared_memory_probe.cpp).
 std::unique_ptr<Probe> make_shared_memory_probe();
 

@@ -141,5 +141,19 @@ TEST(Cluster, LevelFractionsSumToOne) {
   EXPECT_NEAR(sum, 1.0, 1e-12);
 }
 
+TEST(ShareInLevelOf, CountsTheLoadsAtTheReferenceLevel) {
+  std::vector<double> near;
+  std::vector<double> mixed;
+  for (int i = 0; i < 400; ++i) {
+    near.push_back(100 + i % 5);
+    mixed.push_back(i % 4 == 0 ? 101 + i % 3 : 180 + i % 7);
+  }
+  EXPECT_NEAR(share_in_level_of(near, mixed), 0.25, 0.01);
+  std::vector<double> far(mixed.begin(), mixed.end());
+  for (auto& v : far) v = v < 150 ? v + 80 : v;
+  EXPECT_NEAR(share_in_level_of(near, far), 0.0, 0.01);
+  EXPECT_EQ(share_in_level_of({}, mixed), 0.0);
+}
+
 }  // namespace
 }  // namespace gputopo::analysis

@@ -82,7 +82,8 @@ TEST(DiscoverFake, MeasurementFailureIsRecordedPerProbe) {
   const Result r = discover(dev, o, progress, nullptr);
   EXPECT_TRUE(r.failed);
   EXPECT_TRUE(r.completed);
-  ASSERT_EQ(r.timings.size(), 1u);
+  ASSERT_EQ(r.timings.size(), 2u);  // shared.latency (chases fail) and shared.bandwidth
+  EXPECT_EQ(r.timings[0].probe, "shared.latency");
   EXPECT_EQ(r.timings[0].status.rfind("failed", 0), 0u);
 }
 

@@ -73,6 +73,8 @@ void expect_same(const StreamResult& a, const StreamResult& b) {
   EXPECT_EQ(a.blocks, b.blocks);
   EXPECT_EQ(a.threads_per_block, b.threads_per_block);
   EXPECT_EQ(a.vector_bytes, b.vector_bytes);
+  EXPECT_EQ(a.unroll, b.unroll);
+  EXPECT_EQ(a.candidates, b.candidates);
   expect_same(a.conditions, b.conditions);
 }
 
@@ -185,6 +187,40 @@ TEST_F(RecordReplay, TheRegionIsPartOfTheRequestAndWrittenOnlyWhenSet) {
   ChaseBatch elsewhere = batch;
   elsewhere.requests.back().region = 2;
   EXPECT_THROW(replay->chase(elsewhere), Error);
+}
+
+// Chain timing and a stream's space are written only where set, like the region: requests that
+// differ only in them replay apart.
+TEST_F(RecordReplay, TimingAndStreamSpaceArePartOfTheRequestAndWrittenOnlyWhenSet) {
+  ChaseBatch batch;
+  batch.requests.push_back(chase_request(Space::L1, 64 << 10));
+  batch.requests.push_back(batch.requests.back());
+  batch.requests.back().timing = Timing::Chain;
+  StreamRequest shared;
+  shared.bytes = 32 << 10;
+  shared.space = Space::Shared;
+  ChaseBatchResult live;
+  StreamResult live_stream;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live = recorder->chase(batch);
+    live_stream = recorder->stream(shared);
+  }
+  const auto manifest = model::Json::parse(read_text(dir_ / "manifest.json"));
+  const auto& requests = manifest.at("calls").at(0).at("requests");
+  EXPECT_FALSE(requests.at(0).contains("timing"));
+  EXPECT_EQ(requests.at(1).at("timing"), "chain");
+  EXPECT_EQ(manifest.at("calls").at(1).at("request").at("space"), "shared");
+  auto replay = open_replay(dir_);
+  expect_same(replay->chase(batch), live);
+  expect_same(replay->stream(shared), live_stream);
+  ChaseBatch per_load = batch;
+  per_load.requests.back().timing.reset();
+  per_load.requests.front().timing = Timing::Chain;
+  EXPECT_THROW(replay->chase(per_load), Error);
+  StreamRequest l2 = shared;
+  l2.space.reset();
+  EXPECT_THROW(replay->stream(l2), Error);
 }
 
 // The L2 fetch limit is part of a chase request, and it and the limit read back are written only

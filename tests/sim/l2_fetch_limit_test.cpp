@@ -74,7 +74,8 @@ TEST(SimL2FetchLimit, EveryResultReportsTheFetchInEffect) {
   r.b = chase_request(Space::L1, 4096, 128, 32);
   batch.requests.push_back(r);
   EXPECT_EQ(device->interfere(batch).conditions.l2_fetch_limit_bytes, fetch);
-  EXPECT_EQ(device->stream({StreamKind::Read, 1 << 20, 2}).conditions.l2_fetch_limit_bytes, fetch);
+  EXPECT_EQ(device->stream({StreamKind::Read, 1 << 20, 2, {}}).conditions.l2_fetch_limit_bytes,
+            fetch);
 }
 
 TEST(SimL2FetchLimit, ALimitAbove128IsABadRequest) {

@@ -97,8 +97,12 @@ void ChaseRunner::flush_l2() {
   const std::uint64_t bytes = 2 * info_.l2_bytes;
   auto* buffer = flush_.reserve(bytes + 64);
   auto* sink = reinterpret_cast<std::uint32_t*>(buffer + bytes);
-  check(launch_stream(0, nullptr, buffer, bytes / 16, 1,
-                      static_cast<std::uint32_t>(info_.sm_count) * 4, 256, sink, stream_),
+  StreamArgs args;
+  args.src = buffer;
+  args.vectors = bytes / 16;
+  args.sink = sink;
+  check(launch_stream(StreamKernel::Read, {}, args, static_cast<std::uint32_t>(info_.sm_count) * 4,
+                      256, stream_),
         "L2 flush kernel");
   wait_for(stream_, 10, "L2 flush kernel");
 }

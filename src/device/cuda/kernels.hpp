@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "device/cuda/chase_job.hpp"
+#include "device/cuda/stream_variant.hpp"
 
 namespace gputopo::device::cuda {
 
@@ -46,10 +47,20 @@ std::size_t constant_bank_bytes();
 // Keeps every SM busy for about `ns` nanoseconds, so that the clocks are up before timing.
 cudaError_t launch_spin(std::uint64_t ns, std::uint32_t blocks, cudaStream_t s);
 
-// Stream kernels over 16-byte vectors, `passes` passes per launch: 0 read, 1 write, 2 copy.
-cudaError_t launch_stream(int kind, void* dst, const void* src, std::uint64_t vectors,
-                          std::uint32_t passes, std::uint32_t blocks, std::uint32_t threads,
-                          std::uint32_t* sink, cudaStream_t s);
+// Stream kernels (stream_kernels.cu). Read, Write and Copy are grid-stride loops over device
+// memory, `passes` times (L2-only loads, plain stores); L1Read has block b read its own `vectors`
+// accesses from src + b x vectors through L1, SharedRead its own `vectors` accesses of dynamic
+// shared memory, each `passes` times.
+enum class StreamKernel : int { Read, Write, Copy, L1Read, SharedRead };
+struct StreamArgs {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::uint64_t vectors = 0;  // accesses of access_bytes: the buffer, or one block's slice
+  std::uint32_t passes = 1;
+  std::uint32_t* sink = nullptr;  // one word the reads may write
+};
+cudaError_t launch_stream(StreamKernel kernel, const StreamVariant& variant, const StreamArgs& args,
+                          std::uint32_t blocks, std::uint32_t threads, cudaStream_t s);
 
 // Thread-block clusters of `cluster_size` blocks, one block per SM (each block asks for
 // `shared_bytes` of dynamic shared memory): how many clusters run at once, and a launch that

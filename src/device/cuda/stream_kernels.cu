@@ -1,5 +1,7 @@
-// Bandwidth kernels: grid-stride loops over 16-byte vectors, four independent accesses in flight
-// per thread and iteration, `passes` times over the buffer (small buffers: less launch overhead).
+// Bandwidth kernels: a family over bytes per access (4, 8, 16) and accesses in flight per thread
+// (1, 2, 4, 8), in inline PTX so that no pass over a small buffer can be folded into another.
+// Device-memory streams are grid-stride loops `passes` times over the buffer (L2-only loads,
+// plain stores); L1 and shared streams have every block read its own slice again and again.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -9,83 +11,250 @@
 namespace gputopo::device::cuda {
 namespace {
 
-constexpr int kUnroll = 4;
+template <int Bytes>
+struct Access;
 
-__device__ __forceinline__ std::uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
-
-__global__ void read_kernel(const uint4* __restrict__ src, std::uint64_t n, std::uint32_t passes,
-                            std::uint32_t* sink) {
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  std::uint32_t acc = 0;
-  for (std::uint32_t p = 0; p < passes; ++p) {
-    std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-      uint4 v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = __ldcg(src + i + u * stride);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) acc ^= fold(v[u]);
-    }
-    for (; i < n; i += stride) acc ^= fold(__ldcg(src + i));
+template <>
+struct Access<4> {
+  using T = std::uint32_t;
+  static __device__ __forceinline__ std::uint32_t load_cg(const T* p) {
+    std::uint32_t v;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
   }
-  // Never true for the data written here, but the compiler cannot know: the loads stay.
+  static __device__ __forceinline__ std::uint32_t load_ca(const T* p) {
+    std::uint32_t v;
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+  }
+  static __device__ __forceinline__ std::uint32_t load_shared(std::uint32_t a) {
+    std::uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a));
+    return v;
+  }
+  static __device__ __forceinline__ void store(T* p, std::uint32_t w) {
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(w) : "memory");
+  }
+};
+
+template <>
+struct Access<8> {
+  using T = uint2;
+  static __device__ __forceinline__ std::uint32_t load_cg(const T* p) {
+    std::uint32_t a, b;
+    asm volatile("ld.global.cg.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
+    return a ^ b;
+  }
+  static __device__ __forceinline__ std::uint32_t load_ca(const T* p) {
+    std::uint32_t a, b;
+    asm volatile("ld.global.ca.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
+    return a ^ b;
+  }
+  static __device__ __forceinline__ std::uint32_t load_shared(std::uint32_t p) {
+    std::uint32_t a, b;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(p));
+    return a ^ b;
+  }
+  static __device__ __forceinline__ void store(T* p, std::uint32_t w) {
+    asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(w), "r"(~w) : "memory");
+  }
+};
+
+template <>
+struct Access<16> {
+  using T = uint4;
+  static __device__ __forceinline__ std::uint32_t load_cg(const T* p) {
+    std::uint32_t a, b, c, d;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                 : "l"(p));
+    return a ^ b ^ c ^ d;
+  }
+  static __device__ __forceinline__ std::uint32_t load_ca(const T* p) {
+    std::uint32_t a, b, c, d;
+    asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                 : "l"(p));
+    return a ^ b ^ c ^ d;
+  }
+  static __device__ __forceinline__ std::uint32_t load_shared(std::uint32_t p) {
+    std::uint32_t a, b, c, d;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                 : "r"(p));
+    return a ^ b ^ c ^ d;
+  }
+  static __device__ __forceinline__ void store(T* p, std::uint32_t w) {
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w), "r"(~w), "r"(w + 1),
+                 "r"(w ^ 0x55555555U)
+                 : "memory");
+  }
+};
+
+// Never true for the data the kernels read, but the compiler cannot know: the loads stay.
+__device__ __forceinline__ void keep(std::uint32_t acc, std::uint32_t* sink) {
   if (acc == 0x9E3779B9U) sink[0] = acc;
 }
 
-__global__ void write_kernel(uint4* __restrict__ dst, std::uint64_t n, std::uint32_t passes) {
+template <int B, int U>
+__global__ void read_kernel(StreamArgs a) {
+  using A = Access<B>;
+  const auto* src = static_cast<const typename A::T*>(a.src);
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  for (std::uint32_t p = 0; p < passes; ++p) {
+  std::uint32_t acc = 0;
+  for (std::uint32_t p = 0; p < a.passes; ++p) {
     std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
+      std::uint32_t v[U];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const auto w = static_cast<std::uint32_t>(i + u * stride) + p;
-        dst[i + u * stride] = make_uint4(w, w ^ 0x55555555U, w + 1, ~w);
-      }
+      for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc ^= v[u];
     }
-    for (; i < n; i += stride) {
-      const auto w = static_cast<std::uint32_t>(i) + p;
-      dst[i] = make_uint4(w, w ^ 0x55555555U, w + 1, ~w);
+    for (; i < a.vectors; i += stride) acc ^= A::load_cg(src + i);
+  }
+  keep(acc, a.sink);
+}
+
+template <int B, int U>
+__global__ void write_kernel(StreamArgs a) {
+  using A = Access<B>;
+  auto* dst = static_cast<typename A::T*>(a.dst);
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint32_t p = 0; p < a.passes; ++p) {
+    std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        A::store(dst + i + u * stride, static_cast<std::uint32_t>(i + u * stride) + p);
     }
+    for (; i < a.vectors; i += stride) A::store(dst + i, static_cast<std::uint32_t>(i) + p);
   }
 }
 
-__global__ void copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::uint64_t n,
-                            std::uint32_t passes) {
+template <int B, int U>
+__global__ void copy_kernel(StreamArgs a) {
+  using A = Access<B>;
+  const auto* src = static_cast<const typename A::T*>(a.src);
+  auto* dst = static_cast<typename A::T*>(a.dst);
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  for (std::uint32_t p = 0; p < passes; ++p) {
+  for (std::uint32_t p = 0; p < a.passes; ++p) {
     std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-      uint4 v[kUnroll];
+    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
+      std::uint32_t v[U];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = __ldcg(src + i + u * stride);
+      for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) dst[i + u * stride] = v[u];
+      for (int u = 0; u < U; ++u) A::store(dst + i + u * stride, v[u]);
     }
-    for (; i < n; i += stride) dst[i] = __ldcg(src + i);
+    for (; i < a.vectors; i += stride) A::store(dst + i, A::load_cg(src + i));
+  }
+}
+
+// Block b reads its own slice of `vectors` accesses through L1, `passes` times.
+template <int B, int U>
+__global__ void l1_read_kernel(StreamArgs a) {
+  using A = Access<B>;
+  const auto* src = static_cast<const typename A::T*>(a.src) + blockIdx.x * a.vectors;
+  std::uint32_t acc = 0;
+  for (std::uint32_t p = 0; p < a.passes; ++p) {
+    std::uint64_t i = threadIdx.x;
+    for (; i + (U - 1) * blockDim.x < a.vectors; i += U * blockDim.x) {
+      std::uint32_t v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = A::load_ca(src + i + u * blockDim.x);
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc ^= v[u];
+    }
+    for (; i < a.vectors; i += blockDim.x) acc ^= A::load_ca(src + i);
+  }
+  keep(acc, a.sink);
+}
+
+// Every block fills `vectors` accesses of dynamic shared memory, then reads them `passes` times.
+template <int B, int U>
+__global__ void shared_read_kernel(StreamArgs a) {
+  extern __shared__ std::uint32_t words[];
+  for (std::uint64_t w = threadIdx.x; w < a.vectors * (B / 4); w += blockDim.x)
+    words[w] = static_cast<std::uint32_t>(w * 2654435761U);
+  __syncthreads();
+  const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(words));
+  std::uint32_t acc = 0;
+  for (std::uint32_t p = 0; p < a.passes; ++p) {
+    std::uint32_t i = threadIdx.x;
+    for (; i + (U - 1) * blockDim.x < a.vectors; i += U * blockDim.x) {
+      std::uint32_t v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = Access<B>::load_shared(base + (i + u * blockDim.x) * B);
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc ^= v[u];
+    }
+    for (; i < a.vectors; i += blockDim.x) acc ^= Access<B>::load_shared(base + i * B);
+  }
+  keep(acc, a.sink);
+}
+
+template <int B, int U>
+cudaError_t launch_one(StreamKernel k, const StreamArgs& a, std::uint32_t blocks,
+                       std::uint32_t threads, std::uint32_t shared_bytes, cudaStream_t s) {
+  switch (k) {
+    case StreamKernel::Read:
+      read_kernel<B, U><<<blocks, threads, 0, s>>>(a);
+      break;
+    case StreamKernel::Write:
+      write_kernel<B, U><<<blocks, threads, 0, s>>>(a);
+      break;
+    case StreamKernel::Copy:
+      copy_kernel<B, U><<<blocks, threads, 0, s>>>(a);
+      break;
+    case StreamKernel::L1Read:
+      l1_read_kernel<B, U><<<blocks, threads, 0, s>>>(a);
+      break;
+    case StreamKernel::SharedRead: {
+      const auto rc = cudaFuncSetAttribute(shared_read_kernel<B, U>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(shared_bytes));
+      if (rc != cudaSuccess) return rc;
+      shared_read_kernel<B, U><<<blocks, threads, shared_bytes, s>>>(a);
+      break;
+    }
+  }
+  return cudaGetLastError();
+}
+
+template <int B>
+cudaError_t launch_width(StreamKernel k, std::uint32_t unroll, const StreamArgs& a,
+                         std::uint32_t blocks, std::uint32_t threads, std::uint32_t shared_bytes,
+                         cudaStream_t s) {
+  switch (unroll) {
+    case 1:
+      return launch_one<B, 1>(k, a, blocks, threads, shared_bytes, s);
+    case 2:
+      return launch_one<B, 2>(k, a, blocks, threads, shared_bytes, s);
+    case 4:
+      return launch_one<B, 4>(k, a, blocks, threads, shared_bytes, s);
+    case 8:
+      return launch_one<B, 8>(k, a, blocks, threads, shared_bytes, s);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
 }  // namespace
 
-cudaError_t launch_stream(int kind, void* dst, const void* src, std::uint64_t vectors,
-                          std::uint32_t passes, std::uint32_t blocks, std::uint32_t threads,
-                          std::uint32_t* sink, cudaStream_t s) {
-  switch (kind) {
-    case 0:
-      read_kernel<<<blocks, threads, 0, s>>>(static_cast<const uint4*>(src), vectors, passes, sink);
-      break;
-    case 1:
-      write_kernel<<<blocks, threads, 0, s>>>(static_cast<uint4*>(dst), vectors, passes);
-      break;
-    case 2:
-      copy_kernel<<<blocks, threads, 0, s>>>(static_cast<uint4*>(dst),
-                                             static_cast<const uint4*>(src), vectors, passes);
-      break;
+cudaError_t launch_stream(StreamKernel kernel, const StreamVariant& v, const StreamArgs& args,
+                          std::uint32_t blocks, std::uint32_t threads, cudaStream_t s) {
+  const auto shared_bytes = static_cast<std::uint32_t>(args.vectors * v.access_bytes);
+  switch (v.access_bytes) {
+    case 4:
+      return launch_width<4>(kernel, v.unroll, args, blocks, threads, shared_bytes, s);
+    case 8:
+      return launch_width<8>(kernel, v.unroll, args, blocks, threads, shared_bytes, s);
+    case 16:
+      return launch_width<16>(kernel, v.unroll, args, blocks, threads, shared_bytes, s);
     default:
       return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
 }
 
 }  // namespace gputopo::device::cuda

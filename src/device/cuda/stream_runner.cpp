@@ -4,30 +4,47 @@
 #include <string>
 
 #include "device/cuda/check.hpp"
-#include "device/cuda/kernels.hpp"
 #include "device/cuda/l2_fetch_limit.hpp"
-#include "device/cuda/plan/launch_shape.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
 
-constexpr std::uint64_t kVectorBytes = 16;
-constexpr double kRepeatSeconds = 0.005;  // each timed repeat lasts about this long
-// A launch passes over a small buffer several times, so that one launch moves at least this
-// much and launch gaps do not count against the bandwidth.
-constexpr std::uint64_t kBytesPerLaunch = std::uint64_t{256} << 20;
-constexpr std::uint64_t kMaxPasses = 1024;
+constexpr std::uint64_t kAlignBytes = 16;
+constexpr double kRepeatSeconds = 0.002;  // each timed repeat lasts about this long
+// The best candidates of the tuning rounds are timed again with full launches, the best of them
+// wins: ranks from the short tuning launches can swap near the top.
+constexpr std::size_t kFinalists = 3;
+// A timed launch passes over a small buffer several times, so that it moves at least this much and
+// the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
+// L1 or shared memory (about five times faster). Tuning ranks the candidates with launches (and
+// device-memory buffers) an eighth of that: the gaps cost every candidate alike.
+constexpr std::uint64_t kDeviceBytesPerLaunch = std::uint64_t{2} << 30;
+constexpr std::uint64_t kSmBytesPerLaunch = std::uint64_t{16} << 30;
+constexpr std::uint64_t kTuningShare = 8;
+constexpr std::uint64_t kMaxPasses = 1 << 16;
+// L1 and shared streams keep a few blocks per SM, so that their slices stay inside one SM's L1.
+constexpr std::uint32_t kMaxSmLocalBlocksPerSm = 4;
 
-int kind_code(StreamKind k) {
-  switch (k) {
-    case StreamKind::Read:
-      return 0;
-    case StreamKind::Write:
-      return 1;
-    case StreamKind::Copy:
-      return 2;
+bool sm_local(StreamKernel k) { return k == StreamKernel::L1Read || k == StreamKernel::SharedRead; }
+
+StreamKernel kernel_of(const StreamRequest& r) {
+  const Space space = stream_space(r);
+  if (space != Space::L2 && r.kind != StreamKind::Read)
+    throw Error(Error::Kind::BadRequest,
+                "stream request: the " + std::string(to_string(space)) + " stream only reads");
+  switch (space) {
+    case Space::L2:
+      return r.kind == StreamKind::Read    ? StreamKernel::Read
+             : r.kind == StreamKind::Write ? StreamKernel::Write
+                                           : StreamKernel::Copy;
+    case Space::L1:
+      return StreamKernel::L1Read;
+    case Space::Shared:
+      return StreamKernel::SharedRead;
+    default:
+      throw Error(Error::Kind::BadRequest,
+                  "stream request: no stream over the " + std::string(to_string(space)) + " space");
   }
-  return 0;
 }
 
 }  // namespace
@@ -43,15 +60,29 @@ StreamRunner::~StreamRunner() {
   if (stop_ != nullptr) cudaEventDestroy(stop_);
 }
 
-double StreamRunner::time(int kind, std::uint64_t vectors, std::uint32_t blocks,
-                          std::uint32_t threads, std::uint32_t launches, double expected_s) {
-  // Read and copy read the source; write writes it; copy writes the target.
-  auto* src = source_.reserve(0);
-  std::uint8_t* dst = kind == 2 ? target_.reserve(0) : (kind == 1 ? src : nullptr);
-  auto* sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
+StreamArgs StreamRunner::args(StreamKernel kernel, const Config& c, bool tuning) {
+  StreamArgs a;
+  if (kernel != StreamKernel::SharedRead) {
+    a.src = source_.reserve(0);
+    a.dst = kernel == StreamKernel::Copy ? target_.reserve(0) : source_.reserve(0);
+  }
+  a.sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
+  const std::uint64_t per_launch = bytes_per_launch_ / (tuning ? kTuningShare : 1);
+  const std::uint64_t bytes =
+      tuning && !sm_local(kernel) ? std::min(bytes_, std::max(per_launch, kAlignBytes)) : bytes_;
+  a.vectors = bytes / c.variant.access_bytes;
+  const std::uint64_t per_pass = sm_local(kernel) ? bytes * c.shape.blocks(info_) : bytes;
+  a.passes = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(per_launch / std::max<std::uint64_t>(per_pass, 1), 1, kMaxPasses));
+  return a;
+}
+
+double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t launches,
+                          double expected_s, bool tuning) {
+  const StreamArgs a = args(kernel, c, tuning);
   check(cudaEventRecord(start_, stream_), "cudaEventRecord");
   for (std::uint32_t i = 0; i < launches; ++i)
-    check(launch_stream(kind, dst, src, vectors, passes_, blocks, threads, sink, stream_),
+    check(launch_stream(kernel, c.variant, a, c.shape.blocks(info_), c.shape.threads, stream_),
           "stream kernel launch");
   check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
   wait_for(stream_, 20 * expected_s + 10, "stream kernel");
@@ -60,54 +91,101 @@ double StreamRunner::time(int kind, std::uint64_t vectors, std::uint32_t blocks,
   return static_cast<double>(ms) / 1e3;
 }
 
+std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
+                                                    const std::vector<Config>& all,
+                                                    double expected_s, bool tuning) {
+  std::vector<Timed> out;
+  for (const auto& c : all) {
+    time(kernel, c, 1, expected_s, tuning);  // warm
+    out.push_back({c, time(kernel, c, 1, expected_s, tuning)});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Timed& a, const Timed& b) { return a.seconds < b.seconds; });
+  return out;
+}
+
 StreamResult StreamRunner::run(const StreamRequest& request) {
-  if (request.bytes < kVectorBytes || request.repeats == 0)
+  if (request.bytes < kAlignBytes || request.repeats == 0)
     throw Error(Error::Kind::BadRequest,
                 "stream request: needs at least 16 bytes and one repeat (got " +
                     std::to_string(request.bytes) + " B, " + std::to_string(request.repeats) +
                     " repeats)");
-  const int kind = kind_code(request.kind);
-  const std::uint64_t vectors = request.bytes / kVectorBytes;
-  const std::uint64_t bytes = vectors * kVectorBytes;
-  source_.reserve(bytes);
-  if (kind == 2) target_.reserve(bytes);
-  passes_ =
-      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kBytesPerLaunch / bytes, 1, kMaxPasses));
-  const double moved = static_cast<double>(bytes_moved(kind == 2, bytes)) * passes_;
-  // A first guess of the time per pass, at 1 TB/s, bounds the watchdog while tuning.
-  const double guess_s = moved / 1e12 + 1e-3;
+  const StreamKernel kernel = kernel_of(request);
+  if (kernel == StreamKernel::SharedRead && request.bytes > info_.shared_per_block_optin_bytes)
+    throw Error(Error::Kind::BadRequest, "stream request: a block gets at most " +
+                                             std::to_string(info_.shared_per_block_optin_bytes) +
+                                             " B of shared memory");
+  bytes_ = request.bytes / kAlignBytes * kAlignBytes;
+  bytes_per_launch_ = sm_local(kernel) ? kSmBytesPerLaunch : kDeviceBytesPerLaunch;
+
+  std::vector<LaunchShape> shapes;
+  for (const auto& s : shape_candidates(info_))
+    if (!sm_local(kernel) || s.blocks_per_sm <= kMaxSmLocalBlocksPerSm) shapes.push_back(s);
+  if (shapes.empty()) throw Error(Error::Kind::Measurement, "no launch shape fits this device");
+  std::uint64_t source_bytes = bytes_;
+  if (kernel == StreamKernel::L1Read)
+    for (const auto& s : shapes) source_bytes = std::max(source_bytes, bytes_ * s.blocks(info_));
+  if (kernel != StreamKernel::SharedRead) source_.reserve(source_bytes);
+  if (kernel == StreamKernel::Copy) target_.reserve(bytes_);
 
   StreamResult result;
   result.conditions = clock_.begin();
   result.conditions.l2_fetch_limit_bytes = read_l2_fetch_limit();
-  // Fill the source (also the write target) with non-zero data.
-  const auto all = shape_candidates(info_);
-  if (all.empty()) throw Error(Error::Kind::Measurement, "no launch shape fits this device");
-  const auto requested_passes = passes_;
-  passes_ = 1;
-  time(1, vectors, all.front().blocks(info_), all.front().threads, 1, guess_s);
-  passes_ = requested_passes;
-
-  LaunchShape best = all.front();
-  double best_s = 0;
-  for (const auto& shape : all) {
-    time(kind, vectors, shape.blocks(info_), shape.threads, 1, guess_s);  // warm
-    const double s = time(kind, vectors, shape.blocks(info_), shape.threads, 1, guess_s);
-    if (best_s == 0 || s < best_s) {
-      best_s = s;
-      best = shape;
-    }
+  // Non-zero data in everything a kernel reads: one write pass over the source.
+  const Config fill{{16, 4}, shapes.front()};
+  if (kernel != StreamKernel::SharedRead) {
+    const auto saved = bytes_;
+    bytes_ = source_bytes;
+    const auto saved_launch = bytes_per_launch_;
+    bytes_per_launch_ = 0;
+    time(StreamKernel::Write, fill, 1, static_cast<double>(source_bytes) / 1e11 + 1e-3, false);
+    bytes_ = saved;
+    bytes_per_launch_ = saved_launch;
   }
-  const auto launches = launches_per_repeat(best_s, kRepeatSeconds);
+  // A first guess of a launch's time, at 1 TB/s, bounds the watchdog while tuning.
+  const double guess_s = static_cast<double>(bytes_per_launch_) / 1e12 + 1e-2;
+
+  std::vector<Config> variants;
+  for (const auto& v : stream_variant_candidates(kernel == StreamKernel::Copy))
+    variants.push_back({v, shapes.front()});
+  const auto by_variant = rank(kernel, variants, guess_s, true);
+  std::vector<Config> by_shape;
+  for (const auto& s : shapes) by_shape.push_back({by_variant.front().config.variant, s});
+  const auto ranked = rank(kernel, by_shape, guess_s, true);
+  std::vector<Config> finalists;
+  for (const auto* list : {&ranked, &by_variant})
+    for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
+      const Config& c = (*list)[i].config;
+      const bool seen = std::any_of(finalists.begin(), finalists.end(), [&](const Config& f) {
+        return f.variant.access_bytes == c.variant.access_bytes &&
+               f.variant.unroll == c.variant.unroll &&
+               f.shape.blocks_per_sm == c.shape.blocks_per_sm && f.shape.threads == c.shape.threads;
+      });
+      if (!seen) finalists.push_back(c);
+    }
+  const double full_guess_s = guess_s * kTuningShare;
+  const auto final_round = rank(kernel, finalists, full_guess_s, false);
+  const Config best = final_round.front().config;
+  const double launch_s = final_round.front().seconds;
+
+  const auto moved_by = [&](const StreamArgs& a) {
+    const std::uint64_t bytes = a.vectors * best.variant.access_bytes;
+    const std::uint64_t per_pass = sm_local(kernel) ? bytes * best.shape.blocks(info_) : bytes;
+    return static_cast<double>(bytes_moved(kernel == StreamKernel::Copy, per_pass)) * a.passes;
+  };
+  const double moved = moved_by(args(kernel, best, false));
+  const auto launches = launches_per_repeat(launch_s, kRepeatSeconds);
   for (std::uint32_t r = 0; r < request.repeats; ++r) {
-    const double s =
-        time(kind, vectors, best.blocks(info_), best.threads, launches, best_s * launches);
+    const double s = time(kernel, best, launches, launch_s * launches, false);
     result.gbps.push_back(moved * launches / s / 1e9);
     result.conditions.elapsed_ns += s * 1e9;
   }
-  result.blocks = best.blocks(info_);
-  result.threads_per_block = best.threads;
-  result.vector_bytes = static_cast<std::uint32_t>(kVectorBytes);
+  result.blocks = best.shape.blocks(info_);
+  result.threads_per_block = best.shape.threads;
+  result.vector_bytes = best.variant.access_bytes;
+  result.unroll = best.variant.unroll;
+  result.candidates =
+      static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size());
   clock_.end(result.conditions);
   if (result.conditions.sm_clock_mhz_after)
     result.conditions.elapsed_cycles =

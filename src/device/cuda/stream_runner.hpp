@@ -3,14 +3,19 @@
 #include <cuda_runtime.h>
 
 #include "device/cuda/device_memory.hpp"
+#include "device/cuda/kernels.hpp"
+#include "device/cuda/plan/launch_shape.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/device.hpp"
 
 namespace gputopo::device::cuda {
 
-// Read, write and copy bandwidth with 16-byte accesses. The launch shape (blocks per SM x
-// threads) is tuned per request: every candidate runs once, the fastest is then timed. A launch
-// passes over a small buffer several times (at least 256 MiB moved per launch).
+// Read, write and copy bandwidth of device memory (through L2), and read bandwidth of the SMs' L1
+// and shared memory. Each request is tuned in two rounds, every candidate warmed then timed once:
+// the kernel variant (bytes per access x accesses in flight) at the fullest launch shape, then the
+// launch shape (blocks per SM x threads) for the best variant, with short launches; the three best
+// of each round are timed again with full launches, long enough that the gaps between them do not
+// count, and the fastest of them is timed `repeats` times.
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
@@ -21,9 +26,23 @@ class StreamRunner {
   StreamResult run(const StreamRequest& request);
 
  private:
-  // Seconds for `launches` launches of the stream kernel, timed with events.
-  double time(int kind, std::uint64_t vectors, std::uint32_t blocks, std::uint32_t threads,
-              std::uint32_t launches, double expected_s);
+  struct Config {
+    StreamVariant variant;
+    LaunchShape shape;
+  };
+  // Seconds for `launches` launches of the kernel, timed with events; `tuning`: the shorter
+  // launches (and device-memory buffers) candidates are ranked with.
+  double time(StreamKernel kernel, const Config& c, std::uint32_t launches, double expected_s,
+              bool tuning);
+  struct Timed {
+    Config config;
+    double seconds = 0;
+  };
+  // Warms, then times one launch of each candidate; fastest first.
+  std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
+                          double expected_s, bool tuning);
+  // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
+  StreamArgs args(StreamKernel kernel, const Config& c, bool tuning);
 
   const DeviceInfo& info_;
   cudaStream_t stream_;
@@ -31,7 +50,8 @@ class StreamRunner {
   DeviceArena source_{"stream source buffer"};
   DeviceArena target_{"stream target buffer"};
   DeviceArena sink_{"stream sink"};
-  std::uint32_t passes_ = 1;  // passes over the buffer per launch
+  std::uint64_t bytes_ = 0;  // the request's buffer (or per-block slice) size
+  std::uint64_t bytes_per_launch_ = 0;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };

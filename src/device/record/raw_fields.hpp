@@ -45,6 +45,7 @@ void visit_fields(R& r, F&& f) {
   f("kind", r.kind);
   f("bytes", r.bytes);
   f("repeats", r.repeats);
+  f("space", r.space);
 }
 
 template <Either<RunConditions> R, class F>
@@ -91,11 +92,14 @@ void visit_fields(R& r, F&& f) {
   f("blocks", r.blocks);
   f("threadsPerBlock", r.threads_per_block);
   f("vectorBytes", r.vector_bytes);
+  f("unroll", r.unroll);
+  f("candidates", r.candidates);
 }
 
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
-inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region", "timing"};
+inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region", "timing",
+                                                    "space", "unroll", "candidates"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

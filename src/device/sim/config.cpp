@@ -324,12 +324,15 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
 
   const auto bw = r.at("bandwidth");
   bw.only({"l2_read_gbps", "l2_write_gbps", "dram_read_gbps", "dram_write_gbps",
-           "launch_overhead_us", "jitter_fraction"});
+           "l1_read_bytes_per_clk", "shared_read_bytes_per_clk", "launch_overhead_us",
+           "jitter_fraction"});
   BandwidthSpec& b = cfg.bandwidth;
   b.l2_read_gbps = bw.at("l2_read_gbps").number(0.001, 1e6);
   b.l2_write_gbps = bw.at("l2_write_gbps").number(0.001, 1e6);
   b.dram_read_gbps = bw.at("dram_read_gbps").number(0.001, 1e6);
   b.dram_write_gbps = bw.at("dram_write_gbps").number(0.001, 1e6);
+  b.l1_read_bytes_per_clk = bw.number("l1_read_bytes_per_clk", 0, 1e4, 0);
+  b.shared_read_bytes_per_clk = bw.number("shared_read_bytes_per_clk", 0, 1e4, 0);
   b.launch_overhead_us = bw.number("launch_overhead_us", 0, 1e6, 0);
   b.jitter_fraction = bw.number("jitter_fraction", 0, 0.5, 0);
 }

@@ -110,6 +110,9 @@ struct BandwidthSpec {
   double l2_write_gbps = 0;
   double dram_read_gbps = 0;
   double dram_write_gbps = 0;
+  // Per SM and clock; 0: the simulated GPU models no such stream.
+  double l1_read_bytes_per_clk = 0;
+  double shared_read_bytes_per_clk = 0;
   double launch_overhead_us = 0;
   double jitter_fraction = 0;
 };

@@ -85,6 +85,15 @@ class SimDevice final : public Device {
   StreamResult stream(const StreamRequest& request) override {
     if (request.bytes == 0) bad("stream: bytes must be > 0");
     if (request.repeats == 0) bad("stream: repeats must be > 0");
+    const Space space = stream_space(request);
+    if (space != Space::L2 && space != Space::L1 && space != Space::Shared)
+      bad(fmt::format("stream: no stream over the {} space", to_string(space)));
+    if (space != Space::L2 && request.kind != StreamKind::Read)
+      bad(fmt::format("stream: the {} stream only reads", to_string(space)));
+    const auto& bw = config_.bandwidth;
+    if ((space == Space::L1 && bw.l1_read_bytes_per_clk <= 0) ||
+        (space == Space::Shared && bw.shared_read_bytes_per_clk <= 0))
+      bad(fmt::format("stream: this simulated GPU models no {} bandwidth", to_string(space)));
     const std::uint64_t buffers = request.kind == StreamKind::Copy ? 2 : 1;
     if (request.bytes > config_.device.global_memory_bytes / buffers)
       bad(fmt::format("stream: {} B buffers do not fit in {} B of device memory", request.bytes,

@@ -8,11 +8,52 @@
 namespace gputopo::device::sim {
 namespace {
 constexpr double kMinBytesPerLaunch = 256.0 * 1024 * 1024;
+constexpr double kMinSmBytesPerLaunch = 4096.0 * 1024 * 1024;
+
+
+// The repeats of a stream that takes `elapsed` seconds per launch and moves `moved` bytes.
+StreamResult repeats(const SimConfig& config, const StreamRequest& request, std::uint64_t seed,
+                     double moved, double elapsed) {
+  StreamResult result;
+  result.threads_per_block = static_cast<std::uint32_t>(config.device.max_threads_per_block);
+  result.blocks = static_cast<std::uint32_t>(
+      config.device.sm_count *
+      std::max(1, config.device.max_threads_per_sm / config.device.max_threads_per_block));
+  result.vector_bytes = 16;
+  Rng rng(seed);
+  double total = 0;
+  for (std::uint32_t i = 0; i < request.repeats; ++i) {
+    const double t = elapsed * (1 + config.bandwidth.jitter_fraction * rng.normal() * 0.5);
+    const double seconds_taken = std::max(t, elapsed * 0.5);
+    result.gbps.push_back(moved / seconds_taken / 1e9);
+    total += seconds_taken;
+  }
+  result.conditions.sm_clock_mhz_before = config.device.sm_clock_max_mhz;
+  result.conditions.sm_clock_mhz_after = config.device.sm_clock_max_mhz;
+  result.conditions.elapsed_ns = total * 1e9;
+  result.conditions.elapsed_cycles = total * config.device.sm_clock_max_mhz * 1e6;
+  return result;
+}
+
+// Every SM reads its own slice at `bytes_per_clk` per clock, kMinSmBytesPerLaunch per launch.
+StreamResult model_sm_stream(const SimConfig& config, const StreamRequest& request,
+                             std::uint64_t seed, double bytes_per_clk) {
+  const double gbps = bytes_per_clk * config.device.sm_count * config.device.sm_clock_max_mhz / 1e3;
+  const double moved = kMinSmBytesPerLaunch;
+  return repeats(config, request, seed, moved,
+                 moved / (gbps * 1e9) + config.bandwidth.launch_overhead_us * 1e-6);
+}
+
 }  // namespace
 
 StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
                           std::uint64_t seed) {
   const BandwidthSpec& bw = config.bandwidth;
+  const Space space = stream_space(request);
+  if (space == Space::L1 || space == Space::Shared)
+    return model_sm_stream(config, request, seed,
+                           space == Space::L1 ? bw.l1_read_bytes_per_clk
+                                              : bw.shared_read_bytes_per_clk);
   const double bytes = static_cast<double>(request.bytes);
   const double footprint = request.kind == StreamKind::Copy ? 2 * bytes : bytes;
   const double in_l2 = std::min(1.0, static_cast<double>(config.l2_bytes()) / footprint);
@@ -40,25 +81,7 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
   moved *= passes;
   const double elapsed = busy * passes + bw.launch_overhead_us * 1e-6;
 
-  StreamResult result;
-  result.threads_per_block = static_cast<std::uint32_t>(config.device.max_threads_per_block);
-  result.blocks = static_cast<std::uint32_t>(
-      config.device.sm_count *
-      std::max(1, config.device.max_threads_per_sm / config.device.max_threads_per_block));
-  result.vector_bytes = 16;
-  Rng rng(seed);
-  double total = 0;
-  for (std::uint32_t i = 0; i < request.repeats; ++i) {
-    const double t = elapsed * (1 + bw.jitter_fraction * rng.normal() * 0.5);
-    const double seconds_taken = std::max(t, elapsed * 0.5);
-    result.gbps.push_back(moved / seconds_taken / 1e9);
-    total += seconds_taken;
-  }
-  result.conditions.sm_clock_mhz_before = config.device.sm_clock_max_mhz;
-  result.conditions.sm_clock_mhz_after = config.device.sm_clock_max_mhz;
-  result.conditions.elapsed_ns = total * 1e9;
-  result.conditions.elapsed_cycles = total * config.device.sm_clock_max_mhz * 1e6;
-  return result;
+  return repeats(config, request, seed, moved, elapsed);
 }
 
 }  // namespace gputopo::device::sim

@@ -24,6 +24,17 @@ std::vector<LaunchShape> shape_candidates(const DeviceInfo& info) {
   return shapes;
 }
 
+std::vector<StreamVariant> stream_variant_candidates(bool copy) {
+  std::vector<StreamVariant> out{{16, 4}};
+  for (std::uint32_t bytes : {16U, 8U, 4U})
+    for (std::uint32_t unroll : {1U, 2U, 4U, 8U}) {
+      if (bytes == 16 && unroll == 4) continue;
+      if (copy && (bytes == 4 || unroll == 2 || unroll == 8)) continue;
+      out.push_back({bytes, unroll});
+    }
+  return out;
+}
+
 std::uint32_t launches_per_repeat(double seconds_per_launch, double target_s) {
   if (!(seconds_per_launch > 0)) return 1;
   const double n = std::ceil(target_s / seconds_per_launch);
