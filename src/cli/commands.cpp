@@ -57,7 +57,7 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
                               {"memorySize", d.memory_bytes},
                               {"pciBusId", d.pci_bus_id},
                               {"simulated", simulated}});
-    out << j.dump(2) << "\n";
+    out << report::to_json_text(j);
     return 0;
   }
   for (const auto& d : devices)

@@ -49,6 +49,10 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
     opened.device = open_sim(*o.sim, o);
     opened.sim = *o.sim;
   } else if (fall_back_to_sim && no_gpu_here(why)) {
+    if (o.device != 0)
+      throw device::Error(
+          device::Error::Kind::NoDevice,
+          "GPU " + std::to_string(o.device) + " does not exist: no usable GPU (" + why + ")");
     if (!o.quiet)
       notices << "gputopo: no usable GPU (" << why << "); running on the SIMULATED GPU '"
               << kFallbackPreset << "' instead\n";
