@@ -41,7 +41,9 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
   std::string why;
   if (o.replay_dir) {
     try {
-      opened.device = device::record::open_replay(*o.replay_dir);
+      auto replay = device::record::open_replay(*o.replay_dir);
+      opened.cut_short = replay->cut_short();
+      opened.device = std::move(replay);
     } catch (const device::record::RawDirError& e) {
       throw UsageError(std::string("analyze ") + *o.replay_dir + ": " + e.what());
     }
@@ -63,8 +65,10 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
   }
   if (o.raw_dir) {
     try {
-      opened.device =
+      auto recorder =
           device::record::record_to(std::move(opened.device), *o.raw_dir, report::tool_version());
+      opened.recorder = recorder.get();
+      opened.device = std::move(recorder);
     } catch (const device::Error& e) {
       throw UsageError(std::string("--raw ") + *o.raw_dir + ": " + e.what());
     }

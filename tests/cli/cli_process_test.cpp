@@ -296,6 +296,21 @@ TEST(Cli, AnotherDeviceIndexWithoutGpuIsNoDevice) {
   EXPECT_EQ(r.err.find("SIMULATED"), std::string::npos) << r.err;
 }
 
+TEST(Cli, AnInterruptedRecordingSaysSoAndReplaysAsCutShort) {
+  const fs::path dir = temp_file("interrupted-raw");
+  fs::remove_all(dir);
+  ProcessResult r = gputopo({"--sim", "h100-sxm", "--raw", dir.string()}, "gputopo: [2/");
+  ASSERT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(read_json(dir / "manifest.json")["complete"], false);
+  ProcessResult replay = gputopo({"analyze", dir.string(), "-q", "--json"});
+  EXPECT_EQ(replay.exit_code, 4) << replay.err;
+  EXPECT_NE(replay.err.find("the run interrupted"), std::string::npos) << replay.err;
+  const nlohmann::json j = parse_json(replay.out);
+  EXPECT_EQ(j["run"]["status"], "interrupted");
+  EXPECT_NE(j["warnings"].dump().find("recording cut short"), std::string::npos) << j["warnings"];
+  fs::remove_all(dir);
+}
+
 TEST(Cli, InterruptKeepsWhatWasMeasuredAndExitsFour) {
   const fs::path file = temp_file("interrupted.json");
   // Progress lines go to stderr when it is not a terminal; interrupt once the second phase began.
