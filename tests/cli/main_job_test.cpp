@@ -3,12 +3,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "../report/fake_device.hpp"
 #include "../report/schema_validator.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 
 namespace gputopo::cli {
 namespace {
@@ -52,6 +57,46 @@ TEST(MainJob, InterruptBeforeTheFirstProbeKeepsTheDriverReport) {
   const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["run"]["status"], "interrupted");
   EXPECT_EQ(j["memory"]["l2"]["apiSize"]["value"], 52428800);
+}
+
+// A device whose first measurement receives SIGTERM and never returns, as a hung kernel would.
+class StuckDevice final : public device::Device {
+ public:
+  const device::DeviceInfo& info() const override { return info_; }
+  device::ChaseBatchResult chase(const device::ChaseBatch&) override { hang(); }
+  device::ChaseBatchResult interfere(const device::InterferenceBatch&) override { hang(); }
+  device::StreamResult stream(const device::StreamRequest&) override { hang(); }
+  std::vector<std::vector<int>> co_resident_sms(int) override { hang(); }
+
+ private:
+  [[noreturn]] static void hang() {
+    std::raise(SIGTERM);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  device::DeviceInfo info_ = test::h100_like_info();
+};
+
+TEST(MainJob, ASignalEndsARunStuckInAMeasurementAfterTheGracePeriod) {
+  const fs::path file =
+      fs::path(::testing::TempDir()) / ("gputopo-stuck-" + std::to_string(getpid()) + ".json");
+  const auto run_stuck = [&] {
+    Options o;
+    o.quiet = true;
+    o.output = file.string();
+    o.argv = {"gputopo", "-o", file.string()};
+    const auto& interrupted = install_interrupt_handler(std::chrono::milliseconds(200));
+    run_discover_on(OpenedDevice{std::make_unique<StuckDevice>(), ""}, o, std::cout, std::cerr,
+                    interrupted);
+  };
+  EXPECT_EXIT(run_stuck(), ::testing::ExitedWithCode(4),
+              "gputopo: the run interrupted; partial results were written");
+  const nlohmann::json written = test::load_json_file(file.string());
+  EXPECT_EQ(written["run"]["status"], "interrupted");
+  EXPECT_EQ(written["compute"]["smCount"]["value"], 132);
+  EXPECT_NE(written["warnings"].dump().find("did not stop within the grace period"),
+            std::string::npos)
+      << written["warnings"];
+  fs::remove(file);
 }
 
 }  // namespace
