@@ -13,6 +13,7 @@
 #include "../report/fake_device.hpp"
 #include "../report/schema_validator.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 
 namespace gputopo::cli {
@@ -57,6 +58,39 @@ TEST(MainJob, InterruptBeforeTheFirstProbeKeepsTheDriverReport) {
   const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["run"]["status"], "interrupted");
   EXPECT_EQ(j["memory"]["l2"]["apiSize"]["value"], 52428800);
+}
+
+// A GPU that cannot be used (exclusive-process mode held by another process) is "no usable GPU".
+class UnusableDevice final : public device::Device {
+ public:
+  const device::DeviceInfo& info() const override { return info_; }
+  device::ChaseBatchResult chase(const device::ChaseBatch&) override { refuse(); }
+  device::ChaseBatchResult interfere(const device::InterferenceBatch&) override { refuse(); }
+  device::StreamResult stream(const device::StreamRequest&) override { refuse(); }
+  std::vector<std::vector<int>> co_resident_sms(int) override { refuse(); }
+
+ private:
+  [[noreturn]] static void refuse() {
+    throw device::Error(device::Error::Kind::NoDevice,
+                        "GPU 0 is not usable: cudaStreamCreate: all CUDA-capable devices are busy "
+                        "or unavailable (compute mode exclusive-process)");
+  }
+  device::DeviceInfo info_ = test::h100_like_info();
+};
+
+TEST(MainJob, AGpuThatCannotBeUsedIsExitThreeWithTheReason) {
+  Options o;
+  o.quiet = true;
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> interrupted{false};
+  try {
+    run_discover_on(OpenedDevice{std::make_unique<UnusableDevice>(), ""}, o, out, err, interrupted);
+    FAIL() << "the run went on without a usable GPU";
+  } catch (const device::Error& e) {
+    EXPECT_EQ(exit_code_for(e.kind()), 3);
+    EXPECT_NE(std::string(e.what()).find("exclusive-process"), std::string::npos) << e.what();
+  }
 }
 
 // A device whose first measurement receives SIGTERM and never returns, as a hung kernel would.
