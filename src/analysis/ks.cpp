@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numbers>
 #include <numeric>
 #include <vector>
@@ -11,8 +12,11 @@ namespace {
 
 constexpr long kMaxExactN = 10000;  // scipy's method='auto' limit for the exact distribution
 
+// NaNs dropped: they order with nothing, so neither sorting nor the merge below could use them.
 std::vector<double> sorted_copy(std::span<const double> s) {
-  std::vector<double> v(s.begin(), s.end());
+  std::vector<double> v;
+  v.reserve(s.size());
+  std::copy_if(s.begin(), s.end(), std::back_inserter(v), [](double x) { return !std::isnan(x); });
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -237,22 +241,26 @@ double kolmogorov_n_sf(double x, long n) {
   return std::clamp(1 - cdf, 0.0, 1.0);
 }
 
-double ks_statistic(std::span<const double> a, std::span<const double> b) {
+double ks_statistic(std::span<const double> a_in, std::span<const double> b_in) {
+  const std::vector<double> a = sorted_copy(a_in);
+  const std::vector<double> b = sorted_copy(b_in);
   if (a.empty() || b.empty()) return 0;
   const auto n1 = static_cast<long long>(a.size());
   const auto n2 = static_cast<long long>(b.size());
   const long long g = std::gcd(n1, n2);
-  const long long h = scaled_statistic(sorted_copy(a), sorted_copy(b), n2 / g, n1 / g);
+  const long long h = scaled_statistic(a, b, n2 / g, n1 / g);
   return static_cast<double>(h) / (static_cast<double>(n1 / g) * static_cast<double>(n2));
 }
 
-KsResult ks_2samp(std::span<const double> a, std::span<const double> b) {
+KsResult ks_2samp(std::span<const double> a_in, std::span<const double> b_in) {
   KsResult r;
+  const std::vector<double> a = sorted_copy(a_in);
+  const std::vector<double> b = sorted_copy(b_in);
   if (a.empty() || b.empty()) return r;
   const auto n1 = static_cast<long>(a.size());
   const auto n2 = static_cast<long>(b.size());
   const long g = std::gcd(n1, n2);
-  const long long h = scaled_statistic(sorted_copy(a), sorted_copy(b), n2 / g, n1 / g);
+  const long long h = scaled_statistic(a, b, n2 / g, n1 / g);
   const double lcm = static_cast<double>(n1 / g) * static_cast<double>(n2);
   r.d = static_cast<double>(h) / lcm;
   if (h == 0) {

@@ -14,7 +14,7 @@ struct KsResult {
   bool exact = false;  // which null distribution gave p_value
 };
 
-// Either sample empty: d = 0, p_value = 1. NaNs are not allowed (callers filter them).
+// NaNs are left out. Either sample empty (after that): d = 0, p_value = 1.
 KsResult ks_2samp(std::span<const double> a, std::span<const double> b);
 
 // The statistic alone, O((n1 + n2) log(n1 + n2)).

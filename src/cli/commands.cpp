@@ -57,7 +57,7 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
                               {"memorySize", d.memory_bytes},
                               {"pciBusId", d.pci_bus_id},
                               {"simulated", simulated}});
-    out << j.dump(2) << "\n";
+    out << report::to_json_text(j);
     return 0;
   }
   for (const auto& d : devices)
@@ -118,12 +118,18 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
     return session.finish(std::move(partial), RunStatus::Failed);
   }
   RunStatus status = RunStatus::Complete;
-  if (result.failed)
+  if (result.failed && opened.cut_short) {
+    // The run that made the recording was interrupted; its replay ends where it did.
+    status = RunStatus::Interrupted;
+    result.warnings.push_back("recording cut short: " + *o.replay_dir +
+                              " ends where the run that made it stopped");
+  } else if (result.failed)
     status = RunStatus::Failed;
   else if (interrupted.load())
     status = RunStatus::Interrupted;
   else if (!result.completed)
     status = RunStatus::Incomplete;
+  if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
   return session.finish(with_result(base, result), status);
 }
 

@@ -41,7 +41,9 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
   std::string why;
   if (o.replay_dir) {
     try {
-      opened.device = device::record::open_replay(*o.replay_dir);
+      auto replay = device::record::open_replay(*o.replay_dir);
+      opened.cut_short = replay->cut_short();
+      opened.device = std::move(replay);
     } catch (const device::record::RawDirError& e) {
       throw UsageError(std::string("analyze ") + *o.replay_dir + ": " + e.what());
     }
@@ -49,6 +51,10 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
     opened.device = open_sim(*o.sim, o);
     opened.sim = *o.sim;
   } else if (fall_back_to_sim && no_gpu_here(why)) {
+    if (o.device != 0)
+      throw device::Error(
+          device::Error::Kind::NoDevice,
+          "GPU " + std::to_string(o.device) + " does not exist: no usable GPU (" + why + ")");
     if (!o.quiet)
       notices << "gputopo: no usable GPU (" << why << "); running on the SIMULATED GPU '"
               << kFallbackPreset << "' instead\n";
@@ -59,8 +65,10 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
   }
   if (o.raw_dir) {
     try {
-      opened.device =
+      auto recorder =
           device::record::record_to(std::move(opened.device), *o.raw_dir, report::tool_version());
+      opened.recorder = recorder.get();
+      opened.device = std::move(recorder);
     } catch (const device::Error& e) {
       throw UsageError(std::string("--raw ") + *o.raw_dir + ": " + e.what());
     }

@@ -7,6 +7,7 @@
 
 #include "cli/options.hpp"
 #include "device/device.hpp"
+#include "device/record/recording.hpp"
 
 namespace gputopo::cli {
 
@@ -21,7 +22,9 @@ inline constexpr const char* kFallbackPreset = "h100-sxm";
 
 struct OpenedDevice {
   std::unique_ptr<device::Device> device;
-  std::string sim;  // the preset or file when simulated, "" for a real GPU
+  std::string sim;                               // the preset or file when simulated, "" else
+  device::record::Recorder* recorder = nullptr;  // `device` itself with --raw DIR
+  bool cut_short = false;  // analyze: the run that made the recording stopped before its end
 };
 
 // The device the options name: --sim, else the CUDA GPU -d N. With `fall_back_to_sim`, a host

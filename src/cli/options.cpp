@@ -1,15 +1,36 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <set>
+#include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "device/sim/sim_device.hpp"
+#include "discovery/plan.hpp"
+#include "discovery/registry.hpp"
 #include "report/atomic_file.hpp"
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
 namespace {
+
+// `text` as a whole number of type T in [lo, hi]: digits only (no sign, no space), in range.
+template <class T>
+std::optional<T> whole_number(const std::string& text, T lo, T hi) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || text[0] == '-' || text[0] == '+' || ec != std::errc() ||
+      end != text.data() + text.size() || value < lo || value > hi)
+    return std::nullopt;
+  return value;
+}
+
+// The options that only the discovery (no command, or analyze) uses.
+constexpr std::string_view kDiscoveryOnly[] = {"--only", "--raw", "--time-budget", "--carveout"};
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -42,6 +63,9 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   std::string sim;
   std::string output;
   std::string raw;
+  std::string device = "0";
+  std::string seed = "1";
+  std::string time_budget;
 
   CLI::App app{
       "gputopo: discovers a GPU's compute and memory topology with microbenchmarks.\n"
@@ -51,13 +75,11 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   std::string presets;
   for (const auto& name : device::sim::preset_names())
     presets += (presets.empty() ? "" : ", ") + name;
-  app.add_option("-d,--device", o.device, "GPU index (default 0)")
-      ->check(CLI::NonNegativeNumber)
-      ->type_name("N");
+  app.add_option("-d,--device", device, "GPU index (default 0)")->type_name("N");
   app.add_option("--sim", sim,
                  "run on a simulated GPU: a preset (" + presets + ") or a JSON file (docs/sim.md)")
       ->type_name("PRESET|FILE");
-  app.add_option("--seed", o.seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
+  app.add_option("--seed", seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
   app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
   app.add_option("-o,--output", output, "also write the JSON report to FILE, atomically")
       ->type_name("FILE");
@@ -75,9 +97,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                  "shared-memory carve-out (percent) the L1-family caches are measured under, or "
                  "'default' for the driver's choice (default 0: the largest L1)")
       ->type_name("PERCENT|default");
-  app.add_option("--time-budget", o.time_budget_s,
+  app.add_option("--time-budget", time_budget,
                  "stop the discovery after this many seconds, keeping what was measured")
-      ->check(CLI::PositiveNumber)
       ->type_name("SECONDS");
   app.add_flag("--version", version, "print the version and exit");
   app.footer(
@@ -109,8 +130,45 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     out << "gputopo " << report::tool_version() << " (" << report::tool_git_describe() << ")\n";
     return {std::nullopt, kExitOk};
   }
+  const auto usage = [&](const std::string& message) {
+    err << "gputopo: " << message << " (see gputopo --help)\n";
+    return ParseResult{std::nullopt, kExitUsage};
+  };
   if (info->parsed()) o.command = Command::Info;
   if (list->parsed()) o.command = Command::List;
+  if (o.command == Command::Info || o.command == Command::List) {
+    for (const std::string_view name : kDiscoveryOnly)
+      if (app.count(std::string(name)) > 0)
+        return usage(std::string(name) + " applies to the discovery, not to " +
+                     std::string(to_string(o.command)));
+    if (o.command == Command::List && app.count("--output") > 0)
+      return usage("-o applies to the discovery and info, not to list (use --json)");
+  }
+  if (auto v = whole_number<int>(device, 0, std::numeric_limits<int>::max()))
+    o.device = *v;
+  else
+    return usage("-d " + device + ": expected a GPU index, a whole number from 0");
+  if (auto v = whole_number<std::uint64_t>(seed, 0, std::numeric_limits<std::uint64_t>::max()))
+    o.seed = *v;
+  else
+    return usage("--seed " + seed + ": expected a whole number from 0 to 18446744073709551615");
+  if (app.count("--time-budget") > 0) {
+    double v = 0;
+    const auto [end, ec] =
+        std::from_chars(time_budget.data(), time_budget.data() + time_budget.size(), v);
+    if (time_budget.empty() || ec != std::errc() ||
+        end != time_budget.data() + time_budget.size() || !std::isfinite(v) || v <= 0)
+      return usage("--time-budget " + time_budget + ": expected a positive number of seconds");
+    o.time_budget_s = v;
+  }
+  if (!o.only.empty()) {
+    try {
+      discovery::Plan(discovery::registered_probes(device::DeviceInfo{}),
+                      std::set<std::string>(o.only.begin(), o.only.end()));
+    } catch (const std::invalid_argument& e) {
+      return usage(std::string("--only: ") + e.what());
+    }
+  }
   if (analyze->parsed()) {
     if (app.count("--sim") > 0 || app.count("--raw") > 0) {
       err << "gputopo: analyze answers from a recording: --sim and --raw do not apply\n";

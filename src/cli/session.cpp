@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -30,7 +31,20 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
       err_(err),
       started_wall_(std::chrono::system_clock::now()),
       started_(std::chrono::steady_clock::now()),
-      device_index_(options.device) {}
+      device_index_(options.device) {
+  set_last_words([this] { last_words(); });
+}
+
+Session::~Session() { set_last_words({}); }
+
+void Session::last_words() {
+  std::unique_lock lock(mutex_, std::chrono::seconds(1));
+  if (!lock.owns_lock() || finished_) return;
+  model::Report report = latest_;
+  report.warnings.push_back(
+      "the run was ended: a measurement did not stop within the grace period after the signal");
+  finish_locked(std::move(report), RunStatus::Interrupted);
+}
 
 void Session::set_device(int index, const std::string& sim) {
   device_index_ = index;
@@ -61,6 +75,8 @@ model::Report Session::completed(model::Report report, RunStatus status) const {
 }
 
 void Session::write_partial(model::Report report) {
+  std::lock_guard lock(mutex_);
+  latest_ = report;
   if (!options_.output || partial_write_failed_) return;
   try {
     report::write_file_atomically(*options_.output, report::to_json_text(completed(
@@ -72,6 +88,12 @@ void Session::write_partial(model::Report report) {
 }
 
 int Session::finish(model::Report report, RunStatus status) {
+  std::lock_guard lock(mutex_);
+  return finish_locked(std::move(report), status);
+}
+
+int Session::finish_locked(model::Report report, RunStatus status) {
+  finished_ = true;
   const model::Report done = completed(std::move(report), status);
   int code = (status == RunStatus::Interrupted || status == RunStatus::Failed) ? kExitMeasurement
                                                                                : kExitOk;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
 #include <ostream>
 #include <string>
 
@@ -23,14 +24,20 @@ std::string_view to_string(RunStatus s);
 // (text or --json) at the end.
 class Session {
  public:
+  // The session's last words (interrupt.hpp) write the report as it stands, status
+  // `interrupted`, when a run does not stop within the grace period after a signal.
   Session(const Options& options, std::ostream& out, std::ostream& err);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   // The device the run uses; `sim` is the preset or file when simulated, "" otherwise.
   void set_device(int index, const std::string& sim);
   void add_phase(const std::string& name, double seconds, const std::string& status);
 
   // Writes `report` as it stands to -o FILE (never to stdout), so that an interrupted or failed
-  // run leaves its results behind. A write failure is reported once and does not stop the run.
+  // run leaves its results behind, and keeps it for the last words. A write failure is reported
+  // once and does not stop the run.
   void write_partial(model::Report report);
 
   // Writes the final report (-o FILE, stdout) and returns the exit code.
@@ -40,6 +47,9 @@ class Session {
   model::Report completed(model::Report report, RunStatus status) const;
 
  private:
+  int finish_locked(model::Report report, RunStatus status);
+  void last_words();
+
   const Options& options_;
   std::ostream& out_;
   std::ostream& err_;
@@ -49,6 +59,9 @@ class Session {
   std::string sim_;
   model::Json phases_ = model::Json::array();
   bool partial_write_failed_ = false;
+  std::timed_mutex mutex_;  // the main thread against the last words
+  model::Report latest_;
+  bool finished_ = false;
 };
 
 }  // namespace gputopo::cli

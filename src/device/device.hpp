@@ -15,7 +15,9 @@ class Error : public std::runtime_error {
  public:
   enum class Kind {
     NoDriver,     // no driver, or the driver cannot be loaded        -> exit 3
-    NoDevice,     // no GPU, or the index is out of range              -> exit 3
+    NoDevice,     // no GPU, the index is out of range, or the GPU     -> exit 3
+                  // cannot be used (exclusive-process mode held elsewhere, no context or
+                  // stream): the message gives the driver's reason
     Unsupported,  // the GPU is older than the supported minimum       -> exit 3
     BadRequest,   // the request cannot be run on this device          -> exit 4
     Measurement,  // a measurement failed or timed out                 -> exit 4

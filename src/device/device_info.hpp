@@ -7,6 +7,10 @@
 
 namespace gputopo::device {
 
+// The most SMs a simulated or recorded device may have (the largest GPUs have about 160): the
+// discovery's work and memory grow faster than the SM count.
+constexpr int kMaxSmCount = 256;
+
 // What the driver knows about one device. The typed fields are the ones probes rely on and are
 // always filled by a backend that opened a device; `general` and `compute` are the complete,
 // ordered report (every key documented in docs/schema.md), unavailable values included with

@@ -60,13 +60,13 @@ const Attribute* find(const AttributeList& list, std::string_view key) {
 }
 
 void merge(AttributeList& into, const AttributeList& from) {
-  for (const auto& [key, attribute] : from) {
-    auto it =
-        std::find_if(into.begin(), into.end(), [&](const auto& kv) { return kv.first == key; });
+  for (const auto& entry : from) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const auto& kv) { return kv.first == entry.first; });
     if (it != into.end())
-      it->second = attribute;
+      it->second = entry.second;
     else
-      into.emplace_back(key, attribute);
+      into.push_back(entry);
   }
 }
 

@@ -102,7 +102,7 @@ std::string format_value(const model::Json& value, std::string_view unit) {
     if (unit.empty()) return format_number(v);
     return format_number(v) + " " + std::string(unit);
   }
-  return value.dump();
+  return value.dump(-1, ' ', false, model::Json::error_handler_t::replace);
 }
 
 std::string label_for(std::string_view key) {

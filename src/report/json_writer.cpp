@@ -26,6 +26,10 @@ model::Json to_json(const model::Report& report) {
   return j;
 }
 
-std::string to_json_text(const model::Report& report) { return to_json(report).dump(2) + "\n"; }
+std::string to_json_text(const model::Report& report) { return to_json_text(to_json(report)); }
+
+std::string to_json_text(const model::Json& json) {
+  return json.dump(2, ' ', false, model::Json::error_handler_t::replace) + "\n";
+}
 
 }  // namespace gputopo::report

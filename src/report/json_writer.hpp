@@ -13,7 +13,9 @@ inline constexpr int kSchemaVersion = 1;
 // `run.simulated` and `device.simulated` both come from Report::simulated.
 model::Json to_json(const model::Report& report);
 
-// Indented JSON text with a final newline.
+// Indented JSON text with a final newline. Strings that are not UTF-8 (a file name from the command
+// line) are written with U+FFFD in place of the bytes that are not.
 std::string to_json_text(const model::Report& report);
+std::string to_json_text(const model::Json& json);
 
 }  // namespace gputopo::report

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -54,6 +55,17 @@ TEST(KsTwoSample, EmptyAndIdenticalSamples) {
   EXPECT_EQ(ks_2samp(a, {}).p_value, 1.0);
   EXPECT_EQ(ks_2samp(a, a).d, 0.0);
   EXPECT_EQ(ks_2samp(a, a).p_value, 1.0);
+}
+
+TEST(KsTwoSample, NaNsAreLeftOut) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> a{3, 1, 2, 2, 5, 9};
+  const std::vector<double> b{4, 4, 7, 8, 1};
+  const std::vector<double> a_nan{3, nan, 1, 2, 2, 5, nan, 9};
+  const std::vector<double> b_nan{nan, 4, 4, 7, 8, 1};
+  EXPECT_DOUBLE_EQ(ks_statistic(a_nan, b_nan), ks_statistic(a, b));
+  EXPECT_DOUBLE_EQ(ks_2samp(a_nan, b_nan).p_value, ks_2samp(a, b).p_value);
+  EXPECT_EQ(ks_2samp(a, std::vector<double>{nan, nan}).p_value, 1.0);
 }
 
 }  // namespace

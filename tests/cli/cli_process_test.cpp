@@ -33,6 +33,11 @@ void expect_one_line_error(const ProcessResult& r, int code, const std::string& 
   }
 }
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 nlohmann::json parse_json(const std::string& text) { return nlohmann::json::parse(text); }
 
 nlohmann::json read_json(const fs::path& p) { return load_json_file(p.string()); }
@@ -180,6 +185,130 @@ TEST(Cli, RawRecordsEveryRequestAndABadDirectoryIsAUsageError) {
   fs::remove_all(dir);
   expect_one_line_error(gputopo({"--sim", "toy", "--raw", "/proc/gputopo-cannot-be-here", "info"}),
                         2, "--raw");
+}
+
+// No usage error touches an existing output: every option is checked before -o or --raw is opened.
+TEST(Cli, UsageErrorsLeaveExistingOutputsAlone) {
+  const fs::path keep = temp_file("keep.json");
+  const fs::path dir = temp_file("keep-raw");
+  fs::remove_all(dir);
+  ASSERT_EQ(gputopo({"--sim", "toy", "-q", "--only", "l1", "--raw", dir.string()}).exit_code, 0);
+  const auto recorded = std::distance(fs::directory_iterator(dir), fs::directory_iterator());
+  { std::ofstream(keep) << "keep"; }
+  expect_one_line_error(gputopo({"--sim", "toy", "--only", "bogus", "-o", keep.string()}), 2,
+                        "bogus");
+  expect_one_line_error(gputopo({"--sim", "toy", "--only", "bogus", "--raw", dir.string()}), 2,
+                        "bogus");
+  expect_one_line_error(gputopo({"--sim", "toy", "info", "--raw", dir.string()}), 2, "--raw");
+  expect_one_line_error(gputopo({"--sim", "toy", "list", "-o", keep.string()}), 2, "list");
+  EXPECT_EQ(read_text(keep), "keep");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), recorded);
+  ProcessResult replay = gputopo({"analyze", dir.string(), "-q", "--only", "l1"});
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+  fs::remove_all(dir);
+  fs::remove(keep);
+}
+
+// -o never replaces what is not a regular, writable file, and is refused before anything runs.
+TEST(Cli, OutputThatIsNotAWritableRegularFileIsRefused) {
+  const fs::path link = temp_file("link.json");
+  const fs::path target = temp_file("target.json");
+  const fs::path read_only = temp_file("read-only.json");
+  {
+    std::ofstream(target) << "target";
+    std::ofstream(read_only) << "read-only";
+  }
+  fs::remove(link);
+  fs::create_symlink(target, link);
+  fs::permissions(read_only, fs::perms::owner_read);
+  expect_one_line_error(gputopo({"--sim", "toy", "info", "-o", link.string()}), 2, "symbolic link");
+  expect_one_line_error(gputopo({"--sim", "toy", "info", "-o", read_only.string()}), 2,
+                        "read-only");
+  expect_one_line_error(gputopo({"--sim", "toy", "info", "-o", "/dev/null"}), 2,
+                        "not a regular file");
+  expect_one_line_error(
+      gputopo({"--sim", "toy", "-o",
+               (fs::path(::testing::TempDir()) / std::string(250, 'x')).string()}),
+      2, "File name too long");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_text(target), "target");
+  EXPECT_EQ(read_text(read_only), "read-only");
+  fs::remove(link);
+  fs::remove(target);
+  fs::remove(read_only);
+}
+
+TEST(Cli, StdoutThatCannotBeWrittenIsAnError) {
+  const auto shell = [](const std::string& line) {
+    return run_process({"/bin/sh", "-c", std::string("exec ") + GPUTOPO_BINARY + " " + line}, 60);
+  };
+  ProcessResult full = shell("--sim toy info --json > /dev/full");
+  EXPECT_EQ(full.exit_code, 2) << full.err;
+  EXPECT_NE(full.err.find("cannot write to stdout"), std::string::npos) << full.err;
+  ProcessResult closed = shell("--sim toy info >&-");
+  EXPECT_EQ(closed.exit_code, 2) << closed.err;
+  EXPECT_NE(closed.err.find("stdout is closed"), std::string::npos) << closed.err;
+}
+
+TEST(Cli, ArgumentsThatAreNotUtf8AreReportedReplaced) {
+  const fs::path file = temp_file("not-utf8-\xff.json");
+  ProcessResult r = gputopo({"--sim", "toy", "info", "--json", "-o", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = parse_json(r.out);
+  EXPECT_NE(j["run"]["commandLine"].dump().find("\xEF\xBF\xBD"), std::string::npos)
+      << j["run"]["commandLine"].dump();
+  EXPECT_EQ(read_json(file), j);
+  fs::remove(file);
+}
+
+TEST(Cli, SeedsAndNumbersOutOfRangeAreUsageErrors) {
+  expect_one_line_error(gputopo({"--sim", "toy", "--seed", "-1", "info"}), 2, "--seed -1");
+  expect_one_line_error(gputopo({"--sim", "toy", "--seed", "18446744073709551616", "info"}), 2);
+  expect_one_line_error(gputopo({"-d", "abc", "info"}), 2, "-d abc: expected a GPU index");
+  expect_one_line_error(gputopo({"--time-budget", "nan"}), 2, "positive number of seconds");
+}
+
+TEST(Cli, OutOfMemoryIsOneLineNamingTheInput) {
+#ifdef GPUTOPO_SANITIZED
+  GTEST_SKIP() << "the sanitizers reserve more address space than the limit leaves";
+#endif
+  const fs::path config = temp_file("big-l2.json");
+  nlohmann::json toy = read_json(fs::path(GPUTOPO_PRESET_DIR) / "toy.json");
+  toy["l2"]["size_bytes"] = 1 << 28;
+  toy["l2"]["line_bytes"] = 128;
+  toy["l2"]["ways"] = 16;
+  toy["l2"].erase("sector_bytes");
+  toy["l2"].erase("fetch_bytes");
+  std::ofstream(config) << toy.dump();
+  ProcessResult r = run_process({"/bin/sh", "-c",
+                                 std::string("ulimit -v 30000; exec ") + GPUTOPO_BINARY +
+                                     " -q --only l1 --sim " + config.string()});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(r.err, "gputopo: out of memory while running discover on --sim " + config.string() +
+                       ": free memory, or give a smaller simulated GPU\n");
+  fs::remove(config);
+}
+
+TEST(Cli, AnotherDeviceIndexWithoutGpuIsNoDevice) {
+  if (host_has_gpu()) GTEST_SKIP() << "this host has a GPU";
+  ProcessResult r = gputopo({"-d", "3"});
+  expect_one_line_error(r, 3, "GPU 3 does not exist");
+  EXPECT_EQ(r.err.find("SIMULATED"), std::string::npos) << r.err;
+}
+
+TEST(Cli, AnInterruptedRecordingSaysSoAndReplaysAsCutShort) {
+  const fs::path dir = temp_file("interrupted-raw");
+  fs::remove_all(dir);
+  ProcessResult r = gputopo({"--sim", "h100-sxm", "--raw", dir.string()}, "gputopo: [2/");
+  ASSERT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(read_json(dir / "manifest.json")["complete"], false);
+  ProcessResult replay = gputopo({"analyze", dir.string(), "-q", "--json"});
+  EXPECT_EQ(replay.exit_code, 4) << replay.err;
+  EXPECT_NE(replay.err.find("the run interrupted"), std::string::npos) << replay.err;
+  const nlohmann::json j = parse_json(replay.out);
+  EXPECT_EQ(j["run"]["status"], "interrupted");
+  EXPECT_NE(j["warnings"].dump().find("recording cut short"), std::string::npos) << j["warnings"];
+  fs::remove_all(dir);
 }
 
 TEST(Cli, InterruptKeepsWhatWasMeasuredAndExitsFour) {

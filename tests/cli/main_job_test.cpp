@@ -3,12 +3,18 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "../report/fake_device.hpp"
 #include "../report/schema_validator.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 
 namespace gputopo::cli {
 namespace {
@@ -52,6 +58,79 @@ TEST(MainJob, InterruptBeforeTheFirstProbeKeepsTheDriverReport) {
   const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["run"]["status"], "interrupted");
   EXPECT_EQ(j["memory"]["l2"]["apiSize"]["value"], 52428800);
+}
+
+// A GPU that cannot be used (exclusive-process mode held by another process) is "no usable GPU".
+class UnusableDevice final : public device::Device {
+ public:
+  const device::DeviceInfo& info() const override { return info_; }
+  device::ChaseBatchResult chase(const device::ChaseBatch&) override { refuse(); }
+  device::ChaseBatchResult interfere(const device::InterferenceBatch&) override { refuse(); }
+  device::StreamResult stream(const device::StreamRequest&) override { refuse(); }
+  std::vector<std::vector<int>> co_resident_sms(int) override { refuse(); }
+
+ private:
+  [[noreturn]] static void refuse() {
+    throw device::Error(device::Error::Kind::NoDevice,
+                        "GPU 0 is not usable: cudaStreamCreate: all CUDA-capable devices are busy "
+                        "or unavailable (compute mode exclusive-process)");
+  }
+  device::DeviceInfo info_ = test::h100_like_info();
+};
+
+TEST(MainJob, AGpuThatCannotBeUsedIsExitThreeWithTheReason) {
+  Options o;
+  o.quiet = true;
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> interrupted{false};
+  try {
+    run_discover_on(OpenedDevice{std::make_unique<UnusableDevice>(), ""}, o, out, err, interrupted);
+    FAIL() << "the run went on without a usable GPU";
+  } catch (const device::Error& e) {
+    EXPECT_EQ(exit_code_for(e.kind()), 3);
+    EXPECT_NE(std::string(e.what()).find("exclusive-process"), std::string::npos) << e.what();
+  }
+}
+
+// A device whose first measurement receives SIGTERM and never returns, as a hung kernel would.
+class StuckDevice final : public device::Device {
+ public:
+  const device::DeviceInfo& info() const override { return info_; }
+  device::ChaseBatchResult chase(const device::ChaseBatch&) override { hang(); }
+  device::ChaseBatchResult interfere(const device::InterferenceBatch&) override { hang(); }
+  device::StreamResult stream(const device::StreamRequest&) override { hang(); }
+  std::vector<std::vector<int>> co_resident_sms(int) override { hang(); }
+
+ private:
+  [[noreturn]] static void hang() {
+    std::raise(SIGTERM);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  device::DeviceInfo info_ = test::h100_like_info();
+};
+
+TEST(MainJob, ASignalEndsARunStuckInAMeasurementAfterTheGracePeriod) {
+  const fs::path file =
+      fs::path(::testing::TempDir()) / ("gputopo-stuck-" + std::to_string(getpid()) + ".json");
+  const auto run_stuck = [&] {
+    Options o;
+    o.quiet = true;
+    o.output = file.string();
+    o.argv = {"gputopo", "-o", file.string()};
+    const auto& interrupted = install_interrupt_handler(std::chrono::milliseconds(200));
+    run_discover_on(OpenedDevice{std::make_unique<StuckDevice>(), ""}, o, std::cout, std::cerr,
+                    interrupted);
+  };
+  EXPECT_EXIT(run_stuck(), ::testing::ExitedWithCode(4),
+              "gputopo: the run interrupted; partial results were written");
+  const nlohmann::json written = test::load_json_file(file.string());
+  EXPECT_EQ(written["run"]["status"], "interrupted");
+  EXPECT_EQ(written["compute"]["smCount"]["value"], 132);
+  EXPECT_NE(written["warnings"].dump().find("did not stop within the grace period"),
+            std::string::npos)
+      << written["warnings"];
+  fs::remove(file);
 }
 
 }  // namespace

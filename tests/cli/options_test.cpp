@@ -50,12 +50,13 @@ TEST(Options, GlobalOptionsBeforeOrAfterTheCommand) {
 }
 
 TEST(Options, SimSeedQuietRawAndList) {
-  Parsed p = parse({"--sim", "toy", "--seed", "7", "-q", "--raw", "/tmp/raw", "list"});
+  Parsed p = parse({"--sim", "toy", "--seed", "18446744073709551615", "-q", "--raw", "/tmp/raw"});
   ASSERT_TRUE(p.result.options) << p.err;
   const Options& o = *p.result.options;
-  EXPECT_EQ(o.command, Command::List);
+  EXPECT_EQ(o.command, Command::Discover);
   EXPECT_EQ(o.sim, "toy");
-  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(o.seed, 18446744073709551615u);
+  EXPECT_EQ(parse({"--sim", "toy", "list"}).result.options->command, Command::List);
   EXPECT_TRUE(o.quiet);
   EXPECT_EQ(o.raw_dir, "/tmp/raw");
 }
@@ -111,6 +112,20 @@ TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
       {"--carveout", "half"},
       {"--time-budget", "0"},
       {"--only"},
+      {"-d", "3x"},
+      {"-d", "99999999999"},
+      {"--seed", "-1"},
+      {"--seed", "18446744073709551616"},
+      {"--time-budget", "abc"},
+      {"--time-budget", "nan"},
+      {"--time-budget", "inf"},
+      {"--only", "bogus"},
+      {"--only", "l1", "info"},
+      {"--raw", "/tmp/raw", "info"},
+      {"--time-budget", "5", "list"},
+      {"-o", ::testing::TempDir() + "/list.json", "list"},
+      {"-o", "/dev/null"},
+      {"-o", ::testing::TempDir() + "/" + std::string(250, 'a')},
   };
   for (const auto& args : bad) {
     Parsed p = parse(args);
@@ -121,6 +136,7 @@ TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
     ASSERT_FALSE(p.err.empty()) << shown;
     EXPECT_EQ(p.err.rfind("gputopo: ", 0), 0u) << p.err;
     EXPECT_EQ(p.err.find('\n'), p.err.size() - 1) << p.err;
+    EXPECT_LT(p.err.size(), 600u) << p.err;
   }
 }
 

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -163,6 +164,34 @@ const std::vector<Damage>& damages() {
       {"StreamRepeatMissing",
        [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "3,2050.75\n", ""); },
        {"00002-stream.csv: holds 3 repeats but the manifest lists 4"}},
+      {"ManifestIsAFifo",
+       [](const fs::path& dir) {
+         fs::remove(dir / "manifest.json");
+         ASSERT_EQ(mkfifo((dir / "manifest.json").c_str(), 0600), 0);
+       },
+       {"manifest.json: is a FIFO, not a regular file"}},
+      {"SampleFileIsAFifo",
+       [](const fs::path& dir) {
+         fs::remove(dir / "00000-chase.csv");
+         ASSERT_EQ(mkfifo((dir / "00000-chase.csv").c_str(), 0600), 0);
+       },
+       {"00000-chase.csv: is a FIFO, not a regular file"}},
+      {"SampleFileIsEndless",
+       [](const fs::path& dir) {
+         fs::remove(dir / "00000-chase.csv");
+         fs::create_symlink("/dev/zero", dir / "00000-chase.csv");
+       },
+       {"00000-chase.csv: is a device, not a regular file"}},
+      {"ManifestNestsTooDeep",
+       [](const fs::path& dir) {
+         write_text(dir / "manifest.json", std::string(300000, '[') + std::string(300000, ']'));
+       },
+       {"manifest.json: not valid JSON: nests deeper than 64 levels"}},
+      {"ManifestNumberOverflows",
+       [](const fs::path& dir) {
+         replace_in(dir / "manifest.json", "\"version\": 1", "\"version\": 1e400");
+       },
+       {"manifest.json: not valid JSON:", "number overflow"}},
       {"StreamValueNotANumber",
        [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "2050.25", "fast"); },
        {"00002-stream.csv:3: gbps \"fast\" is not a number"}},

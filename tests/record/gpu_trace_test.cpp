@@ -75,6 +75,7 @@ TEST_F(GpuTraceAgain, RecordingTheReplayGivesTheSameFiles) {
     recorder->interfere(w.amount);
     for (const auto& s : w.streams) recorder->stream(s);
     recorder->co_resident_sms(2);
+    recorder->finish();
   }
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(kTrace)) {

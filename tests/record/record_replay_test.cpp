@@ -307,6 +307,40 @@ TEST_F(RecordReplay, ARunKilledMidwayLeavesAReadableRecording) {
   EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": false"), std::string::npos);
 }
 
+TEST_F(RecordReplay, ARecorderNotFinishedLeavesAnIncompleteRecording) {
+  record_to(std::make_unique<FakeDevice>(), dir_)->chase(l1_sweep());
+  EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": false"), std::string::npos);
+}
+
+TEST_F(RecordReplay, ADirectoryInUseIsRefused) {
+  auto first = record_to(std::make_unique<FakeDevice>(), dir_);
+  first->chase(l1_sweep());
+  try {
+    record_to(std::make_unique<FakeDevice>(), dir_);
+    FAIL() << "a second recorder was let into the directory";
+  } catch (const RawDirError& e) {
+    EXPECT_NE(std::string(e.what()).find("is being recorded into by another gputopo"),
+              std::string::npos)
+        << e.what();
+  }
+  first->finish();
+  first.reset();
+  EXPECT_NO_THROW(open_replay(dir_)->chase(l1_sweep()));
+  EXPECT_NO_THROW(record_to(std::make_unique<FakeDevice>(), dir_));
+}
+
+TEST_F(RecordReplay, LeftoverTemporaryFilesAreRemovedByTheNextRecording) {
+  record_to(std::make_unique<FakeDevice>(), dir_)->chase(l1_sweep());
+  std::ofstream(dir_ / "00003-chase.csv.tmp") << "request,sm";
+  std::ofstream(dir_ / "manifest.json.tmp") << "{";
+  std::ofstream(dir_ / "notes.txt") << "mine";
+  record_to(std::make_unique<FakeDevice>(), dir_)->finish();
+  EXPECT_FALSE(fs::exists(dir_ / "00003-chase.csv.tmp"));
+  EXPECT_FALSE(fs::exists(dir_ / "manifest.json.tmp"));
+  EXPECT_FALSE(fs::exists(dir_ / "00000-chase.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "notes.txt"));
+}
+
 TEST_F(RecordReplay, TheManifestIsReadableAfterEveryCall) {
   auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
   EXPECT_NO_THROW(open_replay(dir_));
@@ -315,6 +349,7 @@ TEST_F(RecordReplay, TheManifestIsReadableAfterEveryCall) {
   recorder->co_resident_sms(2);
   EXPECT_NO_THROW(open_replay(dir_)->co_resident_sms(2));
   EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": false"), std::string::npos);
+  recorder->finish();
   recorder.reset();
   EXPECT_NE(read_text(dir_ / "manifest.json").find("\"complete\": true"), std::string::npos);
   // A file half-written when a run was killed does not disturb the reader.

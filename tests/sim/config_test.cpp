@@ -1,6 +1,8 @@
 #include "device/sim/config.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -127,7 +129,7 @@ TEST(SimConfig, RejectsBadFilesNamingFieldAndReason) {
       {"/l2/far_latency_cycles", Json::array({1, 2, 3}), "l2.far_latency_cycles",
        "3 latencies for 2 segments"},
       {"/l2/near_latency_cycles", Json::array({100, 0}), "l2.near_latency_cycles[1]", "must be in"},
-      {"/l2/size_bytes", 1ull << 36, "l2.size_bytes", "at most"},
+      {"/l2/size_bytes", 1ull << 36, "l2.size_bytes", "must be in [1, 268435456]"},
       {"/l2/sm_segment", Json::array({0, 1}), "l2.sm_segment", "device.sm_count is 6"},
       {"/l2/sm_segment", Json::array({0, 1, 2, 0, 1, 0}), "l2.sm_segment[2]", "must be in"},
       {"/l2/sm_segment", "by_tpc", "l2.sm_segment", "by_gpc"},
@@ -150,6 +152,82 @@ TEST(SimConfig, RejectsBadFilesNamingFieldAndReason) {
     EXPECT_NE(message.find(m.reason), std::string::npos) << m.pointer << " -> " << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
+}
+
+// Configurations that would take hours or gigabytes are refused on the field that costs too much.
+TEST(SimConfig, RejectsModelsTooCostlyToRun) {
+  const Json toy = Json::parse(preset_text("toy"));
+  Json bad = toy;
+  bad["device"]["sm_count"] = 4096;
+  EXPECT_NE(error_of(bad).find("device.sm_count: must be in [1, 256]"), std::string::npos)
+      << error_of(bad);
+
+  bad = toy;
+  bad["l2"] = {{"size_bytes", 1ull << 36},
+               {"ways", 256},
+               {"line_bytes", 4096},
+               {"near_latency_cycles", 200}};
+  bad["device"]["global_memory_bytes"] = ~0ull;
+  EXPECT_NE(error_of(bad).find("l2.size_bytes: must be in"), std::string::npos) << error_of(bad);
+
+  bad = toy;
+  for (int i = 0; i < 30; ++i)
+    bad["caches"]["big" + std::to_string(i)] = {
+        {"size_bytes", 1u << 28}, {"ways", 16}, {"line_bytes", 64}, {"latency_cycles", 30}};
+  EXPECT_NE(error_of(bad).find("caches.big1: takes the model past"), std::string::npos)
+      << error_of(bad);
+
+  bad = toy;
+  bad["caches"]["l1"] = {{"size_bytes", 1u << 26},
+                         {"ways", 16},
+                         {"line_bytes", 32},
+                         {"latency_cycles", 30},
+                         {"instances_per_sm", 64}};
+  EXPECT_NE(error_of(bad).find("caches.l1: takes the model past"), std::string::npos)
+      << error_of(bad);
+
+  Json h100 = Json::parse(preset_text("h100-sxm"));
+  h100["caches"]["l1"]["sets"] = 1u << 22;
+  h100["caches"]["l1"]["line_bytes"] = 4;
+  h100["caches"]["l1"].erase("sector_bytes");
+  h100["caches"]["l1"].erase("fetch_bytes");
+  h100["unified_l1_shared"]["total_bytes"] = 1u << 28;
+  EXPECT_NE(error_of(h100).find("lines; the simulator models at most"), std::string::npos)
+      << error_of(h100);
+}
+
+TEST(SimConfig, RejectsHostileTextWithOneLine) {
+  const std::string toy = preset_text("toy");
+  const auto message = [](const std::string& text) {
+    try {
+      parse_config(text, "bad.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string deep = std::string(300000, '[') + std::string(300000, ']');
+  EXPECT_EQ(message("{\"name\": " + deep + "}"),
+            "bad.json: not valid JSON: nests deeper than 64 levels");
+  std::string overflow = toy;
+  overflow.replace(overflow.find("\"latency_cycles\": 20"), 20, "\"latency_cycles\": 1e400");
+  EXPECT_NE(message(overflow).find("bad.json: not valid JSON:"), std::string::npos);
+  EXPECT_NE(message(overflow).find("number overflow"), std::string::npos) << message(overflow);
+}
+
+TEST(SimConfig, RefusesFilesThatAreNotRegular) {
+  const auto fifo =
+      std::filesystem::temp_directory_path() / ("gputopo_sim_fifo_" + std::to_string(getpid()));
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& file : {fifo.string(), std::string("/dev/zero")}) {
+    try {
+      load_config(file);
+      ADD_FAILURE() << file << " loaded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(fifo);
 }
 
 TEST(SimConfig, RejectsBadCarveoutTables) {

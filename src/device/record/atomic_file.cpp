@@ -17,21 +17,28 @@ void write_atomically(const std::filesystem::path& file, std::string_view text) 
 void write_atomically(const std::filesystem::path& file,
                       std::initializer_list<std::string_view> pieces) {
   std::filesystem::path temp = file;
-  temp += ".tmp";
+  temp += kTempSuffix;
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     for (std::string_view text : pieces)
       if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
-    if (!out)
+    if (!out) {
+      const int error = errno;
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
       throw RawDirError(Error::Kind::Measurement,
-                        "cannot write " + temp.string() + ": " + std::strerror(errno));
+                        "cannot write " + temp.string() + ": " + std::strerror(error));
+    }
   }
   std::error_code ec;
   std::filesystem::rename(temp, file, ec);
-  if (ec)
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
     throw RawDirError(Error::Kind::Measurement, "cannot rename " + temp.string() + " to " +
                                                     file.string() + ": " + ec.message());
+  }
 }
 
 }  // namespace gputopo::device::record

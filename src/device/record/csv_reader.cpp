@@ -1,19 +1,23 @@
 #include "device/record/csv_reader.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "device/input_file.hpp"
 #include "device/record/raw_error.hpp"
 
 namespace gputopo::device::record {
+namespace {
+// The largest batches write a few hundred MB of samples.
+constexpr std::uint64_t kMaxSampleFileBytes = std::uint64_t{1} << 31;
+}  // namespace
 
 CsvReader::CsvReader(const std::filesystem::path& file, std::string_view header_prefix)
     : name_(file.string()) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail_file("cannot be read (missing sample file?)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text_ = std::move(buffer).str();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) fail_file("cannot be read (missing sample file?)");
+  try {
+    text_ = read_input_file(file, kMaxSampleFileBytes);
+  } catch (const std::runtime_error& e) {
+    fail_file(e.what());
+  }
   if (!next()) fail_file("is empty (expected a header line)");
   std::string_view header = text_;
   header = header.substr(0, header.find('\n'));

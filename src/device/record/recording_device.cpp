@@ -1,9 +1,15 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
-#include <fstream>
+#include <cstring>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
+#include "device/input_file.hpp"
 #include "device/record/atomic_file.hpp"
 #include "device/record/fitted_json.hpp"
 #include "device/record/raw_error.hpp"
@@ -11,6 +17,7 @@
 #include "device/record/raw_layout.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/sample_csv.hpp"
+#include "model/json_input.hpp"
 
 namespace gputopo::device::record {
 namespace {
@@ -28,28 +35,64 @@ constexpr auto kQuickRewrite = std::chrono::milliseconds(5);
   throw RawDirError(Error::Kind::Measurement, what);
 }
 
-// Creates `dir`, or empties it of an earlier recording; refuses to overwrite a foreign manifest.
-void prepare_directory(const fs::path& dir) {
+// A file a recording writes: the manifest, a sample file, or the temporary file of either.
+bool recording_file(std::string name) {
+  if (name.ends_with(kTempSuffix)) name.resize(name.size() - kTempSuffix.size());
+  return name == kManifestFile || is_sample_file_name(name);
+}
+
+// The lock on a raw directory: flock on the directory itself, held while the descriptor is open.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const fs::path& dir)
+      : fd_(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0)
+      fail("cannot open the raw directory " + dir.string() + ": " + std::strerror(errno));
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      close(fd_);
+      fail(dir.string() + " is being recorded into by another gputopo; choose another directory");
+    }
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  ~DirectoryLock() { close(fd_); }
+
+ private:
+  int fd_;
+};
+
+// Creates `dir` and locks it.
+std::unique_ptr<DirectoryLock> lock_directory(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec))
     fail("cannot create the raw directory " + dir.string() + ": " +
          (ec ? ec.message() : "not a directory"));
-  const fs::path manifest = dir / kManifestFile;
-  if (!fs::exists(manifest, ec)) return;
-  std::ifstream in(manifest);
-  const Json old = Json::parse(in, nullptr, false);
-  const auto format = old.is_object() ? old.find("format") : old.end();
-  if (format == old.end() || *format != std::string(kFormatName))
-    fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (is_sample_file_name(entry.path().filename().string())) fs::remove(entry.path(), ec);
+  return std::make_unique<DirectoryLock>(dir);
 }
 
-class RecordingDevice final : public Device {
+// Empties the locked `dir` of an earlier recording; refuses to overwrite a foreign manifest.
+void prepare_directory(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path manifest = dir / kManifestFile;
+  if (fs::exists(manifest, ec) || fs::is_symlink(manifest, ec)) {
+    Json old;
+    try {
+      old = model::parse_json_input(read_input_file(manifest, std::uint64_t{1} << 28));
+    } catch (const std::runtime_error&) {
+    }
+    const auto format = old.is_object() ? old.find("format") : old.end();
+    if (format == old.end() || *format != std::string(kFormatName))
+      fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
+  }
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (recording_file(entry.path().filename().string())) fs::remove(entry.path(), ec);
+}
+
+class RecordingDevice final : public Recorder {
  public:
   RecordingDevice(std::unique_ptr<Device> inner, fs::path dir, std::string tool_version)
-      : inner_(std::move(inner)), dir_(std::move(dir)) {
+      : inner_(std::move(inner)), dir_(std::move(dir)), lock_(lock_directory(dir_)) {
     prepare_directory(dir_);
     Json tool = {{"name", "gputopo"}, {"version", nullptr}};
     if (!tool_version.empty()) tool["version"] = tool_version;
@@ -65,11 +108,13 @@ class RecordingDevice final : public Device {
 
   ~RecordingDevice() override {
     try {
-      write_manifest(true);
+      write_manifest(complete_);
     } catch (const std::exception&) {
       // The manifest of the last call stays, marked incomplete: still a readable recording.
     }
   }
+
+  void finish() override { complete_ = true; }
 
   const DeviceInfo& info() const override { return inner_->info(); }
 
@@ -161,6 +206,8 @@ class RecordingDevice final : public Device {
 
   std::unique_ptr<Device> inner_;
   fs::path dir_;
+  std::unique_ptr<DirectoryLock> lock_;
+  bool complete_ = false;
   std::string head_;
   std::string device_;
   std::string calls_text_;
@@ -171,8 +218,8 @@ class RecordingDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> record_to(std::unique_ptr<Device> inner, const fs::path& dir,
-                                  std::string tool_version) {
+std::unique_ptr<Recorder> record_to(std::unique_ptr<Device> inner, const fs::path& dir,
+                                    std::string tool_version) {
   if (!inner) throw Error(Error::Kind::NoDevice, "record_to: no device to record");
   return std::make_unique<RecordingDevice>(std::move(inner), dir, std::move(tool_version));
 }

@@ -1,13 +1,13 @@
 #include "device/record/recording_loader.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
+#include "device/input_file.hpp"
 #include "device/record/fitted_json.hpp"
 #include "device/record/raw_error.hpp"
 #include "device/record/raw_json.hpp"
 #include "device/record/sample_csv.hpp"
+#include "model/json_input.hpp"
 
 namespace gputopo::device::record {
 namespace {
@@ -16,17 +16,23 @@ namespace fs = std::filesystem;
 
 // More results than this in one call means a corrupt count, not a real batch.
 constexpr unsigned long long kMaxResults = 1ull << 32;
+// A manifest of 500 calls is about 10 MB.
+constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{1} << 28;
 
 [[noreturn]] void fail(const std::string& what) { throw RawDirError(Error::Kind::NoDevice, what); }
 
 Json read_manifest(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file.string() + ": missing or unreadable (not a gputopo raw directory?)");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) fail(file.string() + ": missing (not a gputopo raw directory?)");
+  std::string text;
   try {
-    return Json::parse(std::move(text).str());
-  } catch (const Json::exception& e) {
+    text = read_input_file(file, kMaxManifestBytes);
+  } catch (const std::runtime_error& e) {
+    fail(file.string() + ": " + e.what());
+  }
+  try {
+    return model::parse_json_input(text);
+  } catch (const std::runtime_error& e) {
     fail(file.string() + ": not valid JSON: " + e.what());
   }
 }
@@ -118,6 +124,10 @@ Recording load_recording(const fs::path& dir) {
   if (m.has("tool") && m["tool"].has("version")) rec.tool_version = m["tool"]["version"].string();
   rec.complete = m["complete"].boolean();
   decode(m["device"], rec.info);
+  // What discovery sizes its work by must be a device that can exist.
+  m["device"]["smCount"].integer(1, kMaxSmCount);
+  m["device"]["warpSize"].integer(1, 64);
+  m["device"]["maxThreadsPerBlock"].integer(1, 4096);
   JsonField calls = m["calls"];
   rec.calls.reserve(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i)

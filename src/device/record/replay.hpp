@@ -16,6 +16,13 @@ namespace gputopo::device::record {
 //
 // The whole recording is read and checked here: a missing directory, a bad manifest, a missing
 // sample file or a malformed row throws RawDirError (Kind::NoDevice) naming the file and line.
-std::unique_ptr<Device> open_replay(const std::filesystem::path& dir);
+class Replay : public Device {
+ public:
+  // The recording was not marked complete: the run that made it stopped early, and requests
+  // past its last call have no answer.
+  virtual bool cut_short() const = 0;
+};
+
+std::unique_ptr<Replay> open_replay(const std::filesystem::path& dir);
 
 }  // namespace gputopo::device::record

@@ -13,7 +13,7 @@ namespace {
 // A request shown in an error: long batches are cut, the message stays one line.
 constexpr std::size_t kShownChars = 300;
 
-class ReplayDevice final : public Device {
+class ReplayDevice final : public Replay {
  public:
   explicit ReplayDevice(Recording recording)
       : rec_(std::move(recording)), used_(rec_.calls.size(), false) {
@@ -22,6 +22,7 @@ class ReplayDevice final : public Device {
   }
 
   const DeviceInfo& info() const override { return rec_.info; }
+  bool cut_short() const override { return !rec_.complete; }
 
   ChaseBatchResult chase(const ChaseBatch& batch) override {
     return answer(Op::Chase, identity(batch)).batch;
@@ -64,7 +65,8 @@ class ReplayDevice final : public Device {
     if (shown.size() > kShownChars) shown = shown.substr(0, kShownChars) + "...";
     auto same_op = std::count_if(rec_.calls.begin(), rec_.calls.end(),
                                  [&](const RecordedCall& c) { return c.op == op; });
-    std::string message = "replay of " + rec_.dir.string() + ": no recorded " +
+    std::string message = (rec_.complete ? "" : "recording cut short: ") +
+                          std::string("replay of ") + rec_.dir.string() + ": no recorded " +
                           std::string(name(op)) + " call matches the request " + shown +
                           " (the recording holds " + std::to_string(same_op) + " " +
                           std::string(name(op)) + " calls of " + std::to_string(rec_.calls.size());
@@ -80,7 +82,7 @@ class ReplayDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> open_replay(const std::filesystem::path& dir) {
+std::unique_ptr<Replay> open_replay(const std::filesystem::path& dir) {
   return std::make_unique<ReplayDevice>(load_recording(dir));
 }
 

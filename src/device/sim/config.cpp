@@ -10,14 +10,20 @@
 #include "device/device.hpp"
 #include "device/sim/json_reader.hpp"
 #include "device/sim/layout.hpp"
+#include "model/json_input.hpp"
 
 namespace gputopo::device::sim {
 namespace {
 
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 constexpr double kMaxCycles = 1e6;
-// Lines one cache (or L2 segment) may hold: keeps the model's arrays under a few hundred MiB.
-constexpr std::uint64_t kMaxLines = std::uint64_t{1} << 24;
+// Lines one cache (or L2 segment) may hold, and all caches together (every instance, the L2's
+// segments): the model stores about 20 B per line, so it stays under about 200 MiB.
+constexpr std::uint64_t kMaxLines = std::uint64_t{1} << 22;
+constexpr std::uint64_t kMaxModelLines = std::uint64_t{1} << 23;
+// The size of any cache, shared memory or the constant bank. The probes sweep arrays a few times
+// this size; at 256 MiB a whole discovery takes under ten seconds.
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 28;
 
 int to_int(std::uint64_t v) { return static_cast<int>(v); }
 
@@ -60,7 +66,7 @@ DeviceSpec parse_device(const JsonReader& r) {
     cc.fail("must read MAJOR.MINOR, e.g. \"9.0\"");
   }
   if (d.cc_major < 1 || d.cc_minor < 0) cc.fail("must read MAJOR.MINOR, e.g. \"9.0\"");
-  d.sm_count = to_int(r.at("sm_count").integer(1, 4096));
+  d.sm_count = to_int(r.at("sm_count").integer(1, kMaxSmCount));
   d.warp_size = to_int(r.integer("warp_size", 1, 64, 32));
   d.cores_per_sm = to_int(r.at("cores_per_sm").integer(1, 1024));
   d.max_threads_per_block = to_int(r.at("max_threads_per_block").integer(1, 4096));
@@ -71,13 +77,13 @@ DeviceSpec parse_device(const JsonReader& r) {
   d.registers_per_block = to_int(r.at("registers_per_block").integer(1, 1u << 24));
   d.registers_per_sm = to_int(r.at("registers_per_sm").integer(1, 1u << 24));
   d.global_memory_bytes = r.at("global_memory_bytes").integer(1, kMaxU64);
-  d.shared_per_block_bytes = r.at("shared_per_block_bytes").integer(0, 1u << 30);
+  d.shared_per_block_bytes = r.at("shared_per_block_bytes").integer(0, kMaxBytes);
   d.shared_per_block_optin_bytes =
-      r.at("shared_per_block_optin_bytes").integer(d.shared_per_block_bytes, 1u << 30);
+      r.at("shared_per_block_optin_bytes").integer(d.shared_per_block_bytes, kMaxBytes);
   d.shared_per_sm_bytes =
-      r.at("shared_per_sm_bytes").integer(d.shared_per_block_optin_bytes, 1u << 30);
+      r.at("shared_per_sm_bytes").integer(d.shared_per_block_optin_bytes, kMaxBytes);
   d.shared_reserved_per_block_bytes = r.integer("shared_reserved_per_block_bytes", 0, 1u << 20, 0);
-  d.constant_bytes = r.at("constant_bytes").integer(1, 1u << 30);
+  d.constant_bytes = r.at("constant_bytes").integer(1, kMaxBytes);
   d.sm_clock_max_mhz = r.at("sm_clock_max_mhz").number(1, 1e5);
   d.mem_clock_max_mhz = r.number("mem_clock_max_mhz", 0, 1e5, 0);
   d.memory_bus_width_bits = to_int(r.integer("memory_bus_width_bits", 0, 1u << 16, 0));
@@ -91,7 +97,7 @@ LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
   const auto gpcs = r.at("gpc_tpcs");
   if (gpcs.size() == 0) gpcs.fail("must list at least one GPC");
   for (std::size_t i = 0; i < gpcs.size(); ++i)
-    l.gpc_tpcs.push_back(to_int(gpcs.at(i).integer(1, 4096)));
+    l.gpc_tpcs.push_back(to_int(gpcs.at(i).integer(1, kMaxSmCount)));
   const int sms = std::accumulate(l.gpc_tpcs.begin(), l.gpc_tpcs.end(), 0) * l.sms_per_tpc;
   if (sms != device.sm_count)
     gpcs.fail(fmt::format("holds {} SMs ({} per TPC), but device.sm_count is {}", sms,
@@ -138,7 +144,7 @@ void check_ways(const JsonReader& where, const CacheGeometry& g) {
 }
 
 void parse_sized(const JsonReader& r, CacheGeometry& g) {
-  g.size_bytes = r.at("size_bytes").integer(1, std::uint64_t{1} << 40);
+  g.size_bytes = r.at("size_bytes").integer(1, kMaxBytes);
   g.ways = static_cast<std::uint32_t>(r.at("ways").integer(1, 256));
   check_ways(r.at("ways"), g);
   const std::uint64_t way_bytes = std::uint64_t{g.line_bytes} * g.ways;
@@ -158,7 +164,7 @@ CacheSpec parse_cache(const JsonReader& r, std::string name) {
     if (r.has("size_bytes") || r.has("ways"))
       r.at("sets").fail(
           "a cache unified with shared memory gives sets only; size and ways follow the carve-out");
-    c.unified_sets = r.at("sets").integer(1, 1u << 24);
+    c.unified_sets = r.at("sets").integer(1, kMaxLines);
   } else {
     parse_sized(r, c.geometry);
   }
@@ -192,7 +198,7 @@ void parse_unified(const JsonReader& r, SimConfig& cfg) {
   const CacheSpec& c = cfg.caches[static_cast<std::size_t>(u.cache)];
   if (c.unified_sets == 0)
     r.at("cache").fail("that cache must give \"sets\" instead of size_bytes and ways");
-  u.total_bytes = r.at("total_bytes").integer(1, 1u << 30);
+  u.total_bytes = r.at("total_bytes").integer(1, kMaxBytes);
   const auto steps = r.at("carveout_shared_bytes");
   if (steps.size() == 0) steps.fail("must list at least one [percent, shared_bytes] step");
   const std::uint64_t min_l1 = c.unified_sets * c.geometry.line_bytes;
@@ -214,9 +220,33 @@ void parse_unified(const JsonReader& r, SimConfig& cfg) {
     g.ways = static_cast<std::uint32_t>((u.total_bytes - shared) / min_l1);
     g.size_bytes = std::uint64_t{g.ways} * min_l1;
     check_ways(steps, g);
+    check_lines(steps, g);
   }
   u.default_carveout_percent = to_int(r.at("default_carveout_percent").integer(0, 100));
   u.kernel_shared_bytes = r.integer("kernel_shared_bytes", 0, u.total_bytes, 0);
+}
+
+// The lines of every cache instance and L2 segment together, each cache at its largest carve-out
+// size; fails on the field that takes the sum past kMaxModelLines.
+void check_model_size(const JsonReader& r, const SimConfig& cfg) {
+  std::uint64_t lines = 0;
+  const auto add = [&](const JsonReader& where, std::uint64_t more) {
+    lines += more;
+    if (lines > kMaxModelLines)
+      where.fail(
+          fmt::format("takes the model past {} cache lines in all (every instance of every "
+                      "cache, and the L2); the simulator models at most {}",
+                      lines, kMaxModelLines));
+  };
+  for (std::size_t i = 0; i < cfg.caches.size(); ++i) {
+    std::uint64_t largest = 0;
+    for (int percent = 0; percent <= 100; ++percent)
+      largest = std::max(largest, cfg.geometry(i, percent, 0).size_bytes);
+    add(r.at("caches").at(cfg.caches[i].name),
+        largest / cfg.caches[i].geometry.line_bytes * cfg.caches[i].instances_per_sm);
+  }
+  add(r.at("l2").at("size_bytes"), cfg.l2.geometry.size_bytes / cfg.l2.geometry.line_bytes *
+                                       static_cast<std::uint64_t>(cfg.l2.segments));
 }
 
 void parse_spaces(const JsonReader& r, SimConfig& cfg) {
@@ -260,7 +290,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   L2Spec& l2 = cfg.l2;
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
   parse_lines(r, l2.geometry);
-  const std::uint64_t total = r.at("size_bytes").integer(1, std::uint64_t{1} << 40);
+  const std::uint64_t total = r.at("size_bytes").integer(1, kMaxBytes);
   if (total % static_cast<unsigned>(l2.segments) != 0)
     r.at("size_bytes").fail("must divide evenly into the segments");
   l2.geometry.size_bytes = total / static_cast<unsigned>(l2.segments);
@@ -350,8 +380,8 @@ std::vector<std::string> parse_sources(const JsonReader& r) {
 SimConfig parse_config(const std::string& text, const std::string& origin) {
   model::Json json;
   try {
-    json = model::Json::parse(text);
-  } catch (const model::Json::parse_error& e) {
+    json = model::parse_json_input(text);
+  } catch (const std::runtime_error& e) {
     throw Error(Error::Kind::BadRequest, fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
   const JsonReader r(json, origin, "");
@@ -378,6 +408,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
           .fail("gives \"sets\" but unified_l1_shared.cache names another cache");
   parse_spaces(r.at("spaces"), cfg);
   parse_l2(r.at("l2"), cfg);
+  check_model_size(r, cfg);
   parse_rest(r, cfg);
   return cfg;
 }

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "device/input_file.hpp"
 #include "device/sim/chase_engine.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
@@ -22,6 +21,8 @@ constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;
 constexpr std::uint64_t kMaxLoads = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMaxRandomElements = std::uint64_t{1} << 26;
 constexpr std::uint32_t kMaxRecordedLoads = 1u << 24;
+// A configuration is a few KiB; anything much larger is not one.
+constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 24;
 constexpr double kLaunchCycles = 5000;  // a kernel launch, for the batch's elapsed time
 
 [[noreturn]] void bad(const std::string& what) { throw Error(Error::Kind::BadRequest, what); }
@@ -244,16 +245,16 @@ SimConfig load_config(const std::string& preset_or_file) {
     if (name == preset_or_file)
       return parse_config(std::string(text), fmt::format("preset {}", name));
   std::error_code ec;
-  std::ifstream in;
-  if (std::filesystem::is_regular_file(preset_or_file, ec))
-    in.open(preset_or_file, std::ios::binary);
-  if (!in.is_open())
+  if (!std::filesystem::exists(preset_or_file, ec))
     bad(fmt::format("{}: neither a preset ({}) nor a readable file", preset_or_file,
                     preset_list()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) bad(fmt::format("{}: cannot be read", preset_or_file));
-  return parse_config(text.str(), preset_or_file);
+  try {
+    return parse_config(read_input_file(preset_or_file, kMaxConfigBytes), preset_or_file);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    bad(fmt::format("{}: {}", preset_or_file, e.what()));
+  }
 }
 
 std::unique_ptr<Device> make_device(SimConfig config, std::uint64_t seed) {

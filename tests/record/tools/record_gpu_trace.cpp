@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     const double plain_s = seconds([&] { run(*plain, w); });
     auto recorder = record::record_to(std::move(plain), dir, "record_gpu_trace");
     const double recorded_s = seconds([&] { live = run(*recorder, w); });
+    recorder->finish();
     recorder.reset();
     double open_s = 0;
     const double replay_s = seconds([&] {

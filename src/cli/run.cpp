@@ -1,0 +1,44 @@
+#include "cli/run.hpp"
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/device_source.hpp"
+#include "cli/exit_codes.hpp"
+
+namespace gputopo::cli {
+
+int run_command(const Options& o, std::ostream& out, std::ostream& err,
+                const std::atomic<bool>& interrupted) {
+  try {
+    switch (o.command) {
+      case Command::List:
+        return run_list(o, out, err);
+      case Command::Info:
+        return run_info(o, out, err);
+      case Command::Discover:
+      case Command::Analyze:
+        return run_discover(o, out, err, interrupted);
+    }
+  } catch (const std::bad_alloc&) {
+    err << "gputopo: out of memory while running " << to_string(o.command)
+        << (o.sim ? " on --sim " + *o.sim : std::string())
+        << (o.replay_dir ? " on the recording " + *o.replay_dir : std::string())
+        << ": free memory, or give a smaller simulated GPU\n";
+    return kExitMeasurement;
+  } catch (const device::Error& e) {
+    err << "gputopo: " << e.what() << "\n";
+    return exit_code_for(e.kind());
+  } catch (const UsageError& e) {
+    err << "gputopo: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "gputopo: unexpected error: " << e.what() << "\n";
+    return kExitMeasurement;
+  }
+  return kExitUsage;
+}
+
+}  // namespace gputopo::cli
