@@ -39,6 +39,17 @@ TEST_P(DiscoverSim, L1FamilyMatchesTheConfiguration) {
   EXPECT_FALSE(r.failed);
   for (const ElementTruth& t : testing::l1_family_truth(cfg, 0)) {
     SCOPED_TRACE(t.element);
+    if (!t.exists && t.element == "constantL15") {
+      // Constant misses go to the L2: no attribute holds a value, each names the L2's latency.
+      for (const auto& e : r.memory) {
+        if (e.key != t.element) continue;
+        EXPECT_FALSE(e.attributes.empty());
+        for (const auto& [key, a] : e.attributes) {
+          EXPECT_FALSE(a.available()) << key;
+          EXPECT_NE(a.reason.find("L2's latency"), std::string::npos) << key << ": " << a.reason;
+        }
+      }
+    }
     if (!t.exists) continue;
     const auto* size = attr(r, t.element, "size");
     ASSERT_NE(size, nullptr);
@@ -95,32 +106,6 @@ INSTANTIATE_TEST_SUITE_P(Presets, DiscoverSim, ::testing::ValuesIn(device::sim::
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
-
-// A constant path with an L1.5 reports it with its size (L1FamilyMatchesTheConfiguration); one
-// where constant misses go to the L2 reports it absent: no attribute holds a value, and each says
-// that the misses are served at the L2's latency.
-TEST_P(DiscoverSim, ConstantL15IsReportedOnlyWhereItExists) {
-  const auto cfg = device::sim::load_config(GetParam());
-  const Result& r = run(GetParam());
-  for (const ElementTruth& t : testing::l1_family_truth(cfg, 0)) {
-    if (t.element != "constantL15") continue;
-    const auto* size = attr(r, t.element, "size");
-    ASSERT_NE(size, nullptr);
-    if (t.exists) {
-      EXPECT_TRUE(size->available()) << size->reason;
-      EXPECT_EQ(size->reason.find("L2's latency"), std::string::npos) << size->reason;
-      continue;
-    }
-    for (const auto& e : r.memory) {
-      if (e.key != t.element) continue;
-      EXPECT_FALSE(e.attributes.empty());
-      for (const auto& [key, a] : e.attributes) {
-        EXPECT_FALSE(a.available()) << key;
-        EXPECT_NE(a.reason.find("L2's latency"), std::string::npos) << key << ": " << a.reason;
-      }
-    }
-  }
-}
 
 // The views of the SM's data caches.
 const std::set<std::string> kViews = {"l1", "texture", "readOnly"};
