@@ -159,12 +159,14 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
 // pieces. Each later round zooms on the onset (three steps of the round before on either side)
 // and compares slopes over one step of the round before, the scale at which that round saw the
 // knee: a rise shorter than that step (a random-replacement curve's jumps a few lines wide) does
-// not outweigh the knee. A zoomed round moves the onset towards its own reading in proportion to
-// the evidence that it saw a rise there: onset = w x zoomed + (1 - w) x previous, with w = 1 - p
-// of its rise over that step, so no single significance level decides between two readings. The
-// rounds stop once the step is the finest or a later round no longer halves it. Confidence:
-// (1 - p of the first round's rise) x agreement of the last two onsets (within two of the coarser
-// round's steps: 1) x (1 + sharpness of the first round) / 2.
+// not outweigh the knee. A zoomed round's onset and the previous one are averaged by their
+// precision (each uncertain by its spread over the fits it averages and by its grid, step²/12),
+// the zoomed one's weight also scaled by the evidence that it saw a rise at all (1 - p of its rise
+// over that step): no single significance level decides between two readings, and a fine round
+// whose knee the data cannot place (random replacement swept line by line) moves the onset
+// little. The rounds stop once the step is the finest or a later round no longer halves it.
+// Confidence: (1 - p of the first round's rise) x agreement of the last two onsets (within two of
+// the coarser round's steps: 1) x (1 + sharpness of the first round) / 2.
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
@@ -174,6 +176,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
   const int sm = spec.confirm_sm;
   std::optional<double> previous_onset;
   double previous_step = 0;
+  double previous_variance = 0;  // of previous_onset
   double lasting_lo = std::numeric_limits<double>::infinity();
   std::optional<analysis::Rise> first;  // the first round with a rise
   int widenings = 0;
@@ -213,11 +216,15 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     widenings = 0;
     // The capacity is never below the last size without lasting misses.
     const double zoomed = std::max(rise.onset, x[rise.first_rise - 1]);
-    const double weight = previous_onset ? 1 - rise.p_value : 1.0;
-    const double onset =
-        std::round((previous_onset ? weight * zoomed + (1 - weight) * *previous_onset : zoomed) /
-                   stepd) *
-        stepd;
+    // The round's onset is uncertain by its spread over the fits it averages and by its grid.
+    const double variance =
+        rise.onset_sd * rise.onset_sd + static_cast<double>(round_step * round_step) / 12.0;
+    const double weight =
+        previous_onset ? (1 - rise.p_value) * previous_variance / (previous_variance + variance)
+                       : 1.0;
+    const double combined =
+        previous_onset ? weight * zoomed + (1 - weight) * *previous_onset : zoomed;
+    const double onset = std::round(combined / stepd) * stepd;
     lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
     if (!first) first = rise;
     round_json["roundOnset"] = zoomed;
@@ -230,6 +237,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     round_json["slopePerKiB"] = rise.slope * 1024;
     round_json["sharpness"] = rise.sharpness;
     round_json["pValue"] = rise.p_value;
+    round_json["onsetUncertaintyBytes"] = std::sqrt(variance);
     round_json["weight"] = weight;
     round_json["onset"] = onset;
     out.evidence["rounds"].push_back(round_json);
@@ -249,6 +257,9 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     out.evidence["missAfter"] = first->top;
     out.evidence["sharpness"] = first->sharpness;
     out.evidence["roundAgreement"] = agreement;
+    previous_variance = previous_onset ? weight * weight * variance +
+                                             (1 - weight) * (1 - weight) * previous_variance
+                                       : variance;
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;
