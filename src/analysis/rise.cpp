@@ -106,6 +106,20 @@ double z_test_p(double p1, double n1, double p2, double n2) {
   return 1 - normal_cdf((p2 - p1) / se);
 }
 
+// A placement's fit at any x inside the sweep.
+double fit_at(const PiecewiseFit& f, std::span<const double> x, double at) {
+  std::size_t m = 1;
+  while (m + 1 < f.count && x[f.nodes[m]] < at) ++m;
+  const double x0 = x[f.nodes[m - 1]], x1 = x[f.nodes[m]];
+  return f.values[m - 1] + (f.values[m] - f.values[m - 1]) * (at - x0) / (x1 - x0);
+}
+
+// The first point at or past `at`, or the last point.
+std::size_t first_at_or_after(std::span<const double> x, double at) {
+  const auto it = std::lower_bound(x.begin(), x.end(), at);
+  return it == x.end() ? x.size() - 1 : static_cast<std::size_t>(it - x.begin());
+}
+
 // One knot placement, by the piece after its sharpest knot.
 struct Candidate {
   double sse = 0;
@@ -158,7 +172,7 @@ std::vector<double> isotonic_fit(std::span<const double> y, std::span<const doub
 }
 
 Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
-                   std::span<const double> loads) {
+                   std::span<const double> loads, double scale) {
   Rise r;
   const std::size_t n = std::min({x.size(), fraction.size(), loads.size()});
   if (n < 3) return r;
@@ -170,23 +184,35 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   if (!(total > 0)) return r;
 
   // Piecewise-linear fits over every placement of up to kPieces - 1 inner knots, each read by
-  // the knot where the slope increases most (the curve is taken as flat before the sweep).
+  // the knot where the slope increases most: the slopes of the pieces on either side (the curve
+  // taken as flat before the sweep), or with a scale, the fit's mean slopes over one scale on
+  // either side, for the knots with a scale of the sweep on both sides.
+  scale = std::min(scale, (x[n - 1] - x[0]) / 3);
   const PrefixSums sums(x, r.fit, w);
   std::vector<Candidate> candidates;
   for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
     const auto f = fit_knots(sums, nodes, count, n);
     if (!std::isfinite(f.sse)) return;
     Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
-    double before = 0, sharpest = 0;  // slope left of the knot; largest increase of slope
+    double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
     for (std::size_t m = 0; m + 1 < count; ++m) {
-      const double slope = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - x[nodes[m]]);
-      if (slope > 0 && slope - before > sharpest) {
-        sharpest = slope - before;
-        c.slope = slope;
-        c.begin = static_cast<std::uint32_t>(nodes[m]);
-        c.end = static_cast<std::uint32_t>(nodes[m + 1]);
+      const double k = x[nodes[m]];
+      const double piece = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - k);
+      double before = piece_before, after = piece;
+      std::size_t end = nodes[m + 1];
+      piece_before = piece;
+      if (scale > 0) {
+        if (k - scale < x[0] || k + scale > x[n - 1]) continue;
+        before = (f.values[m] - fit_at(f, x, k - scale)) / scale;
+        after = (fit_at(f, x, k + scale) - f.values[m]) / scale;
+        end = first_at_or_after(x, k + scale);
       }
-      before = slope;
+      if (after > 0 && after - before > sharpest) {
+        sharpest = after - before;
+        c.slope = after;
+        c.begin = static_cast<std::uint32_t>(nodes[m]);
+        c.end = static_cast<std::uint32_t>(end);
+      }
     }
     if (!(c.slope > 0)) return;
     candidates.push_back(c);

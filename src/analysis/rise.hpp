@@ -21,7 +21,8 @@ std::vector<double> isotonic_fit(std::span<const double> y, std::span<const doub
 // averaged over how well every other placement fits.
 struct Rise {
   bool found = false;  // false: fewer than 3 points, or no rise at all
-  // The best fit's rise: the piece after its sharpest knot, where it starts and ends (indices).
+  // The best fit's rise: the piece after its sharpest knot, where it starts and ends (indices;
+  // with a scale, the knot and the first point one scale past it).
   std::size_t begin = 0;
   std::size_t end = 0;
   // First point whose fit is significantly above the fit at point 0 (first lasting misses).
@@ -45,7 +46,11 @@ struct Rise {
 };
 
 // x ascending; fraction in [0, 1]; loads = the sample count behind each fraction (weights).
+// scale > 0: a knot's increase of slope compares the fit's mean slope over `scale` after the knot
+// with that over `scale` before it, for knots with `scale` of the sweep on either side (a scale
+// above a third of the sweep's width counts as a third), so that a rise shorter than `scale` does
+// not outweigh one that lasts; the rise is then the stretch from the knot to one `scale` past it.
 Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
-                   std::span<const double> loads);
+                   std::span<const double> loads, double scale = 0);
 
 }  // namespace gputopo::analysis

@@ -28,6 +28,9 @@ void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
     probes.push_back(make_size_probe(t, with({n("fetch")})));
     if (t.level == 1) probes.push_back(make_line_probe(t, with({n("fetch"), n("size")})));
     probes.push_back(make_latency_probe(t, with({n("fetch"), n("size")})));
+    if (t.level > 1)
+      probes.push_back(
+          make_presence_probe(t, with({n("fetch"), n("size"), n("latency"), "l2.latency"})));
     if (t.level == 1) {
       probes.push_back(make_miss_penalty_probe(t, with({n("latency"), n("line")})));
       probes.push_back(make_amount_probe(t, with({n("size"), n("line")})));

@@ -23,6 +23,9 @@ std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<std::string>
 std::unique_ptr<Probe> make_latency_probe(const Target& t, std::vector<std::string> needs);
 // Miss latency minus hit latency (miss_penalty_probe.cpp).
 std::unique_ptr<Probe> make_miss_penalty_probe(const Target& t, std::vector<std::string> needs);
+// Latency against the L2's: a level-2 target served at the L2's latency is absent, and its
+// attributes say so (presence_probe.cpp).
+std::unique_ptr<Probe> make_presence_probe(const Target& t, std::vector<std::string> needs);
 // Two threads on different warps evicting each other -> instances per SM (amount_probe.cpp).
 std::unique_ptr<Probe> make_amount_probe(const Target& t, std::vector<std::string> needs);
 // One thread, two spaces evicting each other -> physically shared caches (sharing_probe.cpp).

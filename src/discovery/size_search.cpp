@@ -152,40 +152,45 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
   }
 }
 
-// The significance a zoomed round's rise must reach to replace the coarser round's reading.
-constexpr double kZoomAlpha = 0.01;
-
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
 // miss fraction of every size against the bracket's pooled levels (one clustering, so that a
-// round that is all hits or all misses is still read right), and keeps the steepest rise of its
-// isotonic fit. Each later round zooms on the onset (two steps of the round before on either side).
-// The rounds stop once the step is the finest or a later round no longer halves it, or a zoomed
-// round's rise is not significant. Confidence: (1 - p of the rise) x agreement of the last two
-// accepted rounds' onsets (within two of the coarser round's steps: 1) x (1 + sharpness) / 2, the
-// sharpness from the first round with a rise (the only one that sees the whole transition; later
-// rounds see a part of it).
+// round that is all hits or all misses is still read right), and finds the steepest rise of its
+// isotonic fit. The first round sees the whole transition and compares the slopes of the fit's
+// pieces. Each later round zooms on the onset (three steps of the round before on either side)
+// and compares slopes over one step of the round before, the scale at which that round saw the
+// knee: a rise shorter than that step (a random-replacement curve's jumps a few lines wide) does
+// not outweigh the knee. A zoomed round's onset and the previous one are averaged by their
+// precision (each uncertain by its spread over the fits it averages and by its grid, step²/12),
+// the zoomed one's weight also scaled by the evidence that it saw a rise at all (1 - p of its rise
+// over that step): no single significance level decides between two readings, and a fine round
+// whose knee the data cannot place (random replacement swept line by line) moves the onset
+// little. The rounds stop once the step is the finest or a later round no longer halves it.
+// Confidence: (1 - p of the first round's rise) x agreement of the last two onsets (within two of
+// the coarser round's steps: 1) x (1 + sharpness of the first round) / 2.
 void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           const analysis::Clustering& levels, double lo, double hi,
                           SizeSearchResult& out) {
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  const auto stepd = static_cast<double>(step);
   const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
   const int sm = spec.confirm_sm;
   std::optional<double> previous_onset;
   double previous_step = 0;
+  double previous_variance = 0;  // of previous_onset
   double lasting_lo = std::numeric_limits<double>::infinity();
-  std::optional<double> sharpness;
+  std::optional<analysis::Rise> first;  // the first round with a rise
   int widenings = 0;
   for (int round = 0; round < 8; ++round) {
-    const auto first = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
+    const auto from = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
     const auto last = std::min(round_up(static_cast<std::uint64_t>(hi), step), spec.max_bytes);
-    if (last <= first) break;
+    if (last <= from) break;
     const std::uint64_t round_step =
-        std::max(step, round_up((last - first + per_batch - 2) / (per_batch - 1), step));
+        std::max(step, round_up((last - from + per_batch - 2) / (per_batch - 1), step));
     if (round > 1 && previous_onset && 2 * static_cast<double>(round_step) > previous_step &&
         widenings == 0)
       break;  // resolved: zooming in no longer halves the step
     std::vector<std::uint64_t> pts;
-    for (std::uint64_t s = first; s <= last; s += round_step) pts.push_back(s);
+    for (std::uint64_t s = from; s <= last; s += round_step) pts.push_back(s);
     ctx.expect_batches(1);
     const Sweep sweep = run_sweep(ctx, spec, pts, sm, std::max<std::uint32_t>(spec.regions, 1));
     ++out.batches;
@@ -196,7 +201,8 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
       f.push_back(analysis::miss_fraction(p.samples, levels));
       n.push_back(static_cast<double>(p.samples.size()));
     }
-    const auto rise = analysis::steepest_rise(x, f, n);
+    const double scale = previous_onset ? previous_step : 0.0;
+    const auto rise = analysis::steepest_rise(x, f, n, scale);
     model::Json round_json = {{"from", pts.front()},  {"to", pts.back()}, {"stepBytes", round_step},
                               {"points", pts.size()}, {"sm", sm},         {"rise", rise.found}};
     if (!rise.found) {
@@ -209,54 +215,61 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     }
     widenings = 0;
     // The capacity is never below the last size without lasting misses.
-    const double last_fit = x[rise.first_rise - 1];
-    const double onset = std::round(std::max(rise.onset, last_fit) / static_cast<double>(step)) *
-                         static_cast<double>(step);
-    const double end = rise.rise_end;
+    const double zoomed = std::max(rise.onset, x[rise.first_rise - 1]);
+    // The round's onset is uncertain by its spread over the fits it averages and by its grid.
+    const double variance =
+        rise.onset_sd * rise.onset_sd + static_cast<double>(round_step * round_step) / 12.0;
+    const double weight =
+        previous_onset ? (1 - rise.p_value) * previous_variance / (previous_variance + variance)
+                       : 1.0;
+    const double combined =
+        previous_onset ? weight * zoomed + (1 - weight) * *previous_onset : zoomed;
+    const double onset = std::round(combined / stepd) * stepd;
     lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
-    round_json["onset"] = onset;
+    if (!first) first = rise;
+    round_json["roundOnset"] = zoomed;
     round_json["onsetSd"] = rise.onset_sd;
-    round_json["riseEnd"] = end;
+    if (scale > 0) round_json["slopeScaleBytes"] = scale;
+    round_json["riseEnd"] = rise.rise_end;
     round_json["firstLastingMisses"] = x[rise.first_rise];
     round_json["missBefore"] = rise.base;
     round_json["missAfter"] = rise.top;
     round_json["slopePerKiB"] = rise.slope * 1024;
     round_json["sharpness"] = rise.sharpness;
     round_json["pValue"] = rise.p_value;
-    // A zoomed round whose rise is not significant looked at noise (on Hopper, the flat stretch
-    // inside the shallow early misses): it resolves nothing, and the coarser reading stands.
-    const bool resolves = !previous_onset || rise.p_value < kZoomAlpha;
-    round_json["accepted"] = resolves;
+    round_json["onsetUncertaintyBytes"] = std::sqrt(variance);
+    round_json["weight"] = weight;
+    round_json["onset"] = onset;
     out.evidence["rounds"].push_back(round_json);
-    if (!resolves) break;
 
     double agreement = 1;
     if (previous_onset) {
       const double d = std::abs(onset - *previous_onset);
-      // A three-piece fit's knot on a grid of step h is uncertain by about h on either side.
+      // A knot on a grid of step h is uncertain by about h on either side.
       if (d > 2 * previous_step) agreement = 2 * previous_step / d;
     }
     out.established = true;
     out.value = onset;
     out.lo = std::min(lasting_lo, onset);
-    out.hi =
-        std::max(onset, std::floor(end / static_cast<double>(step)) * static_cast<double>(step) -
-                            static_cast<double>(step));
-    if (!sharpness) sharpness = rise.sharpness;
-    out.confidence = (1 - rise.p_value) * agreement * (1 + *sharpness) / 2;
-    out.evidence["missBefore"] = rise.base;
-    out.evidence["missAfter"] = rise.top;
-    out.evidence["sharpness"] = *sharpness;
+    out.hi = std::max(onset, std::floor(first->rise_end / stepd) * stepd - stepd);
+    out.confidence = (1 - first->p_value) * agreement * (1 + first->sharpness) / 2;
+    out.evidence["missBefore"] = first->base;
+    out.evidence["missAfter"] = first->top;
+    out.evidence["sharpness"] = first->sharpness;
     out.evidence["roundAgreement"] = agreement;
+    previous_variance = previous_onset ? weight * weight * variance +
+                                             (1 - weight) * (1 - weight) * previous_variance
+                                       : variance;
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;
     // Zoom on the onset: two of this round's steps on either side hold the knee wherever in its
-    // cell the coarser grid saw it, and nothing of the rest of the rise. (Sweeping the whole rise
-    // finer, as the first version did, resolves Hopper's dips and second jumps 15-20 KiB past the
-    // knee, which then compete with the knee for the sharpest increase of slope.)
-    lo = std::max(static_cast<double>(spec.min_bytes), onset - 2 * static_cast<double>(round_step));
-    hi = std::min(static_cast<double>(spec.max_bytes), onset + 2 * static_cast<double>(round_step));
+    // cell the coarser grid saw it, one more gives the slopes over a step on either side of it,
+    // and little of the rest of the rise is swept. (Sweeping the whole rise finer, as the first
+    // version did, resolves Hopper's dips and second jumps 15-20 KiB past the knee, which then
+    // compete with the knee for the sharpest increase of slope.)
+    lo = std::max(static_cast<double>(spec.min_bytes), onset - 3 * static_cast<double>(round_step));
+    hi = std::min(static_cast<double>(spec.max_bytes), onset + 3 * static_cast<double>(round_step));
   }
   if (!previous_onset) {
     out.established = false;

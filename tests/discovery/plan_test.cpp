@@ -81,6 +81,10 @@ TEST(Plan, RegisteredProbesFormAValidPlanInTheDocumentedOrder) {
     EXPECT_LT(pos(e + ".amount"), pos("sharing"));
   }
   EXPECT_LT(pos("constantL1.size"), pos("constantL15.size"));
+  // The L1.5's presence is judged from its finished attributes and the L2's near latency.
+  for (const std::string need :
+       {"constantL15.fetch", "constantL15.size", "constantL15.latency", "l2.latency"})
+    EXPECT_LT(pos(need), pos("constantL15.presence")) << need;
   for (const std::string e : {"l1", "texture", "readOnly", "constantL1", "constantL15", "shared"})
     EXPECT_NE(std::find(p.elements().begin(), p.elements().end(), e), p.elements().end()) << e;
 }

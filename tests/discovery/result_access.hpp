@@ -1,9 +1,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "device/sim/sim_device.hpp"
@@ -28,12 +30,14 @@ struct TimedResult {
   double seconds = 0;
 };
 
-// The discovery of `only` on `preset` (seed 7), run once per preset and selection and kept.
-inline const TimedResult& discover_preset(const std::string& preset, std::set<std::string> only) {
-  static std::map<std::pair<std::string, std::set<std::string>>, TimedResult> done;
-  auto key = std::make_pair(preset, only);
+// The discovery of `only` on `preset` with the simulator's `seed`, run once per preset, selection
+// and seed and kept.
+inline const TimedResult& discover_preset(const std::string& preset, std::set<std::string> only,
+                                          std::uint64_t seed = 7) {
+  static std::map<std::tuple<std::string, std::set<std::string>, std::uint64_t>, TimedResult> done;
+  auto key = std::make_tuple(preset, only, seed);
   if (const auto it = done.find(key); it != done.end()) return it->second;
-  auto dev = device::sim::open(preset, 7);
+  auto dev = device::sim::open(preset, seed);
   NullProgress progress;
   Options o;
   o.only = std::move(only);

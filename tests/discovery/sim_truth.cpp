@@ -22,6 +22,7 @@ std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int
       e.line = g.line_bytes;
       e.fetch = g.fetch_bytes;
       e.instances = spec.instances_per_sm;
+      e.random_replacement = g.replacement == device::sim::Replacement::Random;
       e.latency = spec.latency_cycles + space.extra_cycles;
     }
     out.push_back(e);

@@ -18,6 +18,7 @@ struct ElementTruth {
   std::uint32_t line = 0;
   std::uint32_t fetch = 0;
   std::uint32_t instances = 1;
+  bool random_replacement = false;
   double latency = 0;  // mean hit latency in cycles, overhead excluded
   int cache_index = -1;
   std::vector<std::string> shared_with;
