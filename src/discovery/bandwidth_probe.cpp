@@ -41,6 +41,7 @@ class BandwidthProbe final : public Probe {
       }
       std::optional<Bandwidth> best;
       std::optional<device::RunConditions> conditions;
+      std::string refused;
       model::Json by_buffer = model::Json::array();
       ctx.expect_batches(static_cast<int>(buffers.bytes.size()));
       for (const auto bytes : buffers.bytes) {
@@ -49,7 +50,14 @@ class BandwidthProbe final : public Probe {
         request.bytes = bytes;
         request.repeats = 5;
         if (space_ != device::Space::L2) request.space = space_;
-        const auto result = ctx.stream(request);
+        device::StreamResult result;
+        try {
+          result = ctx.stream(request);
+        } catch (const device::Error& e) {
+          if (e.kind() != device::Error::Kind::BadRequest) throw;
+          refused = e.what();
+          continue;
+        }
         const auto b = bandwidth_of(result, bytes);
         if (!b) continue;
         by_buffer.push_back({{"bufferBytes", bytes}, {"gbps", b->gbps}});
@@ -59,9 +67,12 @@ class BandwidthProbe final : public Probe {
         }
       }
       if (!best) {
-        ctx.put(element_, key,
-                model::Attribute::unavailable(model::Source::Measured, "GB/s",
-                                              "the stream returned no timing"));
+        const std::string why =
+            refused.empty() ? "the stream returned no timing" : "the device refused it: " + refused;
+        ctx.put(element_, key, model::Attribute::unavailable(model::Source::Measured, "GB/s", why));
+        if (space_ != device::Space::L2)
+          ctx.put(element_, per_sm_key(key),
+                  model::Attribute::unavailable(model::Source::Derived, "B/clk", why));
         continue;
       }
       auto a = model::Attribute::measured(
@@ -79,12 +90,17 @@ class BandwidthProbe final : public Probe {
   }
 
  private:
+  // "readBandwidth" -> "readBytesPerClkPerSm".
+  static std::string per_sm_key(const std::string& key) {
+    return key.substr(0, key.size() - std::string("Bandwidth").size()) + "BytesPerClkPerSm";
+  }
+
   // The same bandwidth in bytes per SM clock per SM.
   void put_per_sm(Context& ctx, const std::string& key, const model::Attribute& gbps,
                   const device::RunConditions& conditions) const {
     const auto ns = ctx.ns_per_cycle(conditions);
     const int sms = ctx.info().sm_count;
-    const std::string per_sm_key = key.substr(0, key.size() - 9) + "BytesPerClkPerSm";
+    const std::string per_sm_key = this->per_sm_key(key);
     if (!ns || sms < 1) {
       ctx.put(element_, per_sm_key,
               model::Attribute::unavailable(model::Source::Derived, "B/clk",

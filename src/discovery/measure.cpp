@@ -64,14 +64,19 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
     }
     if (pooled.empty()) continue;
     const auto sum = analysis::summarize(pooled);
+    // Rare slow loads (an interrupt, a refresh) lengthen a segment and never shorten one: the lower
+    // quartile of the segments is the level's latency, the median and the extremes are evidence.
+    const double quartile = analysis::quantile(pooled, 0.25);
     model::Json e = {{"bytes", bytes},
                      {"sms", sms},
+                     {"lowerQuartile", quartile},
                      {"median", sum.median},
+                     {"mean", sum.mean},
                      {"min", sum.min},
                      {"max", sum.max},
                      {"segments", sum.n},
                      {"loadsPerSegment", device::kChainSegmentLoads}};
-    double level = sum.median;
+    double level = quartile;
     if (faster && k < faster->shares.size()) {
       const double share = faster->shares[k];
       e["fasterHitShare"] = share;
@@ -80,7 +85,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
         out.evidence.push_back(std::move(e));
         continue;
       }
-      level = (sum.median - share * faster->cycles) / (1 - share);
+      // The share counts all the loads, so the mixture is taken over all of them: the mean.
+      if (share > 0) level = (sum.mean - share * faster->cycles) / (1 - share);
       e["withoutFasterHits"] = level;
     }
     medians.push_back(level);

@@ -34,9 +34,10 @@ device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std
 std::vector<double> segment_latencies(const device::ChaseResult& r);
 
 // The load-to-use latency of a level: chains over footprints that all lie inside the level (e.g.
-// a quarter and an eighth of its size). The value is the median of the footprints' medians; the
-// confidence is their agreement (full within 1 %, none at 10 %): a footprint that leaks into the
-// next level, or a level that is no plateau, shows as disagreement.
+// a quarter and an eighth of its size). Per footprint, the lower quartile of its segments (a rare
+// slow load lengthens a segment, never shortens one); the value is the median over footprints, the
+// confidence their agreement (full within 1 %, none at 10 %): a footprint that leaks into the next
+// level, or a level that is no plateau, shows as disagreement.
 struct ChainLatency {
   double cycles = 0;
   double confidence = 0;
