@@ -40,7 +40,7 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
 // The L2 line size when established, else the fetch granularity (with the reason in `weaker`).
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker);
 
-// Bandwidth in GB/s from a stream result: median of the repeats, with its spread as confidence.
+// Bandwidth in GB/s from a stream result: the best repeat, with the repeats' spread as confidence.
 struct Bandwidth {
   double gbps = 0;
   double confidence = 0;

@@ -14,8 +14,8 @@ namespace gputopo::device::cuda {
 // and shared memory. Each request is tuned in two rounds, every candidate warmed then timed once:
 // the kernel variant (bytes per access x accesses in flight) at the fullest launch shape, then the
 // launch shape (blocks per SM x threads) for the best variant, with short launches; the three best
-// of each round are timed again with full launches, long enough that the gaps between them do not
-// count, and the fastest of them is timed `repeats` times.
+// of each round are timed again, best of three full launches long enough that the gaps between
+// them do not count, and the fastest of them is timed `repeats` times.
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
@@ -38,7 +38,8 @@ class StreamRunner {
     Config config;
     double seconds = 0;
   };
-  // Warms, then times one launch of each candidate; fastest first.
+  // Warms, then times each candidate (tuning: one launch; else the best of kFinalTimings full
+  // launches); fastest first.
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
                           double expected_s, bool tuning);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
