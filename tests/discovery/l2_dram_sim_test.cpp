@@ -46,7 +46,7 @@ double model_gbps(const device::sim::SimConfig& cfg, double bytes, double l2_gbp
                   double dram_gbps) {
   const double in_l2 = std::min(1.0, static_cast<double>(cfg.l2_bytes()) / bytes);
   const double seconds = bytes * (in_l2 / l2_gbps + (1 - in_l2) / dram_gbps) / 1e9;
-  const double passes = std::max(1.0, std::ceil(256.0 * 1024 * 1024 / bytes));
+  const double passes = std::max(1.0, std::ceil(2048.0 * 1024 * 1024 / bytes));
   return bytes * passes / (seconds * passes + cfg.bandwidth.launch_overhead_us * 1e-6) / 1e9;
 }
 

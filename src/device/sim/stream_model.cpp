@@ -7,8 +7,9 @@
 
 namespace gputopo::device::sim {
 namespace {
-constexpr double kMinBytesPerLaunch = 256.0 * 1024 * 1024;
-constexpr double kMinSmBytesPerLaunch = 4096.0 * 1024 * 1024;
+// What the CUDA backend's timed launches move at least (StreamRunner).
+constexpr double kMinBytesPerLaunch = 2048.0 * 1024 * 1024;
+constexpr double kMinSmBytesPerLaunch = 16384.0 * 1024 * 1024;
 
 
 // The repeats of a stream that takes `elapsed` seconds per launch and moves `moved` bytes.
