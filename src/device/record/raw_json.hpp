@@ -42,8 +42,7 @@ constexpr auto enumerators(std::type_identity<StreamKind>) {
 }
 constexpr auto enumerators(std::type_identity<Error::Kind>) {
   using K = Error::Kind;
-  return std::array{K::NoDriver,    K::NoDevice,    K::Unsupported, K::BadRequest,
-                    K::Measurement, K::OutOfMemory, K::Lost};
+  return std::array{K::NoDriver, K::NoDevice, K::Unsupported, K::BadRequest, K::Measurement};
 }
 
 template <class E>
