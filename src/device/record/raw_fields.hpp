@@ -98,8 +98,8 @@ void visit_fields(R& r, F&& f) {
 
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
-inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes", "region", "timing",
-                                                    "space", "unroll", "candidates"};
+inline constexpr std::string_view kLaterFields[] = {
+    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -11,7 +11,6 @@ namespace {
 constexpr double kMinBytesPerLaunch = 2048.0 * 1024 * 1024;
 constexpr double kMinSmBytesPerLaunch = 16384.0 * 1024 * 1024;
 
-
 // The repeats of a stream that takes `elapsed` seconds per launch and moves `moved` bytes.
 StreamResult repeats(const SimConfig& config, const StreamRequest& request, std::uint64_t seed,
                      double moved, double elapsed) {
@@ -52,9 +51,9 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
   const BandwidthSpec& bw = config.bandwidth;
   const Space space = stream_space(request);
   if (space == Space::L1 || space == Space::Shared)
-    return model_sm_stream(config, request, seed,
-                           space == Space::L1 ? bw.l1_read_bytes_per_clk
-                                              : bw.shared_read_bytes_per_clk);
+    return model_sm_stream(
+        config, request, seed,
+        space == Space::L1 ? bw.l1_read_bytes_per_clk : bw.shared_read_bytes_per_clk);
   const double bytes = static_cast<double>(request.bytes);
   const double footprint = request.kind == StreamKind::Copy ? 2 * bytes : bytes;
   const double in_l2 = std::min(1.0, static_cast<double>(config.l2_bytes()) / footprint);
