@@ -14,15 +14,6 @@ std::vector<double> latencies(const device::ChaseResult& r) {
   return out;
 }
 
-std::vector<double> pooled_latencies(const device::ChaseBatchResult& b) {
-  std::vector<double> out;
-  for (const auto& r : b.results) {
-    auto l = latencies(r);
-    out.insert(out.end(), l.begin(), l.end());
-  }
-  return out;
-}
-
 device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t loads) {
   device::ChaseRequest r;
@@ -200,42 +191,6 @@ std::optional<std::string> gate(const Context& ctx, const Target& t) {
       cached && cached->value.is_boolean() && !cached->value.get<bool>())
     return "global loads are not cached in L1 on this GPU (see globalLoadsCached)";
   return std::nullopt;
-}
-
-void put_latency(Context& ctx, const std::string& element, const std::string& key,
-                 const std::vector<double>& sample, double overhead_cycles,
-                 const device::RunConditions& conditions, const std::string& method,
-                 double confidence, const std::string& reason) {
-  if (sample.empty()) {
-    ctx.put(element, key,
-            model::Attribute::unavailable(model::Source::Measured, "cycles",
-                                          reason.empty() ? "no samples" : reason));
-    return;
-  }
-  const auto s = analysis::summarize(sample);
-  auto stats = [&](double scale) {
-    return model::Json{{"mean", s.mean * scale}, {"median", s.median * scale},
-                       {"p95", s.p95 * scale},   {"stdev", s.stdev * scale},
-                       {"min", s.min * scale},   {"max", s.max * scale},
-                       {"samples", s.n},         {"overheadCycles", overhead_cycles}};
-  };
-  auto cycles = model::Attribute::measured(s.median, "cycles", method, confidence);
-  cycles.evidence = stats(1.0);
-  cycles.reason = reason;
-  ctx.put(element, key, cycles);
-
-  if (const auto ns = ctx.ns_per_cycle(conditions)) {
-    auto a = model::Attribute::measured(s.median * *ns, "ns",
-                                        method + ", " + Context::ns_method(conditions), confidence);
-    a.evidence = stats(*ns);
-    a.evidence["nsPerCycle"] = *ns;
-    a.reason = reason;
-    ctx.put(element, key + "Ns", a);
-  } else {
-    ctx.put(element, key + "Ns",
-            model::Attribute::unavailable(model::Source::Measured, "ns",
-                                          "no SM clock known to convert cycles to ns"));
-  }
 }
 
 void add_evidence(Context& ctx, const std::string& element, const std::string& key,

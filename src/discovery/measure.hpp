@@ -23,8 +23,6 @@ inline constexpr int kLatencySm = 0;
 // Per-load latencies of a chase result with the timing overhead subtracted. The clock reads
 // overlap the load, so these classify loads (which level served each); they are not the latency.
 std::vector<double> latencies(const device::ChaseResult& r);
-// All results' latencies, pooled.
-std::vector<double> pooled_latencies(const device::ChaseBatchResult& b);
 
 // A chain-timed chase (device::Timing::Chain) over `bytes` at `stride`: `warmup` untimed passes,
 // then at least `loads` dependent loads (whole segments) timed as a whole.
@@ -84,13 +82,6 @@ std::uint32_t fetch_granularity_or(const Context& ctx, const Target& t, std::uin
 
 // Why the target cannot be measured at all (e.g. global loads not cached in L1), or nullopt.
 std::optional<std::string> gate(const Context& ctx, const Target& t);
-
-// Writes `<key>` (cycles) and `<key>Ns` for a latency sample: value = median, evidence = mean,
-// median, p95, stdev, min, max, sample count and the timing overhead.
-void put_latency(Context& ctx, const std::string& element, const std::string& key,
-                 const std::vector<double>& sample, double overhead_cycles,
-                 const device::RunConditions& conditions, const std::string& method,
-                 double confidence, const std::string& reason = {});
 
 // Adds `value` under `name` to the evidence of an existing finding.
 void add_evidence(Context& ctx, const std::string& element, const std::string& key,
