@@ -1,14 +1,20 @@
 # Detects nvcc. Without it everything but the CUDA backend still builds (simulator only).
 #
+# GPUTOPO_CUDA: OFF builds without the CUDA backend even where nvcc is found (the sanitize preset:
+# no GPU runs it in CI, and nvcc's device code cannot be instrumented).
+#
 # GPUTOPO_CUDA_ARCHS: "auto" builds real code for every architecture the installed nvcc supports
 # from the project's minimum upward (sm_75 on CUDA 13, sm_60 on CUDA 12), plus PTX for the newest.
 # Any other value is handed to CMAKE_CUDA_ARCHITECTURES as it is (e.g. "90" for a quick build).
 include(CheckLanguage)
-check_language(CUDA)
+option(GPUTOPO_CUDA "Build the CUDA backend where nvcc is found" ON)
+if(GPUTOPO_CUDA)
+  check_language(CUDA)
+endif()
 set(GPUTOPO_CUDA_ARCHS "auto" CACHE STRING "CUDA architectures: auto, or a CMAKE_CUDA_ARCHITECTURES list")
 set(GPUTOPO_HAVE_CUDA OFF)
 
-if(CMAKE_CUDA_COMPILER)
+if(GPUTOPO_CUDA AND CMAKE_CUDA_COMPILER)
   if(GPUTOPO_CUDA_ARCHS STREQUAL "auto")
     execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-code
                     OUTPUT_VARIABLE _codes OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
@@ -46,6 +52,8 @@ if(CMAKE_CUDA_COMPILER)
   find_package(CUDAToolkit REQUIRED)
   set(GPUTOPO_HAVE_CUDA ON)
   message(STATUS "gputopo: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+elseif(NOT GPUTOPO_CUDA)
+  message(STATUS "gputopo: CUDA backend OFF (GPUTOPO_CUDA=OFF); building the simulator and everything else")
 else()
   message(STATUS "gputopo: CUDA backend OFF: no nvcc found; building the simulator and everything else")
 endif()

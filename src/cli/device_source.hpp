@@ -8,13 +8,15 @@
 #include "cli/options.hpp"
 #include "device/device.hpp"
 #include "device/record/recording.hpp"
+#include "model/printable.hpp"
 
 namespace gputopo::cli {
 
-// A bad --sim name or file, or a --raw directory that cannot be used: exit code 2.
+// A bad --sim name or file, or a --raw directory that cannot be used: exit code 2. The message
+// is one line (model::printable).
 class UsageError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& what) : std::runtime_error(model::printable(what)) {}
 };
 
 // The preset the main job falls back to where no GPU or driver is present.

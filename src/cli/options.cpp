@@ -12,6 +12,7 @@
 #include "device/sim/sim_device.hpp"
 #include "discovery/plan.hpp"
 #include "discovery/registry.hpp"
+#include "model/printable.hpp"
 #include "report/atomic_file.hpp"
 #include "report/run_info.hpp"
 
@@ -123,7 +124,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     out << app.help("", CLI::AppFormatMode::All);
     return {std::nullopt, kExitOk};
   } catch (const CLI::ParseError& e) {
-    err << "gputopo: " << one_line(e.what()) << " (see gputopo --help)\n";
+    err << "gputopo: " << model::printable(one_line(e.what())) << " (see gputopo --help)\n";
     return {std::nullopt, kExitUsage};
   }
   if (version) {
@@ -131,7 +132,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     return {std::nullopt, kExitOk};
   }
   const auto usage = [&](const std::string& message) {
-    err << "gputopo: " << message << " (see gputopo --help)\n";
+    err << "gputopo: " << model::printable(message) << " (see gputopo --help)\n";
     return ParseResult{std::nullopt, kExitUsage};
   };
   if (info->parsed()) o.command = Command::Info;
@@ -184,7 +185,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   }
   if (app.count("--output") > 0) {
     if (std::string why = report::why_not_writable(output); !why.empty()) {
-      err << "gputopo: -o " << output << ": " << why << "\n";
+      err << "gputopo: " << model::printable("-o " + output + ": " + why) << "\n";
       return {std::nullopt, kExitUsage};
     }
     o.output = output;
@@ -195,7 +196,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     char* end = nullptr;
     const long v = std::strtol(carveout.c_str(), &end, 10);
     if (carveout.empty() || *end != '\0' || v < 0 || v > 100) {
-      err << "gputopo: --carveout " << carveout
+      err << "gputopo: --carveout " << model::printable(carveout)
           << ": expected a percentage from 0 to 100, or 'default' (see gputopo --help)\n";
       return {std::nullopt, kExitUsage};
     }

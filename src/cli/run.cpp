@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_source.hpp"
 #include "cli/exit_codes.hpp"
+#include "model/printable.hpp"
 
 namespace gputopo::cli {
 
@@ -24,8 +25,8 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
     }
   } catch (const std::bad_alloc&) {
     err << "gputopo: out of memory while running " << to_string(o.command)
-        << (o.sim ? " on --sim " + *o.sim : std::string())
-        << (o.replay_dir ? " on the recording " + *o.replay_dir : std::string())
+        << model::printable((o.sim ? " on --sim " + *o.sim : std::string()) +
+                            (o.replay_dir ? " on the recording " + *o.replay_dir : std::string()))
         << ": free memory, or give a smaller simulated GPU\n";
     return kExitMeasurement;
   } catch (const device::Error& e) {
@@ -35,7 +36,7 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
     err << "gputopo: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    err << "gputopo: unexpected error: " << e.what() << "\n";
+    err << "gputopo: unexpected error: " << model::printable(e.what()) << "\n";
     return kExitMeasurement;
   }
   return kExitUsage;

@@ -4,6 +4,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
+#include "model/printable.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -83,7 +84,7 @@ void Session::write_partial(model::Report report) {
                                                         std::move(report), RunStatus::Incomplete)));
   } catch (const std::runtime_error& e) {
     partial_write_failed_ = true;
-    err_ << "gputopo: " << e.what() << "\n";
+    err_ << "gputopo: " << model::printable(e.what()) << "\n";
   }
 }
 
@@ -101,7 +102,7 @@ int Session::finish_locked(model::Report report, RunStatus status) {
     try {
       report::write_file_atomically(*options_.output, report::to_json_text(done));
     } catch (const std::runtime_error& e) {
-      err_ << "gputopo: " << e.what() << "\n";
+      err_ << "gputopo: " << model::printable(e.what()) << "\n";
       if (code == kExitOk) code = kExitUsage;
     }
   }

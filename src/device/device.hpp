@@ -7,10 +7,12 @@
 #include "device/device_info.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
+#include "model/printable.hpp"
 
 namespace gputopo::device {
 
-// Every failure a backend reports. `kind` decides the exit code (docs/cli.md).
+// Every failure a backend reports. `kind` decides the exit code (docs/cli.md). The message is one
+// line: control characters in it (from a file name or a JSON key it quotes) are escaped.
 class Error : public std::runtime_error {
  public:
   enum class Kind {
@@ -22,7 +24,8 @@ class Error : public std::runtime_error {
     BadRequest,   // the request cannot be run on this device          -> exit 4
     Measurement,  // a measurement failed or timed out                 -> exit 4
   };
-  Error(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  Error(Kind kind, const std::string& what)
+      : std::runtime_error(model::printable(what)), kind_(kind) {}
   Kind kind() const { return kind_; }
 
  private:

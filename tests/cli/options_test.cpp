@@ -140,5 +140,24 @@ TEST(Options, UsageErrorsGiveOneLineAndExitTwo) {
   }
 }
 
+// An argument's control characters are escaped in the error, which stays one line.
+TEST(Options, ControlCharactersInArgumentsAreEscapedInTheError) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"-d", "1\r2"}, "-d 1\\r2: expected"},
+      {{"--carveout", "5\n0"}, "--carveout 5\\n0: expected"},
+      {{"--time-budget", "\x1b[2J"}, "--time-budget \\x1b[2J: expected"},
+      {{"-o", "/nonexistent-gputopo-dir\n/r.json"}, "-o /nonexistent-gputopo-dir\\n/r.json: "},
+      {{"--bogus\r"}, "--bogus"},
+  };
+  for (const auto& [args, expected] : cases) {
+    Parsed p = parse(args);
+    EXPECT_EQ(p.result.exit_code, 2) << p.err;
+    EXPECT_EQ(p.err.find('\r'), std::string::npos) << p.err;
+    EXPECT_EQ(p.err.find('\x1b'), std::string::npos) << p.err;
+    EXPECT_EQ(p.err.find('\n'), p.err.size() - 1) << p.err;
+    EXPECT_NE(p.err.find(expected), std::string::npos) << p.err;
+  }
+}
+
 }  // namespace
 }  // namespace gputopo::cli

@@ -213,6 +213,9 @@ TEST(SimConfig, RejectsHostileTextWithOneLine) {
   overflow.replace(overflow.find("\"latency_cycles\": 20"), 20, "\"latency_cycles\": 1e400");
   EXPECT_NE(message(overflow).find("bad.json: not valid JSON:"), std::string::npos);
   EXPECT_NE(message(overflow).find("number overflow"), std::string::npos) << message(overflow);
+  std::string control = toy;
+  control.replace(control.find("\"far_latency_cycles\""), 20, "\"f\\r\\n_latency_cycles\"");
+  EXPECT_EQ(message(control), "bad.json: l2.f\\r\\n_latency_cycles: unknown field");
 }
 
 TEST(SimConfig, RefusesFilesThatAreNotRegular) {

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gputopo::model {
+
+// `text` with every control character written as an escape (\n, \r, \t, \xHH), so that a message
+// quoting a file name, an argument or a JSON key prints as one line and moves no cursor.
+std::string printable(std::string_view text);
+
+}  // namespace gputopo::model
