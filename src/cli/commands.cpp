@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/session.hpp"
+#include "cli/wait_idle.hpp"
 #include "device/cuda/backend.hpp"
 #include "discovery/discover.hpp"
 #include "report/format.hpp"
@@ -32,7 +33,18 @@ model::Report with_result(model::Report report, const discovery::Result& result)
   return report;
 }
 
+model::Json disturbed_json(const discovery::Result& result) {
+  model::Json list = model::Json::array();
+  for (const auto& d : result.disturbed)
+    list.push_back({{"phases", d.phases}, {"why", d.why}, {"reruns", d.reruns}});
+  return list;
+}
+
+bool g_device_abandoned = false;
+
 }  // namespace
+
+bool device_abandoned() { return g_device_abandoned; }
 
 int run_list(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<device::cuda::ListedDevice> devices;
@@ -92,6 +104,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   const model::Report base = report::make_info_report(opened.device->info());
   session.add_phase("info", seconds_since(start), "ok");
   session.write_partial(base);
+  if (o.wait_idle_s) wait_idle(*opened.device, *o.wait_idle_s, err, o.quiet, interrupted);
 
   discovery::Result so_far;
   ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
@@ -105,6 +118,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   discovery_options.only.insert(o.only.begin(), o.only.end());
   discovery_options.carveout_percent = o.carveout;
   discovery_options.time_budget_s = o.time_budget_s;
+  if (!opened.sim.empty() || o.replay_dir) discovery_options.retry_backoff_s = 0;
   discovery::Result result;
   try {
     result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);
@@ -115,6 +129,13 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
     // A measurement error the discovery did not absorb: keep everything measured before it.
     model::Report partial = with_result(base, so_far);
     partial.warnings.push_back(std::string("the run stopped: ") + e.what());
+    err << "gputopo: " << e.what() << "\n";
+    session.set_run_field("disturbed", disturbed_json(so_far));
+    if (e.kind() == device::Error::Kind::Lost && opened.sim.empty() && !o.replay_dir) {
+      // A kernel may still run on it: destroying the device would wait for it for ever.
+      static_cast<void>(opened.device.release());
+      g_device_abandoned = true;
+    }
     return session.finish(std::move(partial), RunStatus::Failed);
   }
   RunStatus status = RunStatus::Complete;
@@ -127,8 +148,11 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
     status = RunStatus::Failed;
   else if (interrupted.load())
     status = RunStatus::Interrupted;
-  else if (!result.completed)
+  else if (!result.disturbed.empty())
+    status = RunStatus::Disturbed;
+  else if (!result.completed || !result.skipped.empty())
     status = RunStatus::Incomplete;
+  session.set_run_field("disturbed", disturbed_json(result));
   if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
   return session.finish(with_result(base, result), status);
 }

@@ -17,5 +17,8 @@ int run_discover(const Options& options, std::ostream& out, std::ostream& err,
 // The main job on a device already opened.
 int run_discover_on(OpenedDevice opened, const Options& options, std::ostream& out,
                     std::ostream& err, const std::atomic<bool>& interrupted);
+// True after a run ended because its GPU was lost: the device was left undestroyed (a kernel
+// may still run on it), so the process must end without running destructors (std::_Exit).
+bool device_abandoned();
 
 }  // namespace gputopo::cli

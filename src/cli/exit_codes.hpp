@@ -10,6 +10,7 @@ enum ExitCode : int {
   kExitUsage = 2,        // bad command line or output path
   kExitNoGpu = 3,        // no usable GPU or driver
   kExitMeasurement = 4,  // a measurement failed or the run was interrupted; partial results written
+  kExitDisturbed = 5,    // the run ended, but other work on the GPU disturbed some phases
 };
 
 inline int exit_code_for(device::Error::Kind kind) {
@@ -20,6 +21,8 @@ inline int exit_code_for(device::Error::Kind kind) {
       return kExitNoGpu;
     case device::Error::Kind::BadRequest:
     case device::Error::Kind::Measurement:
+    case device::Error::Kind::OutOfMemory:
+    case device::Error::Kind::Lost:
       return kExitMeasurement;
   }
   return kExitMeasurement;

@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
@@ -26,6 +28,10 @@ int main(int argc, char** argv) {
   if (!std::cout.flush() && code == kExitOk) {
     std::cerr << "gputopo: cannot write to stdout: " << std::strerror(errno) << "\n";
     code = kExitUsage;
+  }
+  if (device_abandoned()) {
+    std::cerr.flush();
+    std::_Exit(code);
   }
   return code;
 }

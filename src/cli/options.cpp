@@ -31,7 +31,18 @@ std::optional<T> whole_number(const std::string& text, T lo, T hi) {
 }
 
 // The options that only the discovery (no command, or analyze) uses.
-constexpr std::string_view kDiscoveryOnly[] = {"--only", "--raw", "--time-budget", "--carveout"};
+constexpr std::string_view kDiscoveryOnly[] = {"--only", "--raw", "--time-budget", "--carveout",
+                                               "--wait-idle"};
+
+// A positive, finite number of seconds.
+std::optional<double> seconds(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) ||
+      v <= 0)
+    return std::nullopt;
+  return v;
+}
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -101,10 +112,16 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_option("--time-budget", time_budget,
                  "stop the discovery after this many seconds, keeping what was measured")
       ->type_name("SECONDS");
+  std::string wait_idle;
+  app.add_option("--wait-idle", wait_idle,
+                 "before the discovery, wait up to this many seconds for other processes to stop "
+                 "using the GPU")
+      ->type_name("SECONDS");
   app.add_flag("--version", version, "print the version and exit");
   app.footer(
-      "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed "
-      "or the run was interrupted (partial results written). See docs/cli.md.");
+      "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
+      "GPU was lost or the run was interrupted (partial results written), 5 other work on the "
+      "GPU disturbed some phases (their findings not established). See docs/cli.md.");
   auto* info = app.add_subcommand("info", "what the driver knows about the GPU, instantly");
   auto* list = app.add_subcommand("list", "the GPUs of this host, one line each");
   auto* analyze = app.add_subcommand(
@@ -154,13 +171,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   else
     return usage("--seed " + seed + ": expected a whole number from 0 to 18446744073709551615");
   if (app.count("--time-budget") > 0) {
-    double v = 0;
-    const auto [end, ec] =
-        std::from_chars(time_budget.data(), time_budget.data() + time_budget.size(), v);
-    if (time_budget.empty() || ec != std::errc() ||
-        end != time_budget.data() + time_budget.size() || !std::isfinite(v) || v <= 0)
+    o.time_budget_s = seconds(time_budget);
+    if (!o.time_budget_s)
       return usage("--time-budget " + time_budget + ": expected a positive number of seconds");
-    o.time_budget_s = v;
+  }
+  if (app.count("--wait-idle") > 0) {
+    o.wait_idle_s = seconds(wait_idle);
+    if (!o.wait_idle_s)
+      return usage("--wait-idle " + wait_idle + ": expected a positive number of seconds");
   }
   if (!o.only.empty()) {
     try {

@@ -29,6 +29,7 @@ struct Options {
   std::vector<std::string> only;        // --only: elements or probes to discover
   std::optional<int> carveout = 0;      // --carveout: percent shared; nullopt: driver default
   std::optional<double> time_budget_s;  // --time-budget: seconds for the whole discovery
+  std::optional<double> wait_idle_s;    // --wait-idle: seconds to wait for a free GPU
   std::vector<std::string> argv;        // as given, for the report's run section
 };
 

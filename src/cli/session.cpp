@@ -22,6 +22,8 @@ std::string_view to_string(RunStatus s) {
       return "interrupted";
     case RunStatus::Failed:
       return "failed";
+    case RunStatus::Disturbed:
+      return "disturbed";
   }
   return "unknown";
 }
@@ -56,6 +58,11 @@ void Session::add_phase(const std::string& name, double seconds, const std::stri
   phases_.push_back({{"name", name}, {"seconds", seconds}, {"status", status}});
 }
 
+void Session::set_run_field(const std::string& key, model::Json value) {
+  std::lock_guard lock(mutex_);
+  run_fields_[key] = std::move(value);
+}
+
 model::Report Session::completed(model::Report report, RunStatus status) const {
   using model::Json;
   report.simulated = report.simulated || !sim_.empty();
@@ -71,6 +78,7 @@ model::Report Session::completed(model::Report report, RunStatus status) const {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   run["status"] = to_string(status);
   run["phases"] = phases_;
+  for (const auto& [key, value] : run_fields_.items()) run[key] = value;
   report.run = std::move(run);
   return report;
 }
@@ -97,6 +105,7 @@ int Session::finish_locked(model::Report report, RunStatus status) {
   finished_ = true;
   const model::Report done = completed(std::move(report), status);
   int code = (status == RunStatus::Interrupted || status == RunStatus::Failed) ? kExitMeasurement
+             : status == RunStatus::Disturbed                                  ? kExitDisturbed
                                                                                : kExitOk;
   if (options_.output) {
     try {
@@ -114,6 +123,9 @@ int Session::finish_locked(model::Report report, RunStatus status) {
   if (code == kExitMeasurement)
     err_ << "gputopo: the run " << to_string(status) << "; partial results were written"
          << (options_.output ? " to " + *options_.output : std::string()) << "\n";
+  if (code == kExitDisturbed)
+    err_ << "gputopo: other work on the GPU disturbed some phases (run.disturbed); their findings "
+            "are not established: run again on a free GPU (--wait-idle)\n";
   return code;
 }
 

@@ -14,7 +14,8 @@ enum class RunStatus {
   Complete,     // everything planned ran
   Incomplete,   // the time budget ran out; what ran is reported (exit 0)
   Interrupted,  // SIGINT or SIGTERM; partial results written (exit 4)
-  Failed,       // a measurement failed; partial results written (exit 4)
+  Failed,       // a measurement failed or the GPU was lost; partial results written (exit 4)
+  Disturbed,    // other work on the GPU disturbed some phases; their findings demoted (exit 5)
 };
 
 std::string_view to_string(RunStatus s);
@@ -34,6 +35,8 @@ class Session {
   // The device the run uses; `sim` is the preset or file when simulated, "" otherwise.
   void set_device(int index, const std::string& sim);
   void add_phase(const std::string& name, double seconds, const std::string& status);
+  // A further member of the `run` section (e.g. "disturbed").
+  void set_run_field(const std::string& key, model::Json value);
 
   // Writes `report` as it stands to -o FILE (never to stdout), so that an interrupted or failed
   // run leaves its results behind, and keeps it for the last words. A write failure is reported
@@ -58,6 +61,7 @@ class Session {
   int device_index_ = 0;
   std::string sim_;
   model::Json phases_ = model::Json::array();
+  model::Json run_fields_ = model::Json::object();
   bool partial_write_failed_ = false;
   std::timed_mutex mutex_;  // the main thread against the last words
   model::Report latest_;

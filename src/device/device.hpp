@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "device/device_info.hpp"
+#include "device/device_state.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
 #include "model/printable.hpp"
@@ -22,7 +23,12 @@ class Error : public std::runtime_error {
                   // stream): the message gives the driver's reason
     Unsupported,  // the GPU is older than the supported minimum       -> exit 3
     BadRequest,   // the request cannot be run on this device          -> exit 4
-    Measurement,  // a measurement failed or timed out                 -> exit 4
+    Measurement,  // a measurement failed                              -> exit 4
+    OutOfMemory,  // the device has not enough free memory for the     -> exit 4 unless the
+                  // request (other processes hold it)                     run absorbs it
+    Lost,         // the device cannot be used any more in this        -> exit 4, the run ends
+                  // process: a kernel overran its deadline and cannot be cancelled, the GPU
+                  // fell off the bus or hit a sticky error
   };
   Error(Kind kind, const std::string& what)
       : std::runtime_error(model::printable(what)), kind_(kind) {}
@@ -51,6 +57,10 @@ class Device {
   // SMs that run together in one thread-block cluster of `cluster_size` blocks, one group per
   // cluster (e.g. size 2 pairs the SMs of a TPC). Empty where clusters are not supported.
   virtual std::vector<std::vector<int>> co_resident_sms(int cluster_size) = 0;
+
+  // What the driver says about other users and the card's health now (docs/busy.md). Every
+  // field is optional; a backend that cannot tell returns the default.
+  virtual DeviceState state() { return {}; }
 };
 
 }  // namespace gputopo::device

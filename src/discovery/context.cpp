@@ -1,8 +1,18 @@
 #include "discovery/context.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace gputopo::discovery {
+namespace {
+constexpr int kBatchReruns = 2;  // re-runs of a batch during which the SM clock changed
+}  // namespace
+
+void backoff(double base_s, int rerun) {
+  if (base_s <= 0) return;
+  std::this_thread::sleep_for(std::chrono::duration<double>(base_s * (1 << rerun)));
+}
 
 Context::Context(device::Device& device, const Options& options, Progress& progress,
                  const std::atomic<bool>* interrupted)
@@ -36,9 +46,29 @@ void Context::step() {
   progress_.advance(done_batches_, std::max(done_batches_, expected_batches_));
 }
 
+template <class Run>
+auto Context::steady(Run&& run, const char* what) {
+  auto result = run();
+  ++calls_;
+  // Conditions changed within the span even when a re-run is steady: the span is judged again.
+  if (result.conditions.clock_changed && batch_disturbance_.empty())
+    batch_disturbance_ = std::string("the SM clock changed during a ") + what;
+  for (int rerun = 0; result.conditions.clock_changed; ++rerun) {
+    if (rerun == kBatchReruns) {
+      batch_disturbance_ = std::string("the SM clock changed during a ") + what + " in " +
+                           std::to_string(kBatchReruns + 1) + " runs";
+      break;
+    }
+    backoff(options_.retry_backoff_s, rerun);
+    result = run();
+    ++calls_;
+  }
+  return result;
+}
+
 device::ChaseBatchResult Context::chase(const device::ChaseBatch& batch) {
   check_stop();
-  auto result = device_.chase(batch);
+  auto result = steady([&] { return device_.chase(batch); }, "chase batch");
   if (result.conditions.clock_changed) warn("SM clock changed during a chase batch");
   step();
   return result;
@@ -46,7 +76,7 @@ device::ChaseBatchResult Context::chase(const device::ChaseBatch& batch) {
 
 device::ChaseBatchResult Context::interfere(const device::InterferenceBatch& batch) {
   check_stop();
-  auto result = device_.interfere(batch);
+  auto result = steady([&] { return device_.interfere(batch); }, "interference batch");
   if (result.conditions.clock_changed) warn("SM clock changed during an interference batch");
   step();
   return result;
@@ -54,7 +84,7 @@ device::ChaseBatchResult Context::interfere(const device::InterferenceBatch& bat
 
 device::StreamResult Context::stream(const device::StreamRequest& request) {
   check_stop();
-  auto result = device_.stream(request);
+  auto result = steady([&] { return device_.stream(request); }, "bandwidth run");
   if (result.conditions.clock_changed) warn("SM clock changed during a bandwidth run");
   step();
   return result;
@@ -63,6 +93,7 @@ device::StreamResult Context::stream(const device::StreamRequest& request) {
 std::vector<std::vector<int>> Context::co_resident_sms(int cluster_size) {
   check_stop();
   auto groups = device_.co_resident_sms(cluster_size);
+  ++calls_;
   step();
   return groups;
 }
@@ -94,8 +125,52 @@ Input Context::input(const std::string& element, const std::string& key) const {
   const double confidence = a->confidence.value_or(a->source == model::Source::Api ? 1.0 : 0.0);
   in.established = in.value.has_value() && confidence >= kEstablished;
   if (!in.established)
-    in.why = element + " " + key + " not established" + (a->reason.empty() ? "" : ": " + a->reason);
+    in.why = element + " " + key + " " +
+             (a->reason.rfind("not established", 0) == 0
+                  ? a->reason
+                  : "not established" + (a->reason.empty() ? "" : ": " + a->reason));
   return in;
+}
+
+void Context::restore(const Snapshot& s) {
+  findings_ = s.findings;
+  compute_ = s.compute;
+}
+
+namespace {
+
+// Counts, sizes, flags, names and lists: a wrong one is a wrong structure.
+bool discrete(const model::Attribute& a) {
+  return !a.value.is_number() || a.unit.empty() || a.unit == "B";
+}
+
+void demote(model::AttributeList& list, const model::AttributeList* before,
+            const std::string& why) {
+  for (auto& [key, a] : list) {
+    if (a.source != model::Source::Measured && a.source != model::Source::Derived) continue;
+    const model::Attribute* old = before ? model::find(*before, key) : nullptr;
+    if (old && model::to_json(*old) == model::to_json(a)) continue;
+    if (!a.available()) continue;
+    if (discrete(a)) {
+      a.evidence["valueWhileBusy"] = a.value;
+      a.value = nullptr;
+      a.interval.reset();
+      a.reason = "not established (GPU busy: " + why + ")";
+    } else {
+      a.reason = "GPU busy: " + why + (a.reason.empty() ? "" : "; " + a.reason);
+    }
+    a.confidence = std::min(a.confidence.value_or(kBusyConfidence), kBusyConfidence);
+  }
+}
+
+}  // namespace
+
+void Context::demote_since(const Snapshot& s, const std::string& why) {
+  for (auto& [element, list] : findings_) {
+    const auto it = s.findings.find(element);
+    demote(list, it == s.findings.end() ? nullptr : &it->second, why);
+  }
+  demote(compute_, &s.compute, why);
 }
 
 void Context::put_compute(const std::string& key, model::Attribute attribute) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/device.hpp"
@@ -30,6 +31,12 @@ struct Input {
 
 // Confidence at or above which a finding is used as-is by dependent probes.
 inline constexpr double kEstablished = 0.5;
+// The highest confidence of a finding made while the GPU was busy.
+inline constexpr double kBusyConfidence = 0.25;
+
+// Waits base_s x 2^rerun before re-run `rerun` (0-based) of something the GPU's other work
+// disturbed; nothing when base_s is 0.
+void backoff(double base_s, int rerun);
 
 // Everything a probe touches: the device (through batch calls that honour interrupts, the budget
 // and progress), the options, and the findings of the run so far.
@@ -39,6 +46,9 @@ class Context {
           const std::atomic<bool>* interrupted);
 
   const device::DeviceInfo& info() const { return device_.info(); }
+  // The device itself, for the run's control measurements (guard.hpp): calls on it are not
+  // progress steps.
+  device::Device& device() { return device_; }
   const Options& options() const { return options_; }
 
   // Device batches. Each first checks for an interrupt or an exhausted budget (throwing Stopped)
@@ -47,6 +57,23 @@ class Context {
   device::ChaseBatchResult interfere(const device::InterferenceBatch& batch);
   device::StreamResult stream(const device::StreamRequest& request);
   std::vector<std::vector<int>> co_resident_sms(int cluster_size);
+
+  // Device calls so far, and why a batch stayed disturbed after its re-runs since the last
+  // take_batch_disturbance() ("" when none did).
+  std::size_t calls() const { return calls_; }
+  std::string take_batch_disturbance() { return std::exchange(batch_disturbance_, {}); }
+
+  // The findings as they stand, to go back to before a disturbed span of phases is re-run.
+  struct Snapshot {
+    std::map<std::string, model::AttributeList> findings;
+    model::AttributeList compute;
+  };
+  Snapshot snapshot() const { return {findings_, compute_}; }
+  void restore(const Snapshot& s);
+  // Every measured or derived attribute added or changed since `s` loses its confidence: a
+  // discrete one (a count, size, flag or name) its value too, "not established (GPU busy: why)";
+  // a continuous one (latency, bandwidth) keeps its value at a confidence below kEstablished.
+  void demote_since(const Snapshot& s, const std::string& why);
 
   // Throws Stopped when the run must end now.
   void check_stop() const;
@@ -77,6 +104,9 @@ class Context {
 
  private:
   void step();
+  // Runs a batch again, with back-off, while the SM clock changed during it.
+  template <class Run>
+  auto steady(Run&& run, const char* what);
 
   device::Device& device_;
   const Options& options_;
@@ -88,6 +118,8 @@ class Context {
   std::map<std::string, model::AttributeList> findings_;
   model::AttributeList compute_;
   std::vector<std::string> warnings_;
+  std::size_t calls_ = 0;
+  std::string batch_disturbance_;
 };
 
 }  // namespace gputopo::discovery

@@ -18,6 +18,10 @@ struct Options {
   // under which L1-family caches are measured. 0 gives L1 the most room; nullopt leaves the
   // driver's default. The value applied is reported with every L1-family element.
   std::optional<int> carveout_percent = 0;
+  // Back-off before the first re-run of a disturbed batch or span of phases; each further re-run
+  // waits twice as long (docs/busy.md). 0 on simulated and replayed devices, whose load is
+  // counted in calls, not seconds.
+  double retry_backoff_s = 0.25;
 };
 
 }  // namespace gputopo::discovery

@@ -15,6 +15,14 @@ struct ProbeTiming {
   std::string status;  // "ok", "failed: ...", "skipped: ...", "interrupted"
 };
 
+// Consecutive phases that other work on the GPU disturbed, re-runs included; their findings were
+// demoted (Context::demote_since).
+struct Disturbance {
+  std::vector<std::string> phases;
+  std::string why;
+  int reruns = 0;
+};
+
 // What a discovery found. An interrupted or failed run keeps everything measured before.
 struct Result {
   std::vector<model::Element> memory;  // requested elements, in report order
@@ -23,7 +31,9 @@ struct Result {
   std::vector<std::string> warnings;   // conditions that may distort results
   bool completed = false;  // every planned probe ran (not interrupted, not out of time budget)
   bool failed = false;     // at least one probe's measurement failed (exit code 4)
-  double seconds = 0;      // whole discovery
+  std::vector<Disturbance> disturbed;  // empty when no phase stayed disturbed
+  std::vector<std::string> skipped;    // probes left out for lack of device memory, with why
+  double seconds = 0;                  // whole discovery
 };
 
 }  // namespace gputopo::discovery

@@ -47,16 +47,29 @@ TEST(DiscoverFake, RunsThePlanAndReportsEveryPhase) {
   EXPECT_EQ(carveout->value, 0);
 }
 
+// The batches before the first phase: the control measurements at the start (guard.hpp).
+struct FirstPhase final : Progress {
+  const FakeDevice& dev;
+  int batches_before = -1;
+  explicit FirstPhase(const FakeDevice& d) : dev(d) {}
+  void begin(std::string_view, std::size_t, std::size_t) override {
+    if (batches_before < 0) batches_before = dev.batches;
+  }
+  void advance(std::size_t, std::size_t) override {}
+  void end(std::string_view, double, std::string_view, const Result&) override {}
+};
+
 TEST(DiscoverFake, InterruptKeepsWhatWasMeasured) {
   FakeDevice dev;
   std::atomic<bool> stop{false};
+  FirstPhase progress(dev);
   dev.on_batch = [&] {
-    if (dev.batches == 3) stop = true;
+    if (progress.batches_before >= 0 && dev.batches == progress.batches_before + 3) stop = true;
   };
-  NullProgress progress;
   const Result r = discover(dev, {}, progress, &stop);
   EXPECT_FALSE(r.completed);
-  EXPECT_LE(dev.batches, 4);
+  EXPECT_GT(progress.batches_before, 0);
+  EXPECT_LE(dev.batches, progress.batches_before + 4);
   ASSERT_FALSE(r.timings.empty());
   EXPECT_EQ(r.timings.front().status, "ok");
   EXPECT_NE(r.timings.back().status.find("interrupted"), std::string::npos);

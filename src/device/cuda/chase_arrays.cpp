@@ -94,6 +94,8 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
                 ? fill_pointer_chain(p, nullptr, layout.elements, r.stride_bytes, stream)
                 : fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
             "building a strided chase array");
+      // Waited on here, so that a fault in the fill is reported under its own name.
+      wait_for(stream, kBuildSeconds, "building a strided chase array");
     } else {
       const auto next = successors(layout.elements, r.pattern);
       auto* table = successor_table.reserve(next.size() * sizeof(std::uint64_t));

@@ -44,14 +44,23 @@ __device__ void stage_shared(const ChaseArray& a, std::uint32_t* dynamic, bool c
 }
 
 // All threads of the block load every chased element, `warmup_passes` times. Their sums go to
-// global memory so that the loads cannot be dropped.
+// global memory so that the loads cannot be dropped. False once past the deadline.
 template <class Index, class Load>
-__device__ void warm_all(const Load& load, const ChaseArray& a, std::uint32_t* sink) {
+__device__ bool warm_all(const Load& load, const ChaseArray& a, std::uint64_t deadline,
+                         std::uint32_t* sink) {
   Index sum = 0;
-  for (std::uint32_t p = 0; p < a.warmup_passes; ++p)
-    for (std::uint64_t k = threadIdx.x; k < a.elements; k += blockDim.x)
+  bool in_time = true;
+  std::uint32_t n = 0;
+  for (std::uint32_t p = 0; p < a.warmup_passes && in_time; ++p)
+    for (std::uint64_t k = threadIdx.x; k < a.elements; k += blockDim.x) {
       sum += load(static_cast<Index>(k * a.stride_words));
+      if ((++n & 4095) == 0 && read_globaltimer() > deadline) {
+        in_time = false;
+        break;
+      }
+    }
   sink[threadIdx.x] = static_cast<std::uint32_t>(sum);
+  return in_time;
 }
 
 // One thread follows the chain for `warmup_passes` full cycles; false once past the deadline.
@@ -176,7 +185,7 @@ __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs ar
   const auto mode = static_cast<JobMode>(job.mode);
   std::uint32_t timer = 0;
   if (mode == JobMode::Chase) {
-    warm_all<Index>(load, a, args.sink);
+    if (!warm_all<Index>(load, a, deadline, args.sink)) s_late = 1;
     __syncthreads();
   } else {
     timer = job.thread_a;

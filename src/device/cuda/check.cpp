@@ -9,6 +9,29 @@ namespace {
 constexpr auto kMaxPause = std::chrono::microseconds(40);
 }  // namespace
 
+Error::Kind error_kind(cudaError_t rc) {
+  switch (rc) {
+    case cudaErrorMemoryAllocation:
+      return Error::Kind::OutOfMemory;
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorNoDevice:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorAssert:
+      return Error::Kind::Lost;
+    default:
+      return Error::Kind::Measurement;
+  }
+}
+
 void wait_for(cudaStream_t stream, double seconds, const std::string& what) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -23,8 +46,9 @@ void wait_for(cudaStream_t stream, double seconds, const std::string& what) {
     if (Clock::now() - start > limit) {
       std::ostringstream msg;
       msg << what << " still running after " << seconds
-          << " s, far past its expected time; the GPU may be hung or busy with other work";
-      throw Error(Error::Kind::Measurement, msg.str());
+          << " s, far past its deadline; the GPU may be hung or busy with other work, and a "
+             "kernel cannot be cancelled, so the run ends";
+      throw Error(Error::Kind::Lost, msg.str());
     }
     std::this_thread::sleep_for(pause);
     if (pause < kMaxPause) pause *= 2;

@@ -9,6 +9,15 @@
 
 namespace gputopo::device::cuda {
 
+namespace {
+// A cluster size the device refuses: the request cannot be run, and the driver's reason says why.
+[[noreturn]] void refused(int cluster_size, const char* call, cudaError_t rc) {
+  throw Error(Error::Kind::BadRequest, "cluster size " + std::to_string(cluster_size) + ": " +
+                                           call + ": " + cudaGetErrorString(rc) + " (" +
+                                           cudaGetErrorName(rc) + ")");
+}
+}  // namespace
+
 std::vector<std::vector<int>> cluster_groups(const DeviceInfo& info, cudaStream_t stream,
                                              int cluster_size) {
   if (cluster_size < 1)
@@ -19,10 +28,11 @@ std::vector<std::vector<int>> cluster_groups(const DeviceInfo& info, cudaStream_
   const auto shared = static_cast<std::uint32_t>(info.shared_per_block_optin_bytes);
   int clusters = 0;
   const cudaError_t rc = max_active_clusters(cluster_size, shared, &clusters);
-  if (rc != cudaSuccess || clusters <= 0) {
-    cudaGetLastError();  // a size the device cannot launch: clear the error, report no groups
-    return {};
+  if (rc != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it so that later launches do not inherit it
+    refused(cluster_size, "cudaOccupancyMaxActiveClusters", rc);
   }
+  if (clusters <= 0) return {};  // no cluster of this size fits on the device
   const auto blocks = static_cast<std::size_t>(clusters) * static_cast<std::size_t>(cluster_size);
   DeviceArena memory("cluster probe");
   auto* smids = reinterpret_cast<int*>(memory.reserve(blocks * sizeof(int) + 256));
@@ -31,12 +41,13 @@ std::vector<std::vector<int>> cluster_groups(const DeviceInfo& info, cudaStream_
         "cudaMemsetAsync (cluster probe)");
   check(cudaMemsetAsync(started, 0, sizeof(std::uint32_t), stream),
         "cudaMemsetAsync (cluster probe)");
-  if (launch_cluster_probe(cluster_size, clusters, shared, smids, started, 1'000'000'000, stream) !=
-      cudaSuccess) {
+  if (const cudaError_t launch = launch_cluster_probe(cluster_size, clusters, shared, smids,
+                                                      started, 1'000'000'000, stream);
+      launch != cudaSuccess) {
     // The occupancy query can accept a shape the launch then refuses (e.g. sizes above the
     // hardware's maximum): clear the error so that later launches do not inherit it.
     cudaGetLastError();
-    return {};
+    refused(cluster_size, "cluster probe launch", launch);
   }
   wait_for(stream, 20, "cluster probe kernel");
   std::vector<int> host(blocks);

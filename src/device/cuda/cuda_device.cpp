@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <iostream>
+#include <string>
 #include <utility>
 
 #include "device/cuda/chase_runner.hpp"
@@ -17,8 +18,10 @@ namespace {
 class CudaDevice final : public Device {
  public:
   explicit CudaDevice(DeviceInfo info) : info_(std::move(info)), clock_(info_.index) {
-    select();
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    usable(cudaSetDevice(info_.index), "cudaSetDevice");
+    // The first call that needs a context: exclusive-process mode held elsewhere fails here.
+    usable(cudaFree(nullptr), "cudaFree (context creation)");
+    usable(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     chases_ = std::make_unique<ChaseRunner>(info_, stream_, clock_);
     streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
     if (const auto others = clock_.other_processes(); others && *others > 0)
@@ -71,6 +74,8 @@ class CudaDevice final : public Device {
     return streams_->run(request);
   }
 
+  DeviceState state() override { return clock_.state(); }
+
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     select();
     return cluster_groups(info_, stream_, cluster_size);
@@ -78,6 +83,14 @@ class CudaDevice final : public Device {
 
  private:
   void select() const { check(cudaSetDevice(info_.index), "cudaSetDevice"); }
+
+  // A failure while the device is being opened: the GPU cannot be used by this process.
+  void usable(cudaError_t rc, const char* call) const {
+    if (rc == cudaSuccess) return;
+    throw Error(Error::Kind::NoDevice,
+                "GPU " + std::to_string(info_.index) + " is not usable: " + call + ": " +
+                    cudaGetErrorString(rc) + " (" + cudaGetErrorName(rc) + ")");
+  }
 
   DeviceInfo info_;
   RunClock clock_;

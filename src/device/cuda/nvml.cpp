@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -25,6 +26,27 @@ struct NvmlProcessInfo {
   unsigned int compute_instance_id;
 };
 using ProcessQuery = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, NvmlProcessInfo*);
+// nvmlProcessUtilizationSample_t.
+struct NvmlProcessSample {
+  unsigned int pid;
+  unsigned long long time_stamp;
+  unsigned int sm_util;
+  unsigned int mem_util;
+  unsigned int enc_util;
+  unsigned int dec_util;
+};
+constexpr nvmlReturn_t kNvmlNotFound = 6;  // no samples since the timestamp
+// nvmlClocksEventReasons (formerly ThrottleReasons) that slow the SMs against the run's will.
+struct NamedReason {
+  unsigned long long bit;
+  const char* name;
+};
+constexpr NamedReason kSlowdowns[] = {{0x8, "hardware slowdown"},
+                                      {0x20, "software thermal slowdown"},
+                                      {0x40, "hardware thermal slowdown"},
+                                      {0x80, "hardware power brake"}};
+constexpr int kNvmlMemoryErrorUncorrected = 1;
+constexpr int kNvmlVolatileEcc = 0;
 
 template <class F>
 bool load(void* lib, const char* name, F& fn) {
@@ -51,6 +73,10 @@ struct Nvml::Api {
   nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
   ProcessQuery compute_processes = nullptr;
   ProcessQuery graphics_processes = nullptr;
+  nvmlReturn_t (*process_utilization)(nvmlDevice_t, NvmlProcessSample*, unsigned*,
+                                      unsigned long long) = nullptr;
+  nvmlReturn_t (*clock_events)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*total_ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
 
   std::string error(nvmlReturn_t r) const { return std::string("NVML: ") + error_string(r); }
 };
@@ -87,6 +113,10 @@ Nvml::Nvml() {
     load(lib, "nvmlDeviceGetComputeRunningProcesses_v2", api->compute_processes);
   if (!load(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api->graphics_processes))
     load(lib, "nvmlDeviceGetGraphicsRunningProcesses_v2", api->graphics_processes);
+  load(lib, "nvmlDeviceGetProcessUtilization", api->process_utilization);
+  if (!load(lib, "nvmlDeviceGetCurrentClocksEventReasons", api->clock_events))
+    load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api->clock_events);
+  load(lib, "nvmlDeviceGetTotalEccErrors", api->total_ecc_errors);
   api_ = std::move(api);
 }
 
@@ -204,6 +234,55 @@ NvmlValue<int> Nvml::other_processes(const std::string& bus) const {
     }
     pids.erase(static_cast<unsigned>(getpid()));
     return NvmlValue<int>::ok(static_cast<int>(pids.size()));
+  });
+}
+
+NvmlValue<double> Nvml::others_sm_percent(const std::string& bus,
+                                          unsigned long long& since_us) const {
+  const Api* a = api_.get();
+  return on_device<double>(a, why_, bus, a && a->process_utilization, [&](nvmlDevice_t d) {
+    unsigned count = 0;
+    nvmlReturn_t r = a->process_utilization(d, nullptr, &count, since_us);
+    if (r == kNvmlNotFound) return NvmlValue<double>::ok(0);
+    if (r != kNvmlSuccess && r != kNvmlInsufficientSize)
+      return NvmlValue<double>::fail(a->error(r));
+    std::vector<NvmlProcessSample> samples(count + 8);
+    count = static_cast<unsigned>(samples.size());
+    r = a->process_utilization(d, samples.data(), &count, since_us);
+    if (r == kNvmlNotFound) return NvmlValue<double>::ok(0);
+    if (r != kNvmlSuccess) return NvmlValue<double>::fail(a->error(r));
+    double highest = 0;
+    const auto self = static_cast<unsigned>(getpid());
+    for (unsigned i = 0; i < count; ++i) {
+      since_us = std::max(since_us, samples[i].time_stamp);
+      if (samples[i].pid != self) highest = std::max<double>(highest, samples[i].sm_util);
+    }
+    return NvmlValue<double>::ok(highest);
+  });
+}
+
+NvmlValue<std::vector<std::string>> Nvml::slowdowns(const std::string& bus) const {
+  using V = NvmlValue<std::vector<std::string>>;
+  const Api* a = api_.get();
+  return on_device<std::vector<std::string>>(a, why_, bus, a && a->clock_events,
+                                             [&](nvmlDevice_t d) {
+                                               unsigned long long reasons = 0;
+                                               nvmlReturn_t r = a->clock_events(d, &reasons);
+                                               if (r != kNvmlSuccess) return V::fail(a->error(r));
+                                               std::vector<std::string> names;
+                                               for (const auto& n : kSlowdowns)
+                                                 if (reasons & n.bit) names.emplace_back(n.name);
+                                               return V::ok(names);
+                                             });
+}
+
+NvmlValue<unsigned long long> Nvml::ecc_uncorrected(const std::string& bus) const {
+  using V = NvmlValue<unsigned long long>;
+  const Api* a = api_.get();
+  return on_device<unsigned long long>(a, why_, bus, a && a->total_ecc_errors, [&](nvmlDevice_t d) {
+    unsigned long long count = 0;
+    nvmlReturn_t r = a->total_ecc_errors(d, kNvmlMemoryErrorUncorrected, kNvmlVolatileEcc, &count);
+    return r == kNvmlSuccess ? V::ok(count) : V::fail(a->error(r));
   });
 }
 

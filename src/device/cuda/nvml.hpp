@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gputopo::device::cuda {
 
@@ -38,6 +39,16 @@ class Nvml {
   NvmlValue<bool> mig_enabled(const std::string& pci_bus_id) const;
   // Compute and graphics processes on the device other than this one (by PID).
   NvmlValue<int> other_processes(const std::string& pci_bus_id) const;
+  // The highest SM utilisation (percent) of any other process in the samples NVML took after
+  // `since_us` (NVML's microsecond timestamps; 0: all it holds). Advances `since_us` to the newest
+  // sample. 0 when no other process used the SMs.
+  NvmlValue<double> others_sm_percent(const std::string& pci_bus_id,
+                                      unsigned long long& since_us) const;
+  // The active clock-event reasons that slow the SMs against the run's will (hardware slowdown,
+  // thermal, power brake), by name.
+  NvmlValue<std::vector<std::string>> slowdowns(const std::string& pci_bus_id) const;
+  // Uncorrected ECC errors since the driver loaded (volatile counter).
+  NvmlValue<unsigned long long> ecc_uncorrected(const std::string& pci_bus_id) const;
 
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;

@@ -25,6 +25,26 @@ std::optional<int> RunClock::other_processes() const {
   return Nvml::instance().other_processes(pci_bus_id_).value;
 }
 
+DeviceState RunClock::state() {
+  const Nvml& nvml = Nvml::instance();
+  DeviceState s;
+  std::string missing;
+  auto take = [&](auto value, auto& into, const char* what) {
+    if (value.value)
+      into = *value.value;
+    else
+      missing += (missing.empty() ? "" : "; ") + std::string(what) + ": " + value.reason;
+  };
+  take(nvml.other_processes(pci_bus_id_), s.other_processes, "processes");
+  take(nvml.others_sm_percent(pci_bus_id_, utilization_since_us_), s.others_sm_percent,
+       "process utilisation");
+  take(nvml.clock_mhz(pci_bus_id_, NvmlClock::Sm), s.sm_clock_mhz, "SM clock");
+  take(nvml.slowdowns(pci_bus_id_), s.slowdowns, "clock events");
+  take(nvml.ecc_uncorrected(pci_bus_id_), s.ecc_uncorrected, "ECC");
+  s.unavailable = missing;
+  return s;
+}
+
 RunConditions RunClock::begin() const {
   RunConditions c;
   c.sm_clock_mhz_before = sm_mhz();

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "device/device_state.hpp"
 #include "device/results.hpp"
 
 namespace gputopo::device::cuda {
@@ -16,6 +17,8 @@ class RunClock {
   std::optional<double> sm_mhz() const;
   // Processes other than this one on the GPU, when NVML can tell.
   std::optional<int> other_processes() const;
+  // Other users and health now; utilisation since the previous call.
+  DeviceState state();
 
   // Starts a RunConditions with the clock as read now.
   RunConditions begin() const;
@@ -24,6 +27,7 @@ class RunClock {
 
  private:
   std::string pci_bus_id_;
+  unsigned long long utilization_since_us_ = 0;
 };
 
 }  // namespace gputopo::device::cuda

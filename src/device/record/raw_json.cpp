@@ -26,6 +26,10 @@ std::string_view name(Error::Kind k) {
       return "badRequest";
     case Error::Kind::Measurement:
       return "measurement";
+    case Error::Kind::OutOfMemory:
+      return "outOfMemory";
+    case Error::Kind::Lost:
+      return "lost";
   }
   return "unknown";
 }

@@ -42,7 +42,8 @@ constexpr auto enumerators(std::type_identity<StreamKind>) {
 }
 constexpr auto enumerators(std::type_identity<Error::Kind>) {
   using K = Error::Kind;
-  return std::array{K::NoDriver, K::NoDevice, K::Unsupported, K::BadRequest, K::Measurement};
+  return std::array{K::NoDriver,    K::NoDevice,    K::Unsupported, K::BadRequest,
+                    K::Measurement, K::OutOfMemory, K::Lost};
 }
 
 template <class E>

@@ -141,6 +141,8 @@ class RecordingDevice final : public Recorder {
         });
   }
 
+  DeviceState state() override { return inner_->state(); }
+
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     return record(
         clusters_identity(cluster_size), [&] { return inner_->co_resident_sms(cluster_size); },

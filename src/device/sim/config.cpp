@@ -367,6 +367,35 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
   b.jitter_fraction = bw.number("jitter_fraction", 0, 0.5, 0);
 }
 
+void parse_environment(const JsonReader& r, SimConfig& cfg) {
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  if (r.has("competing_load")) {
+    const auto load = r.at("competing_load");
+    load.only({"from_call", "to_call", "slowdown", "extra_rate", "extra_cycles", "bandwidth_factor",
+               "nvml_visible"});
+    CompetingLoadSpec l;
+    l.from_call = load.integer("from_call", 0, kMax, 0);
+    l.to_call = load.integer("to_call", l.from_call, kMax, kMax);
+    l.slowdown = load.number("slowdown", 1, 100, l.slowdown);
+    l.extra_rate = load.number("extra_rate", 0, 1, l.extra_rate);
+    l.extra_cycles = load.number("extra_cycles", 0, kMaxCycles, l.extra_cycles);
+    l.bandwidth_factor = load.number("bandwidth_factor", 0.01, 1, l.bandwidth_factor);
+    l.nvml_visible = load.boolean("nvml_visible", l.nvml_visible);
+    cfg.competing_load = l;
+  }
+  if (r.has("faults")) {
+    const auto faults = r.at("faults");
+    faults.only({"free_memory_bytes", "hang_at_call", "lost_at_call"});
+    auto optional = [&](std::string_view key) -> std::optional<std::uint64_t> {
+      if (!faults.has(key)) return std::nullopt;
+      return faults.at(key).integer(0, kMax);
+    };
+    cfg.faults.free_memory_bytes = optional("free_memory_bytes");
+    cfg.faults.hang_at_call = optional("hang_at_call");
+    cfg.faults.lost_at_call = optional("lost_at_call");
+  }
+}
+
 std::vector<std::string> parse_sources(const JsonReader& r) {
   std::vector<std::string> sources;
   const auto list = r.at("sources");
@@ -386,7 +415,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   }
   const JsonReader r(json, origin, "");
   r.only({"name", "comment", "sources", "device", "layout", "caches", "unified_l1_shared", "spaces",
-          "l2", "dram", "timing", "noise", "bandwidth"});
+          "l2", "dram", "timing", "noise", "bandwidth", "competing_load", "faults"});
   SimConfig cfg;
   cfg.preset = r.at("name").string();
   if (cfg.preset.empty()) r.at("name").fail("must not be empty");
@@ -410,6 +439,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   parse_l2(r.at("l2"), cfg);
   check_model_size(r, cfg);
   parse_rest(r, cfg);
+  parse_environment(r, cfg);
   return cfg;
 }
 

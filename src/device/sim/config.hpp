@@ -117,6 +117,25 @@ struct BandwidthSpec {
   double jitter_fraction = 0;
 };
 
+// Another process's work on the simulated GPU during calls [from_call, to_call) of the device
+// (chase, interfere, stream and cluster calls, counted from 0).
+struct CompetingLoadSpec {
+  std::uint64_t from_call = 0;
+  std::uint64_t to_call = UINT64_MAX;
+  double slowdown = 1.6;          // each load's latency (overhead excluded) times this
+  double extra_rate = 0.2;        // share of loads delayed further
+  double extra_cycles = 400;      // such a delay is uniform in [0, extra_cycles]
+  double bandwidth_factor = 0.5;  // streams reach this share of their idle bandwidth
+  bool nvml_visible = true;       // state() shows the other process (not from another container)
+};
+
+// Faults of real machines, each at one device call or throughout.
+struct FaultSpec {
+  std::optional<std::uint64_t> free_memory_bytes;  // requests needing more fail: out of memory
+  std::optional<std::uint64_t> hang_at_call;       // this call's kernel never returns
+  std::optional<std::uint64_t> lost_at_call;       // the GPU falls off the bus at this call
+};
+
 struct SimConfig {
   std::string preset;  // "name" field
   std::string comment;
@@ -134,6 +153,8 @@ struct SimConfig {
   double overlap_cycles = 0;
   NoiseSpec noise;
   BandwidthSpec bandwidth;
+  std::optional<CompetingLoadSpec> competing_load;
+  FaultSpec faults;
 
   const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
   std::uint64_t l2_bytes() const {

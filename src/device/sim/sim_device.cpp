@@ -7,6 +7,7 @@
 
 #include "device/input_file.hpp"
 #include "device/sim/chase_engine.hpp"
+#include "device/sim/environment.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
 #include "device/sim/rng.hpp"
@@ -107,6 +108,15 @@ class SimDevice final : public Device {
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     return cluster_groups(config_.layout, topology_, cluster_size);
+  }
+
+  // The simulated GPU alone: no other process, its clock at the maximum.
+  DeviceState state() override {
+    DeviceState s;
+    s.other_processes = 0;
+    s.others_sm_percent = 0;
+    s.sm_clock_mhz = config_.device.sm_clock_max_mhz;
+    return s;
   }
 
  private:
@@ -258,7 +268,9 @@ SimConfig load_config(const std::string& preset_or_file) {
 }
 
 std::unique_ptr<Device> make_device(SimConfig config, std::uint64_t seed) {
-  return std::make_unique<SimDevice>(std::move(config), seed);
+  const auto load = config.competing_load;
+  const auto faults = config.faults;
+  return with_environment(std::make_unique<SimDevice>(std::move(config), seed), load, faults, seed);
 }
 
 std::unique_ptr<Device> open(const std::string& preset_or_file, std::uint64_t seed) {
