@@ -198,10 +198,10 @@ class SharingProbe final : public Probe {
         a.interval = model::Interval{lo, hi};
         a.method = "pchase-size-sweep, one physical cache: confidence-weighted median of its views";
         model::Json sweep = a.evidence;
-        a.evidence = {{"physicalCache", names},
-                      {"perView", per_view},
-                      {"perViewConfidence", per_view_confidence},
-                      {"thisView", sweep}};
+        a.evidence = model::Json{{"physicalCache", names},
+                                 {"perView", per_view},
+                                 {"perViewConfidence", per_view_confidence},
+                                 {"thisView", sweep}};
         ctx.put(views[m].target.element, "size", std::move(a));
       }
     }
