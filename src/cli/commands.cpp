@@ -118,6 +118,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   discovery_options.only.insert(o.only.begin(), o.only.end());
   discovery_options.carveout_percent = o.carveout;
   discovery_options.time_budget_s = o.time_budget_s;
+  discovery_options.busy_budget_s = o.busy_budget_s;
   if (!opened.sim.empty() || o.replay_dir) discovery_options.retry_backoff_s = 0;
   discovery::Result result;
   try {
@@ -153,6 +154,8 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   else if (!result.completed || !result.skipped.empty())
     status = RunStatus::Incomplete;
   session.set_run_field("disturbed", disturbed_json(result));
+  session.set_run_field("guard",
+                        {{"seconds", result.guard_seconds}, {"checkpoints", result.checkpoints}});
   if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
   return session.finish(with_result(base, result), status);
 }

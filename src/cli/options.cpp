@@ -31,8 +31,8 @@ std::optional<T> whole_number(const std::string& text, T lo, T hi) {
 }
 
 // The options that only the discovery (no command, or analyze) uses.
-constexpr std::string_view kDiscoveryOnly[] = {"--only", "--raw", "--time-budget", "--carveout",
-                                               "--wait-idle"};
+constexpr std::string_view kDiscoveryOnly[] = {"--only",     "--raw",       "--time-budget",
+                                               "--carveout", "--wait-idle", "--busy-budget"};
 
 // A positive, finite number of seconds.
 std::optional<double> seconds(const std::string& text) {
@@ -117,6 +117,11 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                  "before the discovery, wait up to this many seconds for other processes to stop "
                  "using the GPU")
       ->type_name("SECONDS");
+  std::string busy_budget;
+  app.add_option("--busy-budget", busy_budget,
+                 "once other work is found on the GPU, measure at most this many seconds more "
+                 "while it lasts, or 'none' (default 20)")
+      ->type_name("SECONDS|none");
   app.add_flag("--version", version, "print the version and exit");
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
@@ -179,6 +184,15 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.wait_idle_s = seconds(wait_idle);
     if (!o.wait_idle_s)
       return usage("--wait-idle " + wait_idle + ": expected a positive number of seconds");
+  }
+  if (app.count("--busy-budget") > 0) {
+    if (busy_budget == "none")
+      o.busy_budget_s = std::nullopt;
+    else if (const auto s = seconds(busy_budget))
+      o.busy_budget_s = *s;
+    else
+      return usage("--busy-budget " + busy_budget +
+                   ": expected a positive number of seconds or 'none'");
   }
   if (!o.only.empty()) {
     try {

@@ -26,11 +26,13 @@ struct Options {
   std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
   std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from
   bool quiet = false;
-  std::vector<std::string> only;        // --only: elements or probes to discover
-  std::optional<int> carveout = 0;      // --carveout: percent shared; nullopt: driver default
-  std::optional<double> time_budget_s;  // --time-budget: seconds for the whole discovery
-  std::optional<double> wait_idle_s;    // --wait-idle: seconds to wait for a free GPU
-  std::vector<std::string> argv;        // as given, for the report's run section
+  std::vector<std::string> only;    // --only: elements or probes to discover
+  std::optional<int> carveout = 0;  // --carveout: percent shared; nullopt: driver default
+  std::optional<double> time_budget_s;
+  std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU  //
+                                             // --time-budget: seconds for the whole discovery
+  std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
+  std::vector<std::string> argv;             // as given, for the report's run section
 };
 
 // The options, or the exit code to leave with at once: 0 after --help or --version (printed to

@@ -28,7 +28,15 @@ std::optional<std::string> Context::stop_reason() const {
     const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
     if (used.count() > *options_.time_budget_s) return "time budget exhausted";
   }
+  if (busy_deadline_ && std::chrono::steady_clock::now() > *busy_deadline_)
+    return "GPU busy past the busy budget (" + busy_why_ + ")";
   return std::nullopt;
+}
+
+void Context::set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,
+                                std::string why) {
+  busy_deadline_ = deadline;
+  busy_why_ = std::move(why);
 }
 
 void Context::check_stop() const {

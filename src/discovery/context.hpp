@@ -75,6 +75,12 @@ class Context {
   // a continuous one (latency, bandwidth) keeps its value at a confidence below kEstablished.
   void demote_since(const Snapshot& s, const std::string& why);
 
+  // After the GPU was found busy: the run stops at `deadline` (stop_reason() says `why`); nullopt
+  // lifts it, when a later checkpoint finds the GPU free.
+  void set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,
+                         std::string why = {});
+  bool busy_deadline_set() const { return busy_deadline_.has_value(); }
+
   // Throws Stopped when the run must end now.
   void check_stop() const;
   std::optional<std::string> stop_reason() const;
@@ -120,6 +126,8 @@ class Context {
   std::vector<std::string> warnings_;
   std::size_t calls_ = 0;
   std::string batch_disturbance_;
+  std::optional<std::chrono::steady_clock::time_point> busy_deadline_;
+  std::string busy_why_;
 };
 
 }  // namespace gputopo::discovery

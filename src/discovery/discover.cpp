@@ -30,108 +30,175 @@ std::string joined(const std::vector<std::string>& parts) {
   return text;
 }
 
+// One discovery: the plan's phases in spans between checkpoints, each span judged by the guard,
+// re-run or demoted when other work disturbed it (docs/busy.md).
+class Run {
+ public:
+  Run(device::Device& device, const Options& options, Progress& progress,
+      const std::atomic<bool>* interrupted)
+      : options_(options),
+        progress_(progress),
+        plan_(registered_probes(device.info()), options.only),
+        context_(device, options, progress, interrupted),
+        guard_(device) {}
+
+  Result operator()() {
+    start_guard();
+    const auto& probes = plan_.probes();
+    begin_span(0);
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+      if (stopped_) {
+        skip(i);
+        continue;
+      }
+      run_phase(i);
+      const bool last = i + 1 == probes.size() || stopped_;
+      if (!last && context_.calls() - span_.calls < kCheckpointCalls) continue;
+      if (judge_span(i, last)) i = span_.begin - 1;  // re-run the span
+    }
+    if (!skipped_busy_.phases.empty()) result_.disturbed.push_back(skipped_busy_);
+    result_.completed = !stopped_;
+    if (stopped_)
+      context_.warn("discovery ended early (" + context_.stop_reason().value_or("stopped") +
+                    "); the results are partial");
+    result_.guard_seconds = guard_.seconds();
+    result_.checkpoints = guard_.checkpoints();
+    refresh();
+    return std::move(result_);
+  }
+
+ private:
+  struct Span {
+    std::size_t begin = 0;
+    std::size_t calls = 0;
+    Context::Snapshot start;
+    int reruns = 0;
+  };
+
+  void start_guard() {
+    if (context_.stop_reason()) return;
+    if (const auto busy = guard_.start(); !busy.empty()) {
+      context_.warn(busy +
+                    "; the phases it disturbs are re-run while it passes, else marked "
+                    "disturbed");
+      if (guard_.busy_at_start()) arm_busy_deadline(busy);
+    }
+    if (!guard_.note().empty()) context_.warn(guard_.note());
+  }
+
+  void arm_busy_deadline(const std::string& why) {
+    if (!options_.busy_budget_s || context_.busy_deadline_set()) return;
+    context_.set_busy_deadline(
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(*options_.busy_budget_s)),
+        why);
+  }
+
+  void begin_span(std::size_t begin) { span_ = {begin, context_.calls(), context_.snapshot(), 0}; }
+
+  void refresh() {
+    result_.memory = assemble_elements(context_.findings(), plan_.elements());
+    result_.compute = context_.compute();
+    result_.warnings = context_.warnings();
+    result_.seconds = seconds_since(start_);
+  }
+
+  void skip(std::size_t i) {
+    const auto& name = plan_.probes()[i]->name();
+    const auto why = context_.stop_reason().value_or("run stopped");
+    result_.timings.push_back({name, 0, "skipped: " + why});
+    if (why.rfind("GPU busy", 0) == 0) {
+      skipped_busy_.phases.push_back(name);
+      skipped_busy_.why = "not run: " + why;
+    }
+  }
+
+  void run_phase(std::size_t i) {
+    Probe& probe = *plan_.probes()[i];
+    const auto t0 = Clock::now();
+    std::string status = "ok";
+    context_.begin_phase(probe.name(), i, plan_.probes().size());
+    try {
+      context_.check_stop();
+      probe.run(context_);
+    } catch (const Stopped& s) {
+      stopped_ = true;
+      status = "stopped: " + s.why;
+    } catch (const device::Error& e) {
+      if (fatal(e)) throw;
+      if (e.kind() == device::Error::Kind::OutOfMemory) {
+        status = std::string("skipped: not enough free device memory: ") + e.what();
+        result_.skipped.push_back(probe.name() + ": " + e.what());
+        context_.warn(probe.name() + " skipped: not enough free device memory (" + e.what() + ")");
+      } else {
+        result_.failed = true;
+        status = std::string("failed: ") + e.what();
+        context_.warn(probe.name() + " failed: " + e.what());
+      }
+    }
+    if (span_.reruns > 0 && status == "ok")
+      status = "ok (re-run " + std::to_string(span_.reruns) + ")";
+    result_.timings.push_back({probe.name(), seconds_since(t0), status});
+    refresh();
+    progress_.end(probe.name(), seconds_since(t0), status, result_);
+  }
+
+  // At the checkpoint after phase i: true when the span is to be re-run. A stopped run judges its
+  // last span by the driver's account only: it must end now.
+  bool judge_span(std::size_t i, bool last) {
+    std::vector<std::string> why;
+    if (auto batch = context_.take_batch_disturbance(); !batch.empty()) why.push_back(batch);
+    if (auto drift = guard_.checkpoint(last && !stopped_, !stopped_); !drift.empty())
+      why.push_back(drift);
+    if (why.empty()) {
+      context_.set_busy_deadline(std::nullopt);
+      begin_span(i + 1);
+      return false;
+    }
+    arm_busy_deadline(joined(why));
+    if (!stopped_ && span_.reruns < kSpanReruns && run_reruns_ < kRunReruns) {
+      backoff(options_.retry_backoff_s, span_.reruns);
+      // A load the driver still shows would disturb the re-run the same way.
+      if (const auto still = guard_.driver_busy(); !still) {
+        context_.warn("phases " + plan_.probes()[span_.begin]->name() + " to " +
+                      plan_.probes()[i]->name() + " were re-run: " + joined(why));
+        ++span_.reruns;
+        ++run_reruns_;
+        context_.restore(span_.start);
+        span_.calls = context_.calls();
+        return true;
+      }
+      why.push_back("not re-run: the driver still shows the load after the back-off");
+    }
+    Disturbance d;
+    for (std::size_t k = span_.begin; k <= i; ++k) d.phases.push_back(plan_.probes()[k]->name());
+    d.why = joined(why);
+    d.reruns = span_.reruns;
+    context_.demote_since(span_.start, d.why);
+    result_.disturbed.push_back(std::move(d));
+    refresh();
+    begin_span(i + 1);
+    return false;
+  }
+
+  const Options& options_;
+  Progress& progress_;
+  const Clock::time_point start_ = Clock::now();
+  Plan plan_;
+  Context context_;
+  Guard guard_;
+  Result result_;
+  Span span_;
+  int run_reruns_ = 0;
+  bool stopped_ = false;
+  Disturbance skipped_busy_;
+};
+
 }  // namespace
 
 Result discover(device::Device& device, const Options& options, Progress& progress,
                 const std::atomic<bool>* interrupted) {
-  const auto start = Clock::now();
-  Plan plan(registered_probes(device.info()), options.only);
-  Context context(device, options, progress, interrupted);
-  Guard guard(device);
-
-  Result result;
-  auto refresh = [&] {
-    result.memory = assemble_elements(context.findings(), plan.elements());
-    result.compute = context.compute();
-    result.warnings = context.warnings();
-    result.seconds = seconds_since(start);
-  };
-  if (const auto busy = context.stop_reason() ? std::string() : guard.start(); !busy.empty())
-    context.warn(busy + "; the phases it disturbs are re-run, and then marked disturbed");
-  if (!guard.note().empty()) context.warn(guard.note());
-
-  const auto& probes = plan.probes();
-  bool stopped = false;
-  // The span of phases since the last checkpoint: re-run together, judged together.
-  std::size_t span_begin = 0;
-  std::size_t span_calls = context.calls();
-  auto span_start = context.snapshot();
-  int span_reruns = 0;
-  int run_reruns = 0;
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    Probe& probe = *probes[i];
-    const auto t0 = Clock::now();
-    std::string status = "ok";
-    if (stopped) {
-      status = "skipped: " + context.stop_reason().value_or("run stopped");
-      result.timings.push_back({probe.name(), 0, status});
-      continue;
-    }
-    {
-      context.begin_phase(probe.name(), i, probes.size());
-      try {
-        context.check_stop();
-        probe.run(context);
-      } catch (const Stopped& s) {
-        stopped = true;
-        status = "stopped: " + s.why;
-      } catch (const device::Error& e) {
-        if (fatal(e)) throw;
-        if (e.kind() == device::Error::Kind::OutOfMemory) {
-          status = std::string("skipped: not enough free device memory: ") + e.what();
-          result.skipped.push_back(probe.name() + ": " + e.what());
-          context.warn(probe.name() + " skipped: not enough free device memory (" + e.what() + ")");
-        } else {
-          result.failed = true;
-          status = std::string("failed: ") + e.what();
-          context.warn(probe.name() + " failed: " + e.what());
-        }
-      }
-    }
-    if (span_reruns > 0 && status == "ok")
-      status = "ok (re-run " + std::to_string(span_reruns) + ")";
-    result.timings.push_back({probe.name(), seconds_since(t0), status});
-    refresh();
-    progress.end(probe.name(), seconds_since(t0), status, result);
-
-    // A stopped run judges its last span by the driver's account only: it must end now.
-    const bool last = i + 1 == probes.size() || stopped;
-    if (!last && context.calls() - span_calls < kCheckpointCalls) continue;
-    std::vector<std::string> why;
-    if (auto batch = context.take_batch_disturbance(); !batch.empty()) why.push_back(batch);
-    if (auto drift = guard.checkpoint(last && !stopped, !stopped); !drift.empty())
-      why.push_back(drift);
-    if (!why.empty() && !stopped && span_reruns < kSpanReruns && run_reruns < kRunReruns) {
-      context.warn("phases " + probes[span_begin]->name() + " to " + probe.name() +
-                   " were re-run: " + joined(why));
-      backoff(options.retry_backoff_s, span_reruns);
-      ++span_reruns;
-      ++run_reruns;
-      context.restore(span_start);
-      span_calls = context.calls();
-      i = span_begin - 1;
-      continue;
-    }
-    if (!why.empty()) {
-      Disturbance d;
-      for (std::size_t k = span_begin; k <= i; ++k) d.phases.push_back(probes[k]->name());
-      d.why = joined(why);
-      d.reruns = span_reruns;
-      context.demote_since(span_start, d.why);
-      result.disturbed.push_back(std::move(d));
-      refresh();
-    }
-    span_begin = i + 1;
-    span_calls = context.calls();
-    span_start = context.snapshot();
-    span_reruns = 0;
-  }
-  result.completed = !stopped;
-  if (stopped)
-    context.warn("discovery ended early (" + context.stop_reason().value_or("stopped") +
-                 "); the results are partial");
-  refresh();
-  return result;
+  return Run(device, options, progress, interrupted)();
 }
 
 }  // namespace gputopo::discovery

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "analysis/summary.hpp"
@@ -21,6 +22,21 @@ double median_of(const std::vector<std::uint32_t>& cycles) {
   std::vector<double> v(cycles.begin(), cycles.end());
   return analysis::median(v);
 }
+
+// Adds the wall time of its scope to `total`.
+class Timed {
+ public:
+  explicit Timed(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Timed() {
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace
 
@@ -101,6 +117,7 @@ ControlValues Guard::measure(bool with_stream) {
 }
 
 std::string Guard::start() {
+  const Timed timed(seconds_);
   const auto state = device_.state();
   ecc_at_start_ = state.ecc_uncorrected;
   std::vector<ControlValues> runs;
@@ -117,14 +134,17 @@ std::string Guard::start() {
     spread_[c] = mid > 0 ? (*hi - *lo) / mid : 0;
   }
   std::string warning;
-  if (const auto why = busy_reason(state, std::nullopt))
+  if (const auto why = busy_reason(state, std::nullopt)) {
+    busy_at_start_ = true;
     warning = "the GPU is busy at the start (" + *why + ")";
-  else if (state.other_processes && *state.other_processes > 0)
+  } else if (state.other_processes && *state.other_processes > 0)
     warning = fmt::format("{} other process(es) hold the GPU at the start", *state.other_processes);
   return warning;
 }
 
 std::string Guard::checkpoint(bool with_stream, bool with_controls) {
+  const Timed timed(seconds_);
+  ++checkpoints_;
   std::vector<std::string> why;
   if (const auto busy = busy_reason(device_.state(), ecc_at_start_)) why.push_back(*busy);
   if (with_controls)
@@ -132,6 +152,11 @@ std::string Guard::checkpoint(bool with_stream, bool with_controls) {
   std::string text;
   for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
   return text;
+}
+
+std::optional<std::string> Guard::driver_busy() {
+  const Timed timed(seconds_);
+  return busy_reason(device_.state(), ecc_at_start_);
 }
 
 }  // namespace gputopo::discovery

@@ -56,9 +56,16 @@ class Guard {
   // After a span of phases: why it was disturbed, "" when it was not. Without `with_controls`
   // only the driver is asked; `with_stream` adds the stream control (the end of the run).
   std::string checkpoint(bool with_stream, bool with_controls = true);
+  // Why the GPU is busy by the driver's account now (busy_reason), nullopt when it is not.
+  std::optional<std::string> driver_busy();
+  // Whether the driver found the GPU busy at start().
+  bool busy_at_start() const { return busy_at_start_; }
   // A note for the report when the controls could not run (e.g. a replayed recording without
   // them), "" otherwise.
   const std::string& note() const { return note_; }
+  // What the detection cost: wall seconds in the driver queries and controls, and checkpoints.
+  double seconds() const { return seconds_; }
+  int checkpoints() const { return checkpoints_; }
 
  private:
   ControlValues measure(bool with_stream);
@@ -69,7 +76,10 @@ class Guard {
   ControlValues spread_{};
   std::optional<std::uint64_t> ecc_at_start_;
   bool controls_ok_ = true;
+  bool busy_at_start_ = false;
   std::string note_;
+  double seconds_ = 0;
+  int checkpoints_ = 0;
 };
 
 }  // namespace gputopo::discovery

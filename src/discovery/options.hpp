@@ -22,6 +22,10 @@ struct Options {
   // waits twice as long (docs/busy.md). 0 on simulated and replayed devices, whose load is
   // counted in calls, not seconds.
   double retry_backoff_s = 0.25;
+  // Once the GPU is found busy (the driver's account at the start, or a disturbed span), the run
+  // measures at most this many seconds more while it stays busy; the phases left are skipped as
+  // disturbed (docs/busy.md). nullopt for no limit.
+  std::optional<double> busy_budget_s = 20;
 };
 
 }  // namespace gputopo::discovery

@@ -34,6 +34,8 @@ struct Result {
   std::vector<Disturbance> disturbed;  // empty when no phase stayed disturbed
   std::vector<std::string> skipped;    // probes left out for lack of device memory, with why
   double seconds = 0;                  // whole discovery
+  double guard_seconds = 0;  // of which the detection of other work (driver queries, controls)
+  int checkpoints = 0;       // spans of phases judged by the detection
 };
 
 }  // namespace gputopo::discovery

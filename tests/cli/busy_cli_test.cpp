@@ -71,6 +71,21 @@ TEST(BusyCli, WaitIdleSaysWhatItWaitsForThenRuns) {
   fs::remove(config);
 }
 
+TEST(BusyCli, BusyBudgetIsCheckedAndReported) {
+  for (const char* bad : {"0", "-1", "abc", "nan", "inf"}) {
+    const ProcessResult r = gputopo({"--sim", "toy", "--busy-budget", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--busy-budget"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(gputopo({"info", "--sim", "toy", "--busy-budget", "1"}).exit_code, 2);
+  const ProcessResult r = gputopo({"--sim", "toy", "--busy-budget", "none", "--json", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_conforms(j);
+  EXPECT_GT(j["run"]["guard"]["checkpoints"].get<int>(), 0);
+  EXPECT_GE(j["run"]["guard"]["seconds"].get<double>(), 0);
+}
+
 TEST(BusyCli, ShortMemorySkipsAndCompletes) {
   const fs::path config = config_with("memory", {{"faults", {{"free_memory_bytes", 16u << 20}}}});
   const ProcessResult r = gputopo({"--sim", config.string(), "--only", "l2", "--json", "-q"});

@@ -17,12 +17,14 @@ namespace {
 
 const std::set<std::string> kOnly{"l2"};
 
-Result run(const device::sim::SimConfig& config, std::set<std::string> only = kOnly) {
+Result run(const device::sim::SimConfig& config, std::set<std::string> only = kOnly,
+           std::optional<double> busy_budget_s = std::nullopt) {
   auto dev = device::sim::make_device(config, 1);
   NullProgress progress;
   Options o;
   o.only = std::move(only);
   o.retry_backoff_s = 0;
+  o.busy_budget_s = busy_budget_s;
   return discover(*dev, o, progress, nullptr);
 }
 
@@ -90,6 +92,40 @@ TEST(BusySim, LoadTheDriverShowsIsNeverConfidentlyWrong) {
   EXPECT_FALSE(count->available());
   EXPECT_NE(count->reason.find("not established (GPU busy: "), std::string::npos) << count->reason;
   EXPECT_LT(count->confidence.value_or(1), kEstablished);
+}
+
+TEST(BusySim, LoadTheDriverStillShowsIsNotReRun) {
+  device::sim::CompetingLoadSpec load;
+  const Result busy = run(preset(load));
+  ASSERT_FALSE(busy.disturbed.empty());
+  for (const auto& d : busy.disturbed) {
+    EXPECT_EQ(d.reruns, 0);
+    EXPECT_NE(d.why.find("not re-run: the driver still shows the load"), std::string::npos)
+        << d.why;
+  }
+  for (const auto& t : busy.timings) EXPECT_EQ(t.status.find("re-run"), std::string::npos);
+  EXPECT_GT(busy.checkpoints, 0);
+}
+
+TEST(BusySim, BusyBudgetSkipsTheRestAndNamesIt) {
+  device::sim::CompetingLoadSpec load;
+  const Result busy = run(preset(load), kOnly, 0.0);
+  EXPECT_FALSE(busy.completed);
+  ASSERT_FALSE(busy.disturbed.empty());
+  const auto& last = busy.disturbed.back();
+  EXPECT_EQ(last.why.rfind("not run: GPU busy past the busy budget (", 0), 0u) << last.why;
+  std::size_t skipped = 0;
+  for (const auto& t : busy.timings)
+    skipped += t.status.rfind("skipped: GPU busy past the busy budget", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(last.phases.size(), skipped);
+  EXPECT_GT(skipped, 0u);
+  EXPECT_EQ(confidently_wrong(idle(), busy), std::vector<std::string>{});
+}
+
+TEST(BusySim, BusyBudgetLeavesAnIdleRunAlone) {
+  const Result r = run(preset(std::nullopt), kOnly, 0.0);
+  EXPECT_TRUE(r.completed);
+  EXPECT_TRUE(r.disturbed.empty());
 }
 
 TEST(BusySim, LoadHiddenFromTheDriverIsFoundByTheControls) {
