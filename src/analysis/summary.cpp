@@ -23,6 +23,20 @@ double quantile(std::span<const double> sample, double q) {
 
 double median(std::span<const double> sample) { return quantile(sample, 0.5); }
 
+double weighted_median(std::vector<std::pair<double, double>> v) {
+  std::sort(v.begin(), v.end());
+  double total = 0;
+  for (const auto& [x, w] : v) total += w;
+  double cumulative = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    cumulative += v[i].second;
+    if (std::abs(cumulative - total / 2) <= 1e-12 * total && i + 1 < v.size())
+      return (v[i].first + v[i + 1].first) / 2;
+    if (cumulative > total / 2) return v[i].first;
+  }
+  return v.empty() ? 0.0 : v.back().first;
+}
+
 namespace {
 
 double trimmed_mean_sorted(std::span<const double> sorted, double trim) {

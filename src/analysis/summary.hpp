@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gputopo::analysis {
@@ -29,6 +30,11 @@ double quantile(std::span<const double> sample, double q);
 double quantile_sorted(std::span<const double> sorted, double q);
 
 double median(std::span<const double> sample);
+
+// The median of (value, weight) pairs: the value where the cumulative weight passes half the
+// total; at exactly half, the midpoint of the two middle values, like an ordinary median. 0 for
+// none.
+double weighted_median(std::vector<std::pair<double, double>> values_and_weights);
 
 // Mean after dropping floor(trim * n) values from each end; trim in [0, 0.5).
 double trimmed_mean(std::span<const double> sample, double trim);

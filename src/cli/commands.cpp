@@ -12,8 +12,8 @@
 #include "cli/wait_idle.hpp"
 #include "device/cuda/backend.hpp"
 #include "discovery/discover.hpp"
+#include "model/info_report.hpp"
 #include "report/format.hpp"
-#include "report/info_report.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
 
@@ -86,7 +86,7 @@ int run_info(const Options& o, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
   OpenedDevice opened = open_device(o, false, err);
   session.set_device(opened.device->info().index, opened.sim);
-  model::Report report = report::make_info_report(opened.device->info());
+  model::Report report = model::make_info_report(opened.device->info());
   session.add_phase("info", seconds_since(start), "ok");
   return session.finish(std::move(report), RunStatus::Complete);
 }
@@ -101,7 +101,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   Session session(o, out, err);
   const auto start = Clock::now();
   session.set_device(opened.device->info().index, opened.sim);
-  const model::Report base = report::make_info_report(opened.device->info());
+  const model::Report base = model::make_info_report(opened.device->info());
   session.add_phase("info", seconds_since(start), "ok");
   session.write_partial(base);
   if (o.wait_idle_s) wait_idle(*opened.device, *o.wait_idle_s, err, o.quiet, interrupted);

@@ -1,14 +1,10 @@
 #include "cli/session.hpp"
 
-#include <stdexcept>
-
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "model/printable.hpp"
-#include "report/atomic_file.hpp"
-#include "report/json_writer.hpp"
 #include "report/run_info.hpp"
-#include "report/text_writer.hpp"
+#include "report/writers.hpp"
 
 namespace gputopo::cli {
 
@@ -35,6 +31,8 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
       started_wall_(std::chrono::system_clock::now()),
       started_(std::chrono::steady_clock::now()),
       device_index_(options.device) {
+  if (options_.output) outputs_.add_file(*report::find_writer("json"), *options_.output);
+  outputs_.add_stream(*report::find_writer(options_.json ? "json" : "text"), out_);
   set_last_words([this] { last_words(); });
 }
 
@@ -87,13 +85,11 @@ void Session::write_partial(model::Report report) {
   std::lock_guard lock(mutex_);
   latest_ = report;
   if (!options_.output || partial_write_failed_) return;
-  try {
-    report::write_file_atomically(*options_.output, report::to_json_text(completed(
-                                                        std::move(report), RunStatus::Incomplete)));
-  } catch (const std::runtime_error& e) {
-    partial_write_failed_ = true;
-    err_ << "gputopo: " << model::printable(e.what()) << "\n";
-  }
+  outputs_.write_files(completed(std::move(report), RunStatus::Incomplete),
+                       [this](const std::string& why) {
+                         partial_write_failed_ = true;
+                         err_ << "gputopo: " << model::printable(why) << "\n";
+                       });
 }
 
 int Session::finish(model::Report report, RunStatus status) {
@@ -107,19 +103,10 @@ int Session::finish_locked(model::Report report, RunStatus status) {
   int code = (status == RunStatus::Interrupted || status == RunStatus::Failed) ? kExitMeasurement
              : status == RunStatus::Disturbed                                  ? kExitDisturbed
                                                                                : kExitOk;
-  if (options_.output) {
-    try {
-      report::write_file_atomically(*options_.output, report::to_json_text(done));
-    } catch (const std::runtime_error& e) {
-      err_ << "gputopo: " << model::printable(e.what()) << "\n";
-      if (code == kExitOk) code = kExitUsage;
-    }
-  }
-  if (options_.json)
-    out_ << report::to_json_text(done);
-  else
-    report::write_text(out_, done);
-  out_.flush();
+  outputs_.write(done, [&](const std::string& why) {
+    err_ << "gputopo: " << model::printable(why) << "\n";
+    if (code == kExitOk) code = kExitUsage;
+  });
   if (code == kExitMeasurement)
     err_ << "gputopo: the run " << to_string(status) << "; partial results were written"
          << (options_.output ? " to " + *options_.output : std::string()) << "\n";

@@ -7,6 +7,7 @@
 
 #include "cli/options.hpp"
 #include "model/report.hpp"
+#include "report/multi_writer.hpp"
 
 namespace gputopo::cli {
 
@@ -56,6 +57,7 @@ class Session {
   const Options& options_;
   std::ostream& out_;
   std::ostream& err_;
+  report::MultiWriter outputs_;  // -o FILE (JSON), then stdout (text or JSON)
   std::chrono::system_clock::time_point started_wall_;
   std::chrono::steady_clock::time_point started_;
   int device_index_ = 0;

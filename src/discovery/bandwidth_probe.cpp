@@ -5,6 +5,7 @@
 #include "discovery/l2_dram_probes.hpp"
 #include "discovery/l2_sweep.hpp"
 #include "discovery/measure.hpp"
+#include "model/dram_peak.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -194,7 +195,7 @@ void put_peak(Context& ctx) {
                                           "the driver reports no memory clock or bus width"));
     return;
   }
-  const double peak = 2.0 * info.mem_clock_max_mhz * 1e6 * info.memory_bus_width_bits / 8 / 1e9;
+  const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz, info.memory_bus_width_bits);
   auto p = model::Attribute::measured(
       peak, "GB/s", "2 (double data rate) x memory clock x bus width / 8, from the API", 1.0);
   p.source = model::Source::Derived;

@@ -43,7 +43,8 @@ void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
       }
     }
   }
-  probes.push_back(make_sharing_probe(std::move(sharing_targets), std::move(sharing_needs)));
+  probes.push_back(make_sharing_probe(sharing_targets, std::move(sharing_needs)));
+  probes.push_back(make_physical_cache_probe(std::move(sharing_targets)));
   probes.push_back(make_shared_memory_probe());
   probes.push_back(make_l1_bandwidth_probe({"l1.size"}));
   probes.push_back(make_shared_bandwidth_probe({}));

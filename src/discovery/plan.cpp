@@ -11,6 +11,11 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+bool all_selected(const std::vector<std::string>& elements, const std::set<std::string>& only) {
+  return std::all_of(elements.begin(), elements.end(),
+                     [&](const std::string& e) { return only.count(e) > 0; });
+}
+
 std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
   std::vector<std::string> elements;
   for (const auto& p : probes) {
@@ -30,15 +35,18 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
   std::map<std::string, std::size_t> by_name;
   for (std::size_t i = 0; i < registered.size(); ++i) by_name[registered[i]->name()] = i;
 
-  // The selection: every probe that writes a selected element, or is named itself.
+  // The selection: every probe that writes a selected element (all of its elements for a probe
+  // selected by all), or is named itself.
   std::vector<bool> wanted(registered.size(), only.empty());
   for (const auto& name : only) {
     bool matched = false;
     for (std::size_t i = 0; i < registered.size(); ++i) {
-      if (registered[i]->name() == name || contains(registered[i]->elements(), name)) {
+      const Probe& p = *registered[i];
+      const bool writes = contains(p.elements(), name);
+      matched = matched || writes || p.name() == name;
+      if (p.name() == name || (writes && (p.selection() == Probe::Selection::AnyElement ||
+                                          all_selected(p.elements(), only))))
         wanted[i] = true;
-        matched = true;
-      }
     }
     if (!matched)
       throw std::invalid_argument("unknown element or probe '" + name + "' (known: " +

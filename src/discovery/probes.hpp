@@ -31,6 +31,9 @@ std::unique_ptr<Probe> make_amount_probe(const Target& t, std::vector<std::strin
 // One thread, two spaces evicting each other -> physically shared caches (sharing_probe.cpp).
 std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates,
                                           std::vector<std::string> needs);
+// The views the sharing probe found to be one physical cache -> one size for them
+// (physical_cache_probe.cpp).
+std::unique_ptr<Probe> make_physical_cache_probe(std::vector<Target> candidates);
 // Global loads through L1 against L2-only loads -> are global loads cached in L1
 // (l1_cached_probe.cpp).
 std::unique_ptr<Probe> make_l1_cached_probe(const Target& l1);

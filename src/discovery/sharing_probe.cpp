@@ -20,12 +20,12 @@ struct View {
 
 // One thread warms A (three quarters of the smaller cache), then B in another space (the larger
 // cache's size), then times A; a significant rise of A's misses against A after a tiny B means one
-// physical cache. Views found to be one cache then report one size: the median of the per-view
-// sizes, with the per-view values as evidence.
+// physical cache. The views of one cache are named in each other's `sharedWith`
+// (physical_cache_probe.cpp then gives them one size).
 class SharingProbe final : public Probe {
  public:
   SharingProbe(std::vector<Target> candidates, std::vector<std::string> needs)
-      : Probe("sharing", element_keys(candidates), std::move(needs)),
+      : Probe("sharing", element_keys(candidates), std::move(needs), Selection::AllElements),
         candidates_(std::move(candidates)) {}
 
   void run(Context& ctx) override {
@@ -119,94 +119,9 @@ class SharingProbe final : public Probe {
     }
     for (const auto& [k, why] : untested)
       ctx.put(k, "sharedWith", model::Attribute::unavailable(model::Source::Measured, "", why));
-
-    unify_sizes(ctx, views, root);
   }
 
  private:
-  static std::vector<std::string> element_keys(const std::vector<Target>& ts) {
-    std::vector<std::string> out;
-    for (const auto& t : ts) out.push_back(t.element);
-    return out;
-  }
-
-  static double weighted_median(std::vector<std::pair<double, double>> v) {
-    std::sort(v.begin(), v.end());
-    double total = 0;
-    for (const auto& [x, w] : v) total += w;
-    double cumulative = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      cumulative += v[i].second;
-      // Exactly half: the midpoint of the two middle views, like an ordinary median.
-      if (std::abs(cumulative - total / 2) <= 1e-12 * total && i + 1 < v.size())
-        return (v[i].first + v[i + 1].first) / 2;
-      if (cumulative > total / 2) return v[i].first;
-    }
-    return v.empty() ? 0.0 : v.back().first;
-  }
-
-  template <class Root>
-  static void unify_sizes(Context& ctx, const std::vector<View>& views, Root& root) {
-    std::map<std::size_t, std::vector<std::size_t>> groups;
-    for (std::size_t i = 0; i < views.size(); ++i) groups[root(i)].push_back(i);
-    for (const auto& [r, members] : groups) {
-      if (members.size() < 2) continue;
-      model::Json per_view = model::Json::object();
-      model::Json per_view_confidence = model::Json::object();
-      std::vector<std::pair<double, double>> weighted;  // (size, confidence) per view
-      for (std::size_t m : members) {
-        const auto* s = ctx.get(views[m].target.element, "size");
-        const double w = s && s->confidence ? std::max(*s->confidence, 1e-6) : 1e-6;
-        weighted.emplace_back(views[m].size, w);
-        per_view[views[m].target.element] = views[m].size;
-        per_view_confidence[views[m].target.element] = w;
-      }
-      // One size for the physical cache: the median of its views weighted by their confidence
-      // (sharp, reproducible rises count most). Views within 2 % of it agree; the confidence is
-      // the agreeing share of the weight times their weakest confidence, the interval the hull of
-      // theirs. A view that disagrees is kept as evidence and named in a warning.
-      const double size = weighted_median(weighted);
-      double total_weight = 0, agreeing_weight = 0;
-      for (const auto& [v, w] : weighted) total_weight += w;
-      double lo = size, hi = size, confidence = 1;
-      std::size_t agreeing = 0;
-      for (std::size_t k = 0; k < members.size(); ++k) {
-        const std::size_t m = members[k];
-        const auto* s = ctx.get(views[m].target.element, "size");
-        if (std::abs(views[m].size - size) > 0.02 * size) {
-          ctx.warn("the " + views[m].target.element + " view of one physical cache measured " +
-                   std::to_string(static_cast<long long>(views[m].size)) + " B against " +
-                   std::to_string(static_cast<long long>(size)) + " B for the others");
-          continue;
-        }
-        ++agreeing;
-        agreeing_weight += weighted[k].second;
-        if (s && s->interval) {
-          lo = std::min(lo, s->interval->lo);
-          hi = std::max(hi, s->interval->hi);
-        }
-        if (s && s->confidence) confidence = std::min(confidence, *s->confidence);
-      }
-      confidence *= agreeing > 0 ? agreeing_weight / total_weight : 0.0;
-      model::Json names = model::Json::array();
-      for (std::size_t m : members) names.push_back(views[m].target.element);
-      for (std::size_t m : members) {
-        const auto* old = ctx.get(views[m].target.element, "size");
-        model::Attribute a = old ? *old : model::Attribute{};
-        a.value = size;
-        a.confidence = confidence;
-        a.interval = model::Interval{lo, hi};
-        a.method = "pchase-size-sweep, one physical cache: confidence-weighted median of its views";
-        model::Json sweep = a.evidence;
-        a.evidence = model::Json{{"physicalCache", names},
-                                 {"perView", per_view},
-                                 {"perViewConfidence", per_view_confidence},
-                                 {"thisView", sweep}};
-        ctx.put(views[m].target.element, "size", std::move(a));
-      }
-    }
-  }
-
   std::vector<Target> candidates_;
 };
 

@@ -14,6 +14,12 @@ std::vector<Target> l1_family_targets(std::uint64_t constant_bytes) {
   };
 }
 
+std::vector<std::string> element_keys(const std::vector<Target>& targets) {
+  std::vector<std::string> keys;
+  for (const auto& t : targets) keys.push_back(t.element);
+  return keys;
+}
+
 std::vector<std::string> sharing_candidates() {
   return {"l1", "texture", "readOnly", "constantL1"};
 }

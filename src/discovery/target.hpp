@@ -27,6 +27,9 @@ struct Target {
 // The SM-private caches of an NVIDIA GPU, in report order.
 std::vector<Target> l1_family_targets(std::uint64_t constant_bytes);
 
+// The element keys of `targets`, in their order.
+std::vector<std::string> element_keys(const std::vector<Target>& targets);
+
 // The targets whose physical sharing is tested against each other.
 std::vector<std::string> sharing_candidates();
 

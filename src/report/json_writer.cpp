@@ -1,5 +1,7 @@
 #include "report/json_writer.hpp"
 
+#include "report/writers.hpp"
+
 namespace gputopo::report {
 
 model::Json to_json(const model::Report& report) {
@@ -31,5 +33,18 @@ std::string to_json_text(const model::Report& report) { return to_json_text(to_j
 std::string to_json_text(const model::Json& json) {
   return json.dump(2, ' ', false, model::Json::error_handler_t::replace) + "\n";
 }
+
+namespace {
+class JsonWriter final : public Writer {
+ public:
+  std::string_view name() const override { return "json"; }
+  std::string_view extension() const override { return ".json"; }
+  void write(std::ostream& out, const model::Report& report) const override {
+    out << to_json_text(report);
+  }
+};
+}  // namespace
+
+std::unique_ptr<Writer> make_json_writer() { return std::make_unique<JsonWriter>(); }
 
 }  // namespace gputopo::report

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/format.hpp"
+#include "report/writers.hpp"
 
 namespace gputopo::report {
 namespace {
@@ -140,5 +141,18 @@ void write_text(std::ostream& out, const model::Report& report) {
          "[derived]: computed from other values. [measured c]: measured, with confidence c.\n";
   if (report.simulated) out << "SIMULATED: none of these values describe real hardware.\n";
 }
+
+namespace {
+class TextWriter final : public Writer {
+ public:
+  std::string_view name() const override { return "text"; }
+  std::string_view extension() const override { return ".txt"; }
+  void write(std::ostream& out, const model::Report& report) const override {
+    write_text(out, report);
+  }
+};
+}  // namespace
+
+std::unique_ptr<Writer> make_text_writer() { return std::make_unique<TextWriter>(); }
 
 }  // namespace gputopo::report

@@ -68,3 +68,16 @@ TEST(Distributions, MatchScipy) {
 
 }  // namespace
 }  // namespace gputopo::analysis
+
+namespace gputopo::analysis {
+namespace {
+
+TEST(WeightedMedian, IsWhereTheCumulativeWeightPassesHalf) {
+  EXPECT_EQ(weighted_median({{10, 1}, {20, 1}, {30, 5}}), 30);
+  EXPECT_EQ(weighted_median({{30, 1}, {10, 1}, {20, 1}}), 20);
+  EXPECT_EQ(weighted_median({{10, 1}, {20, 1}}), 15);  // exactly half: the midpoint
+  EXPECT_EQ(weighted_median({}), 0);
+}
+
+}  // namespace
+}  // namespace gputopo::analysis

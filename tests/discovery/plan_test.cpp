@@ -11,8 +11,9 @@ namespace {
 
 class Named final : public Probe {
  public:
-  Named(std::string name, std::vector<std::string> elements, std::vector<std::string> needs)
-      : Probe(std::move(name), std::move(elements), std::move(needs)) {}
+  Named(std::string name, std::vector<std::string> elements, std::vector<std::string> needs,
+        Selection selection = Selection::AnyElement)
+      : Probe(std::move(name), std::move(elements), std::move(needs), selection) {}
   void run(Context&) override {}
 };
 
@@ -46,6 +47,31 @@ TEST(Plan, OnlyAddsDependenciesButReportsTheSelection) {
   // b's probes plus the sharing probe, which needs a's size and therefore a's fetch.
   EXPECT_EQ(names(p), (std::vector<std::string>{"b.size", "a.fetch", "a.size", "share"}));
   EXPECT_EQ(p.elements(), (std::vector<std::string>{"b"}));
+}
+
+TEST(Plan, AProbeSelectedByAllItsElementsNeedsThemAll) {
+  auto with_all = [] {
+    auto probes = toy();
+    probes.push_back(std::make_unique<Named>("share.all", std::vector<std::string>{"a", "b"},
+                                             std::vector<std::string>{"share"},
+                                             Probe::Selection::AllElements));
+    return probes;
+  };
+  EXPECT_EQ(names(Plan(with_all(), {"b"})),
+            (std::vector<std::string>{"b.size", "a.fetch", "a.size", "share"}));
+  EXPECT_EQ(names(Plan(with_all(), {"a", "b"})),
+            (std::vector<std::string>{"a.fetch", "a.size", "b.size", "share", "share.all"}));
+}
+
+TEST(Plan, OnlyL1RunsNoProbeOfTheOtherViews) {
+  device::DeviceInfo info;
+  info.constant_bytes = 65536;
+  for (const auto& n : names(Plan(registered_probes(info), {"l1"}))) {
+    EXPECT_EQ(n.rfind("l1.", 0), 0u) << n;
+  }
+  const auto all =
+      names(Plan(registered_probes(info), {"l1", "texture", "readOnly", "constantL1"}));
+  EXPECT_NE(std::find(all.begin(), all.end(), "sharing.size"), all.end());
 }
 
 TEST(Plan, ProbeNameSelectsOneProbe) {

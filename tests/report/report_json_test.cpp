@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "fake_device.hpp"
-#include "report/info_report.hpp"
+#include "model/info_report.hpp"
 #include "report/json_writer.hpp"
 #include "schema_validator.hpp"
 

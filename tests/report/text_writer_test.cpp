@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "fake_device.hpp"
+#include "model/info_report.hpp"
 #include "report/format.hpp"
-#include "report/info_report.hpp"
 
 namespace gputopo::report {
 namespace {

@@ -43,9 +43,4 @@ std::uint32_t launches_per_repeat(double seconds_per_launch, double target_s) {
 
 std::uint64_t bytes_moved(bool copy, std::uint64_t bytes) { return copy ? 2 * bytes : bytes; }
 
-double peak_dram_gbps(double mem_clock_mhz, int bus_width_bits) {
-  if (mem_clock_mhz <= 0 || bus_width_bits <= 0) return 0;
-  return 2.0 * mem_clock_mhz * 1e6 * (bus_width_bits / 8.0) / 1e9;
-}
-
 }  // namespace gputopo::device::cuda

@@ -30,7 +30,4 @@ std::uint32_t launches_per_repeat(double seconds_per_launch, double target_s);
 // Bytes a stream moves per pass over a buffer of `bytes`: read + written (copy moves both).
 std::uint64_t bytes_moved(bool copy, std::uint64_t bytes);
 
-// Theoretical device-memory bandwidth in GB/s: double data rate x bus width; 0 when unknown.
-double peak_dram_gbps(double mem_clock_mhz, int bus_width_bits);
-
 }  // namespace gputopo::device::cuda

@@ -1,13 +1,13 @@
-#include "report/info_report.hpp"
+#include "model/info_report.hpp"
 
 #include <array>
 #include <cstdint>
 #include <string_view>
 
-namespace gputopo::report {
+#include "model/dram_peak.hpp"
+
+namespace gputopo::model {
 namespace {
-using model::Attribute;
-using model::AttributeList;
 
 enum class Group { General, Compute };
 
@@ -29,7 +29,7 @@ constexpr std::array<MemoryFromApi, 7> kMemoryFromApi{{
     {"dram", "clock", Group::General, "memoryClockMax"},
 }};
 
-model::Element& element(std::vector<model::Element>& memory, std::string_view key) {
+Element& element(std::vector<Element>& memory, std::string_view key) {
   for (auto& e : memory)
     if (e.key == key) return e;
   memory.push_back({std::string(key), {}});
@@ -38,28 +38,28 @@ model::Element& element(std::vector<model::Element>& memory, std::string_view ke
 
 // Theoretical peak from the API's double-data-rate memory clock and bus width.
 Attribute peak_bandwidth(const AttributeList& dram) {
-  const Attribute* clock = model::find(dram, "clock");
-  const Attribute* width = model::find(dram, "busWidth");
+  const Attribute* clock = find(dram, "clock");
+  const Attribute* width = find(dram, "busWidth");
   if (clock == nullptr || width == nullptr || !clock->value.is_number() ||
       !width->value.is_number())
-    return Attribute::unavailable(model::Source::Derived, "GB/s",
+    return Attribute::unavailable(Source::Derived, "GB/s",
                                   "needs the memory clock and bus width from the API");
-  double gbps = 2.0 * clock->value.get<double>() * 1e6 * width->value.get<double>() / 8.0 / 1e9;
-  Attribute a = Attribute::api(gbps, "GB/s");
-  a.source = model::Source::Derived;
+  Attribute a = Attribute::api(
+      peak_dram_gbps(clock->value.get<double>(), width->value.get<double>()), "GB/s");
+  a.source = Source::Derived;
   a.method = "2 * dram.clock * dram.busWidth / 8";
   return a;
 }
 }  // namespace
 
-model::Report make_info_report(const device::DeviceInfo& info) {
-  model::Report r;
+Report make_info_report(const DeviceInfo& info) {
+  Report r;
   r.simulated = info.simulated;
   r.device = info.general;
   r.compute = info.compute;
   for (const auto& m : kMemoryFromApi) {
     const AttributeList& group = m.group == Group::General ? info.general : info.compute;
-    if (const Attribute* a = model::find(group, m.source_key); a != nullptr)
+    if (const Attribute* a = find(group, m.source_key); a != nullptr)
       element(r.memory, m.element).attributes.emplace_back(std::string(m.key), *a);
   }
   for (auto& e : r.memory)
@@ -67,4 +67,4 @@ model::Report make_info_report(const device::DeviceInfo& info) {
   return r;
 }
 
-}  // namespace gputopo::report
+}  // namespace gputopo::model

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <ostream>
+#include <string_view>
+
+#include "model/report.hpp"
+
+namespace gputopo::report {
+
+// One report format. A new format is a class in its own file and a line in writers.cpp.
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  // The format's name, as the user names it ("text", "json").
+  virtual std::string_view name() const = 0;
+  // The file name extension of the format, with its dot (".txt", ".json").
+  virtual std::string_view extension() const = 0;
+  virtual void write(std::ostream& out, const model::Report& report) const = 0;
+};
+
+}  // namespace gputopo::report

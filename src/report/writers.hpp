@@ -1,0 +1,20 @@
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "report/writer.hpp"
+
+namespace gputopo::report {
+
+std::unique_ptr<Writer> make_text_writer();
+std::unique_ptr<Writer> make_json_writer();
+
+// Every format gputopo writes, in registration order.
+const std::vector<std::unique_ptr<Writer>>& writers();
+
+// The writer of the format `name`; nullptr when there is none.
+const Writer* find_writer(std::string_view name);
+
+}  // namespace gputopo::report

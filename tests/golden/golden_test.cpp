@@ -1,0 +1,153 @@
+// The text and JSON reports of every simulated preset, against the reports recorded under
+// data/golden/. They must match byte for byte once the fields that change from run to run (tool
+// version, timestamp, host, durations) are masked. GPUTOPO_UPDATE_GOLDEN=1 records them again.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "device/sim/sim_device.hpp"
+#include "model/attribute.hpp"
+
+namespace gputopo::cli {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kGoldenDir = fs::path(GPUTOPO_TEST_DATA) / "golden";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The JSON report with what differs between identical runs replaced by "<masked>".
+std::string masked_json(const std::string& text) {
+  model::Json j = model::Json::parse(text);
+  j["tool"] = "<masked>";
+  for (const char* key : {"timestamp", "host", "durationSeconds"})
+    if (j["run"].contains(key)) j["run"][key] = "<masked>";
+  for (auto& phase : j["run"]["phases"]) phase["seconds"] = "<masked>";
+  return j.dump(2) + "\n";
+}
+
+// The text report with the title's tool version and the run line's time, host and duration
+// masked.
+std::string masked_text(const std::string& text) {
+  constexpr auto kMultiline = std::regex::ECMAScript | std::regex::multiline;
+  static const std::regex title(R"(^gputopo [^|\n]*\|)", kMultiline);
+  static const std::regex run_line(R"(^(\w+) at \S+ on .*, [0-9.e+-]+ s$)", kMultiline);
+  std::string out = std::regex_replace(text, title, "gputopo <masked> |",
+                                       std::regex_constants::format_first_only);
+  return std::regex_replace(out, run_line, "$1 at <masked>", std::regex_constants::format_default);
+}
+
+void compare_or_update(const std::string& name, const std::string& actual) {
+  const fs::path file = kGoldenDir / name;
+  if (std::getenv("GPUTOPO_UPDATE_GOLDEN") != nullptr) {
+    fs::create_directories(kGoldenDir);
+    std::ofstream(file, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(file)) << file << " is missing: record it with GPUTOPO_UPDATE_GOLDEN=1";
+  const std::string recorded = read_file(file);
+  if (actual == recorded) return;
+  std::istringstream a(actual);
+  std::istringstream r(recorded);
+  std::string line_a;
+  std::string line_r;
+  for (int line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, line_a));
+    const bool more_r = static_cast<bool>(std::getline(r, line_r));
+    if (line_a != line_r || more_a != more_r) {
+      ADD_FAILURE() << "the report differs from " << file << " at line " << line
+                    << "\n  recorded: " << (more_r ? line_r : "<end>")
+                    << "\n  now:      " << (more_a ? line_a : "<end>");
+      return;
+    }
+  }
+}
+
+// `text` with every `path` (a scratch directory named in warnings) replaced by "<scratch>".
+std::string without(std::string text, const std::string& path) {
+  if (path.empty()) return text;
+  for (auto at = text.find(path); at != std::string::npos; at = text.find(path, at))
+    text.replace(at, path.size(), "<scratch>");
+  return text;
+}
+
+fs::path scratch(const std::string& stem) {
+  return fs::path(::testing::TempDir()) /
+         ("gputopo-golden-" + std::to_string(getpid()) + "-" + stem);
+}
+
+// Runs `o` (without -o) and checks its text report (stdout) and its JSON report (-o FILE)
+// against the recorded ones named `stem`.
+void check_reports(Options o, const std::string& stem) {
+  const Command command = o.command;
+  const fs::path json_file = scratch(stem + ".json");
+  o.quiet = true;
+  o.output = json_file.string();
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> interrupted{false};
+  const int code =
+      command == Command::Info ? run_info(o, out, err) : run_discover(o, out, err, interrupted);
+  EXPECT_EQ(code, 0) << err.str();
+  const std::string where = o.replay_dir.value_or("");
+  compare_or_update(stem + ".txt", masked_text(without(out.str(), where)));
+  compare_or_update(stem + ".json", masked_json(without(read_file(json_file), where)));
+  fs::remove(json_file);
+}
+
+Options on_preset(Command command, const std::string& preset) {
+  Options o;
+  o.command = command;
+  o.sim = preset;
+  o.argv = {"gputopo", "--sim", preset};
+  return o;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, InfoReportsAreUnchanged) {
+  check_reports(on_preset(Command::Info, GetParam()), GetParam() + ".info");
+}
+
+TEST_P(Golden, DiscoveryReportsAreUnchanged) {
+  check_reports(on_preset(Command::Discover, GetParam()), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Golden, ::testing::ValuesIn(device::sim::preset_names()),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+// The discovery of a recording made on a real GPU (data/runs/GPU-discovery-raw.tgz), replayed.
+TEST(GoldenReplay, ReplayedH100RecordingReportsAreUnchanged) {
+  const fs::path dir = scratch("h100-recording");
+  fs::create_directories(dir);
+  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
+                            "/runs/h100-discovery-raw.tgz' -C '" + dir.string() + "'";
+  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
+  Options o;
+  o.command = Command::Analyze;
+  o.replay_dir = (dir / "raw").string();
+  o.argv = {"gputopo", "analyze", "raw"};
+  check_reports(o, "h100-recording");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gputopo::cli

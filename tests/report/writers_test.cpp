@@ -1,0 +1,74 @@
+#include "report/writers.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "report/json_writer.hpp"
+#include "report/multi_writer.hpp"
+#include "report/text_writer.hpp"
+
+namespace gputopo::report {
+namespace {
+namespace fs = std::filesystem;
+
+model::Report small_report() {
+  model::Report r;
+  r.device.emplace_back("name", model::Attribute::api("Test GPU"));
+  r.memory.push_back({"l2", {{"apiSize", model::Attribute::api(1024, "B")}}});
+  return r;
+}
+
+std::string written_by(const Writer& w, const model::Report& r) {
+  std::ostringstream out;
+  w.write(out, r);
+  return out.str();
+}
+
+TEST(Writers, EachFormatHasItsOwnNameAndExtension) {
+  std::set<std::string_view> names;
+  std::set<std::string_view> extensions;
+  for (const auto& w : writers()) {
+    EXPECT_TRUE(names.insert(w->name()).second) << w->name();
+    EXPECT_TRUE(extensions.insert(w->extension()).second) << w->extension();
+    EXPECT_EQ(w->extension().substr(0, 1), ".") << w->name();
+    EXPECT_EQ(find_writer(w->name()), w.get());
+  }
+  EXPECT_EQ(find_writer("no such format"), nullptr);
+}
+
+TEST(Writers, TextAndJsonWriteWhatTheirFunctionsWrite) {
+  const model::Report r = small_report();
+  std::ostringstream text;
+  write_text(text, r);
+  EXPECT_EQ(written_by(*find_writer("text"), r), text.str());
+  EXPECT_EQ(written_by(*find_writer("json"), r), to_json_text(r));
+}
+
+TEST(MultiWriter, WritesFilesThenStreamsAndGoesOnPastAFileItCannotWrite) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("gputopo-multi-writer-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  MultiWriter outputs;
+  std::ostringstream text;
+  outputs.add_file(*find_writer("json"), (dir / "missing" / "r.json").string());
+  outputs.add_file(*find_writer("json"), (dir / "r.json").string());
+  outputs.add_stream(*find_writer("text"), text);
+  std::vector<std::string> failures;
+  outputs.write(small_report(), [&](const std::string& why) { failures.push_back(why); });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("missing"), std::string::npos) << failures[0];
+  std::ifstream in(dir / "r.json");
+  std::stringstream json;
+  json << in.rdbuf();
+  EXPECT_EQ(json.str(), to_json_text(small_report()));
+  EXPECT_NE(text.str().find("Test GPU"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gputopo::report
