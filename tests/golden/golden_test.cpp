@@ -37,6 +37,7 @@ std::string masked_json(const std::string& text) {
   for (const char* key : {"timestamp", "host", "durationSeconds"})
     if (j["run"].contains(key)) j["run"][key] = "<masked>";
   for (auto& phase : j["run"]["phases"]) phase["seconds"] = "<masked>";
+  if (j["run"].contains("guard")) j["run"]["guard"]["seconds"] = "<masked>";
   return j.dump(2) + "\n";
 }
 
