@@ -18,6 +18,34 @@ struct View {
   std::uint32_t stride = 0;
 };
 
+// For every pair of views (A the smaller, B the larger): A after a tiny B, then A after B.
+// Returns the (A, B) view indices in the order of the batch's request pairs.
+std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<View>& views,
+                                                           device::InterferenceBatch& batch) {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    for (std::size_t j = i + 1; j < views.size(); ++j) {
+      const bool i_smaller = views[i].size <= views[j].size;
+      const View& a = i_smaller ? views[i] : views[j];
+      const View& b = i_smaller ? views[j] : views[i];
+      std::uint64_t b_bytes = static_cast<std::uint64_t>(std::max(b.size, 2 * a.size));
+      if (b.target.space_limit_bytes) b_bytes = std::min(b_bytes, b.target.space_limit_bytes);
+      device::InterferenceRequest r;
+      r.placement = device::InterferenceRequest::Placement::SameThread;
+      r.a = chase_request(a.target.space,
+                          round_up(static_cast<std::uint64_t>(a.size * 0.75), a.stride), a.stride,
+                          1, 1024);
+      r.b = chase_request(b.target.space, round_up(b_bytes, b.stride), b.stride, 1, 256);
+      auto ref = r;
+      ref.b = chase_request(b.target.space, b.stride, b.stride, 1, 16);
+      batch.requests.push_back(ref);
+      batch.requests.push_back(r);
+      pairs.emplace_back(i_smaller ? i : j, i_smaller ? j : i);
+    }
+  }
+  return pairs;
+}
+
 // One thread warms A (three quarters of the smaller cache), then B in another space (the larger
 // cache's size), then times A; a significant rise of A's misses against A after a tiny B means one
 // physical cache. The views of one cache are named in each other's `sharedWith`
@@ -47,27 +75,7 @@ class SharingProbe final : public Probe {
 
     device::InterferenceBatch batch;
     batch.carveout_percent = ctx.options().carveout_percent;
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (A, B) view indices
-    for (std::size_t i = 0; i < views.size(); ++i) {
-      for (std::size_t j = i + 1; j < views.size(); ++j) {
-        const bool i_smaller = views[i].size <= views[j].size;
-        const View& a = i_smaller ? views[i] : views[j];
-        const View& b = i_smaller ? views[j] : views[i];
-        std::uint64_t b_bytes = static_cast<std::uint64_t>(std::max(b.size, 2 * a.size));
-        if (b.target.space_limit_bytes) b_bytes = std::min(b_bytes, b.target.space_limit_bytes);
-        device::InterferenceRequest r;
-        r.placement = device::InterferenceRequest::Placement::SameThread;
-        r.a = chase_request(a.target.space,
-                            round_up(static_cast<std::uint64_t>(a.size * 0.75), a.stride), a.stride,
-                            1, 1024);
-        r.b = chase_request(b.target.space, round_up(b_bytes, b.stride), b.stride, 1, 256);
-        auto ref = r;
-        ref.b = chase_request(b.target.space, b.stride, b.stride, 1, 16);
-        batch.requests.push_back(ref);
-        batch.requests.push_back(r);
-        pairs.emplace_back(i_smaller ? i : j, i_smaller ? j : i);
-      }
-    }
+    const auto pairs = add_pairs(views, batch);
 
     std::vector<std::size_t> parent(views.size());
     std::iota(parent.begin(), parent.end(), 0);
