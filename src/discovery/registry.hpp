@@ -11,8 +11,4 @@ namespace gputopo::discovery {
 // Every probe discovery knows, in registration order (the report order of their elements).
 std::vector<std::unique_ptr<Probe>> registered_probes(const device::DeviceInfo& info);
 
-// The L1-family probes (L1, texture, read-only, constant L1 and L1.5, shared memory, sharing).
-void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
-                          const device::DeviceInfo& info);
-
 }  // namespace gputopo::discovery

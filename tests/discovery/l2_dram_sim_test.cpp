@@ -7,7 +7,7 @@
 #include "device/sim/layout.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
-#include "discovery/l2_sweep.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
 #include "result_access.hpp"
 
 // End to end: the L2, device-memory and layout probes on every simulator preset, against the

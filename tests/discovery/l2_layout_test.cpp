@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "discovery/layout_inference.hpp"
+#include "discovery/probes/layout/layout_inference.hpp"
 
 // The layout inference on hand-made cluster groups and per-SM latencies.
 namespace gputopo::discovery {

@@ -4,8 +4,8 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/context.hpp"
-#include "discovery/l2_dram_probes.hpp"
-#include "discovery/probes.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
 #include "discovery/progress.hpp"
 
 // The L2 fetch probe's second sweep (limit at its minimum -> sectorSize) where the backend cannot

@@ -1,4 +1,4 @@
-#include "discovery/line_fit.hpp"
+#include "discovery/probes/l1_family/line_fit.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,74 @@
+#include <algorithm>
+
+#include "discovery/measure.hpp"
+#include "discovery/probes/dram/dram_probes.hpp"
+#include "discovery/stream_probe.hpp"
+#include "model/dram_peak.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// 32 times the L2, so that a stream past it finds at most 3 % of its data in L2 even if the L2 kept
+// a whole L2's worth; at most an eighth of device memory (a copy needs two buffers).
+Buffers dram_buffers(const Context& ctx) {
+  const auto& info = ctx.info();
+  const std::uint64_t cap = info.global_memory_bytes / 8;
+  const std::uint64_t want = std::max<std::uint64_t>(32 * info.l2_bytes, std::uint64_t{1} << 28);
+  const std::uint64_t bytes = round_up(std::min(want, cap) / 4096 * 4096, 4096);
+  if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes, 1))
+    return {{}, "device memory cannot hold a buffer 8 times the L2"};
+  return {
+      {bytes},
+      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
+}
+
+// The theoretical peak (double data rate x memory clock x bus width) and the read bandwidth's
+// share of it.
+void put_peak(Context& ctx) {
+  const auto& info = ctx.info();
+  if (info.mem_clock_max_mhz <= 0 || info.memory_bus_width_bits <= 0) {
+    ctx.put("dram", "peakBandwidth",
+            model::Attribute::unavailable(model::Source::Derived, "GB/s",
+                                          "the driver reports no memory clock or bus width"));
+    return;
+  }
+  const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz, info.memory_bus_width_bits);
+  auto p = model::Attribute::measured(
+      peak, "GB/s", "2 (double data rate) x memory clock x bus width / 8, from the API", 1.0);
+  p.source = model::Source::Derived;
+  p.evidence = {{"memoryClockMhz", info.mem_clock_max_mhz},
+                {"busWidthBits", info.memory_bus_width_bits}};
+  ctx.put("dram", "peakBandwidth", p);
+  const auto* read = ctx.get("dram", "readBandwidth");
+  if (!read || !read->available()) return;
+  auto f =
+      model::Attribute::measured(100.0 * read->value.get<double>() / peak, "%",
+                                 "readBandwidth / peakBandwidth", read->confidence.value_or(0));
+  f.source = model::Source::Derived;
+  ctx.put("dram", "readFractionOfPeak", f);
+}
+
+class DramBandwidthProbe final : public Probe {
+ public:
+  explicit DramBandwidthProbe(std::vector<std::string> needs)
+      : Probe("dram.bandwidth", {"dram"}, needs),
+        streams_("dram", device::Space::L2,
+                 {device::StreamKind::Read, device::StreamKind::Write, device::StreamKind::Copy},
+                 dram_buffers, needs) {}
+
+  void run(Context& ctx) override {
+    streams_.run(ctx);
+    put_peak(ctx);
+  }
+
+ private:
+  StreamProbe streams_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_dram_bandwidth_probe(std::vector<std::string> needs) {
+  return std::make_unique<DramBandwidthProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,10 @@
+#include "discovery/probes/dram/dram_probes.hpp"
+
+namespace gputopo::discovery {
+
+void add_dram_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
+  probes.push_back(make_dram_latency_probe({"l2.fetch", "l2.line"}));
+  probes.push_back(make_dram_bandwidth_probe({}));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,47 @@
+#include <algorithm>
+
+#include "discovery/measure.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/stream_probe.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// Per block an eighth of the L1 (at most four blocks per SM stay well inside it); where the L1 size
+// is not established, an eighth of the shared memory per SM the driver reports (L1 and shared
+// memory share one array on every supported GPU, and the L1 is at least as large at carve-out 0).
+Buffers l1_buffers(const Context& ctx) {
+  const Input size = ctx.input("l1", "size");
+  if (!size) {
+    const std::uint64_t pool = ctx.info().shared_per_sm_bytes;
+    if (pool < 32 * 1024) return {{}, "needs the L1 size: " + size.why};
+    return {{pool / 8 / 4096 * 4096},
+            "every block reads an eighth of the shared memory per SM (API) through L1, again and "
+            "again (L1 size not established)"};
+  }
+  return {{round_up(static_cast<std::uint64_t>(*size.value / 8), 4096)},
+          "every block reads an eighth of the L1 through L1, again and again"};
+}
+
+// Per block 32 KiB of shared memory (an eighth of the opt-in limit where that is smaller).
+Buffers shared_buffers(const Context& ctx) {
+  const std::uint64_t optin = ctx.info().shared_per_block_optin_bytes;
+  if (optin < 4096) return {{}, "the driver reports no shared memory per block"};
+  return {{std::min<std::uint64_t>(32 * 1024, optin / 8 / 16 * 16)},
+          "every block reads its own shared memory, again and again"};
+}
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs) {
+  return std::make_unique<StreamProbe>(
+      "l1", device::Space::L1, std::vector{device::StreamKind::Read}, l1_buffers, std::move(needs));
+}
+
+std::unique_ptr<Probe> make_shared_bandwidth_probe(std::vector<std::string> needs) {
+  return std::make_unique<StreamProbe>("shared", device::Space::Shared,
+                                       std::vector{device::StreamKind::Read}, shared_buffers,
+                                       std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,111 @@
+#include <algorithm>
+
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr int kSms = 2;  // SMs per footprint
+constexpr std::uint64_t kMaxLevelOneBytes = 64 * 1024;
+
+// Hit latency: dependent chains over two footprints well inside the cache (a quarter and an eighth
+// of it), on a few SMs at once, each timed as a whole; per-load chases over the larger footprint
+// beside them say which level served the loads. A level-2 target chases arrays of 2, 4 and 8 times
+// the level in front of it (each load a new line there) that fit its own capacity.
+class LatencyProbe final : public Probe {
+ public:
+  LatencyProbe(const Target& t, std::vector<std::string> needs)
+      : Probe(probe_name(t, "latency"), {t.element}, std::move(needs)), t_(t) {}
+
+  void run(Context& ctx) override {
+    auto fail = [&](const std::string& why) {
+      ctx.put(t_.element, "latency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles", why));
+    };
+    if (auto why = gate(ctx, t_)) return fail(*why);
+    std::vector<std::string> weaker;
+    std::uint32_t stride = fetch_granularity_or(ctx, t_, 32, weaker);
+    const Input size = ctx.input(t_.element, "size");
+    std::vector<std::uint64_t> footprints;
+    if (t_.level == 1) {
+      std::uint64_t bytes = std::uint64_t{stride} * 16;
+      if (size)
+        bytes = std::max(bytes, static_cast<std::uint64_t>(*size.value / 4));
+      else
+        weaker.push_back(size.why + "; used a " + std::to_string(bytes) + " B array");
+      bytes = std::min(bytes, kMaxLevelOneBytes);
+      footprints = {bytes / 2, bytes};
+    } else {
+      const Input inner = ctx.input(t_.inner, "size");
+      if (!inner) return fail("needs the size of " + t_.inner + ": " + inner.why);
+      const Input inner_line = ctx.input(t_.inner, "lineSize");
+      const Input inner_fg = ctx.input(t_.inner, "fetchGranularity");
+      stride = static_cast<std::uint32_t>(inner_line ? *inner_line.value
+                                                     : (inner_fg ? *inner_fg.value : 64.0));
+      if (!inner_line)
+        weaker.push_back(t_.inner + " line size not established; stride " + std::to_string(stride) +
+                         " B");
+      for (const double times : {2.0, 4.0, 8.0}) {
+        auto bytes = round_up(static_cast<std::uint64_t>(*inner.value * times), stride);
+        if (size.value) bytes = std::min(bytes, static_cast<std::uint64_t>(*size.value * 0.75));
+        footprints.push_back(bytes);
+      }
+    }
+    stride = chain_stride(t_.space, stride);
+    for (auto& f : footprints) {
+      if (t_.space_limit_bytes) f = std::min(f, t_.space_limit_bytes);
+      f = round_up(std::max<std::uint64_t>(f, stride), stride);
+    }
+
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    const int sms = std::min(kSms, std::max(ctx.info().sm_count, 1));
+    std::vector<std::uint64_t> chained;
+    for (const auto bytes : footprints)
+      for (int i = 0; i < sms; ++i) {
+        batch.requests.push_back(chain_request(t_.space, bytes, stride, 2));
+        chained.push_back(bytes);
+      }
+    const std::size_t per_load_first = batch.requests.size();
+    for (int i = 0; i < sms; ++i)
+      batch.requests.push_back(chase_request(t_.space, footprints.back(), stride, 2, 1024));
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    record_carveout(ctx, t_, result.conditions);
+
+    const auto chains = std::span(result.results).first(per_load_first);
+    const auto latency = chain_latency(chains, chained);
+    if (!latency) return fail("the chains returned no timing");
+    std::vector<double> per_load;
+    double overhead = 0;
+    for (std::size_t i = per_load_first; i < result.results.size(); ++i) {
+      const auto l = latencies(result.results[i]);
+      per_load.insert(per_load.end(), l.begin(), l.end());
+      overhead = std::max(overhead, result.results[i].overhead_cycles);
+    }
+    const auto loads = per_load_evidence(per_load, overhead);
+    const double dominant = loads.value("dominantLevelShare", 0.0);
+    const std::string method = "dependent chain timed as a whole (cycles / loads) over " +
+                               std::to_string(footprints.front()) + " to " +
+                               std::to_string(footprints.back()) + " B at " +
+                               std::to_string(stride) + " B stride on " + std::to_string(sms) +
+                               " SMs each; confidence: agreement of the footprints and the "
+                               "share of per-load samples in one level";
+    put_chain_latency(ctx, t_.element, "latency", *latency, result.conditions, method, dominant,
+                      join(weaker));
+    add_evidence(ctx, t_.element, "latency", "perLoad", loads);
+  }
+
+ private:
+  Target t_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_latency_probe(const Target& t, std::vector<std::string> needs) {
+  return std::make_unique<LatencyProbe>(t, std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,224 @@
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <span>
+
+#include "analysis/cluster.hpp"
+#include "analysis/inference.hpp"
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/probes/l1_family/line_fit.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// The swept array exceeds the cache by these factors; it fits once stride >= factor * line.
+constexpr double kOversizes[] = {1.5, 2.5};
+
+// One array half again as large as the cache, chased at strides from the fetch granularity up:
+// while the stride is below the line size every line is touched and the array misses; a larger
+// stride touches array/stride lines, which fit once stride >= line * array / cache.
+class LineProbe final : public Probe {
+ public:
+  LineProbe(const Target& t, std::vector<std::string> needs)
+      : Probe(probe_name(t, "line"), {t.element}, std::move(needs)), t_(t) {}
+
+  void run(Context& ctx) override {
+    auto fail = [&](const std::string& why) {
+      ctx.put(t_.element, "lineSize",
+              model::Attribute::unavailable(model::Source::Measured, "B", why));
+    };
+    if (auto why = gate(ctx, t_)) return fail(*why);
+    const Input size = ctx.input(t_.element, "size");
+    if (!size) return fail("needs the cache size: " + size.why);
+    std::vector<std::string> weaker;
+    const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
+
+    const double cache = *size.value;
+    model::Json sweeps = model::Json::array();
+    std::vector<Raw> raws;
+    std::optional<analysis::Estimate> e;
+    double lo = 0, hi = 1e300;
+    // A first sweep with the array half again as large as the cache; where per-set crowding in a
+    // low-associativity cache leaves its interval ambiguous, a second sweep with a larger array
+    // gives an independent interval, and the line size is the power of two in both.
+    for (const double oversize : kOversizes) {
+      const auto one = sweep_once(ctx, cache, fg, oversize, sweeps, raws);
+      if (!one) continue;
+      if (!e || !e->established || (one->established && one->confidence > e->confidence)) e = one;
+      if (one->established) {
+        lo = std::max(lo, one->lo);
+        hi = std::min(hi, one->hi);
+      }
+      if (e->established && e->confidence >= 0.9) break;
+      const auto only = single_power_of_two(lo, hi, fg);
+      if (only && e->established && e->confidence < 0.9 && &oversize != &kOversizes[0]) {
+        e->value = *only;
+        e->lo = lo;
+        e->hi = hi;
+        e->confidence = 0.9;
+        e->reason = "the power of two in the intersection of the sweeps' intervals";
+      }
+    }
+    if (!e) return fail("the space cannot hold an array large enough for a stride sweep");
+    model::Json fit_json;
+    if (!e->established || e->confidence < 0.9) {
+      // Misses that set in gradually (hashed sets, non-LRU replacement) give no clean step:
+      // explain the stride curves by the cache's own footprint curve instead.
+      if (const auto fit = fit_with_footprint(ctx, cache, fg, raws, fit_json);
+          fit && fit->confidence > (e->established ? e->confidence : 0.0)) {
+        e->established = fit->confidence >= kEstablished;
+        e->value = fit->line;
+        e->lo = fit->line;
+        e->hi = fit->line;
+        e->confidence = fit->confidence;
+        e->reason = "fit of the stride curves to the footprint curve (no clean step)";
+      }
+    }
+
+    model::Attribute a;
+    if (e->established) {
+      a = model::Attribute::measured(e->value, "B", "stride-sweep-past-capacity", e->confidence);
+      a.interval = model::Interval{e->lo, e->hi};
+      weaker.push_back(e->reason);
+      weaker.erase(std::remove(weaker.begin(), weaker.end(), std::string{}), weaker.end());
+      a.reason = join(weaker);
+    } else {
+      a = model::Attribute::unavailable(model::Source::Measured, "B", e->reason);
+      a.method = "stride-sweep-past-capacity";
+      a.confidence = e->confidence;
+    }
+    a.evidence = {{"cacheBytes", cache}, {"sweeps", sweeps}};
+    if (!fit_json.is_null()) a.evidence["footprintFit"] = fit_json;
+    ctx.put(t_.element, "lineSize", std::move(a));
+  }
+
+ private:
+  // One stride sweep over an array `oversize` times the cache; nullopt where the space cannot
+  // hold it or it is too small for a sweep.
+  struct Raw {
+    double array_bytes = 0;
+    std::vector<analysis::SweepPoint> points;
+  };
+
+  std::optional<analysis::Estimate> sweep_once(Context& ctx, double cache, std::uint32_t fg,
+                                               double oversize, model::Json& sweeps,
+                                               std::vector<Raw>& raws) {
+    std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * oversize), fg);
+    if (t_.space_limit_bytes) array = std::min(array, t_.space_limit_bytes);
+    if (static_cast<double>(array) <= cache * 1.25) return std::nullopt;
+    // Strides are odd multiples of a quarter of the fetch granularity: never a multiple of a line
+    // (a power of two >= the granularity), so the touched lines spread over every set instead of
+    // aliasing into a fraction of them. Up to 4 KiB (lines up to 1 KiB), 6 elements at least.
+    const std::uint64_t base = std::max<std::uint64_t>(4, fg / 4);
+    const std::uint64_t max_stride = std::min<std::uint64_t>(4096, array / 6);
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    std::vector<std::uint64_t> strides;
+    for (std::uint64_t s = base * (fg / 2 / base | 1); s <= max_stride; s += 2 * base) {
+      batch.requests.push_back(
+          chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024, 512));
+      // All on one SM, one launch each: concurrent SMs add early misses near capacity on
+      // Hopper (docs/cuda-backend.md), which blur exactly the transition this sweep reads.
+      batch.requests.back().sm = 0;
+      strides.push_back(s);
+    }
+    if (strides.size() < 4) return std::nullopt;
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    record_carveout(ctx, t_, result.conditions);
+    std::vector<analysis::SweepPoint> sweep;
+    for (std::size_t i = 0; i < strides.size(); ++i)
+      sweep.push_back({static_cast<double>(strides[i]), latencies(result.results[i])});
+    auto e = analysis::line_size(sweep, static_cast<double>(array), cache);
+    raws.push_back({static_cast<double>(array), sweep});
+    const auto reduced = analysis::reduce(sweep, analysis::Reduction::MissFraction);
+    model::Json miss = model::Json::array();
+    for (std::size_t i = 0; i < reduced.size(); ++i)
+      miss.push_back({strides[i], std::round(reduced.row(i)[0] * 1000) / 1000});
+    sweeps.push_back({{"arrayBytes", array},
+                      {"strides", {strides.front(), strides.back()}},
+                      {"points", strides.size()},
+                      {"value", e.established ? model::Json(e.value) : model::Json()},
+                      {"interval", {e.lo, e.hi}},
+                      {"confidence", e.confidence},
+                      {"missFractionByStride", miss}});
+    return e;
+  }
+
+  // Miss fraction against footprint (stride fg, arrays from a quarter of the cache to the largest
+  // swept array, on one SM), then the line size whose prediction fits the stride sweeps best.
+  std::optional<LineFit> fit_with_footprint(Context& ctx, double cache, std::uint32_t fg,
+                                            const std::vector<Raw>& raws, model::Json& out) {
+    if (raws.empty()) return std::nullopt;
+    double largest = 0;
+    for (const auto& r : raws) largest = std::max(largest, r.array_bytes);
+    constexpr int kPoints = 64;
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    std::vector<double> sizes;
+    for (int i = 0; i < kPoints; ++i) {
+      const double b = cache * 0.25 + (largest - cache * 0.25) * i / (kPoints - 1);
+      const auto bytes = round_up(static_cast<std::uint64_t>(b), fg);
+      if (!sizes.empty() && static_cast<double>(bytes) <= sizes.back()) continue;
+      batch.requests.push_back(chase_request(t_.space, bytes, fg, 1, 2048, 1024));
+      batch.requests.back().sm = 0;
+      sizes.push_back(static_cast<double>(bytes));
+    }
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    std::vector<std::vector<double>> calib;
+    for (const auto& r : result.results) calib.push_back(latencies(r));
+    // One set of latency levels for all points, so that "miss" means the same everywhere.
+    std::vector<std::span<const double>> all;
+    for (const auto& c : calib) all.emplace_back(c);
+    for (const auto& r : raws)
+      for (const auto& p : r.points) all.emplace_back(p.samples);
+    const auto levels = analysis::cluster_levels(std::span<const std::span<const double>>(all));
+    FootprintCurve curve;
+    for (std::size_t i = 0; i < calib.size(); ++i) {
+      curve.bytes.push_back(sizes[i]);
+      curve.miss.push_back(analysis::miss_fraction(calib[i], levels));
+    }
+    std::vector<StrideCurve> curves;
+    for (const auto& r : raws) {
+      StrideCurve c;
+      c.array_bytes = r.array_bytes;
+      for (const auto& p : r.points) {
+        c.strides.push_back(p.x);
+        c.miss.push_back(analysis::miss_fraction(p.samples, levels));
+      }
+      curves.push_back(std::move(c));
+    }
+    auto fit = fit_line_size(curve, curves, fg);
+    if (fit) {
+      out = {{"footprintPoints", sizes.size()},
+             {"candidates", fit->candidates},
+             {"squaredErrors", fit->errors},
+             {"line", fit->line},
+             {"confidence", fit->confidence}};
+    }
+    return fit;
+  }
+
+  static std::optional<double> single_power_of_two(double lo, double hi, std::uint32_t fg) {
+    std::optional<double> found;
+    for (double p = fg; p <= 4096; p *= 2) {
+      if (p < lo || p > hi) continue;
+      if (found) return std::nullopt;
+      found = p;
+    }
+    return found;
+  }
+
+  Target t_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<std::string> needs) {
+  return std::make_unique<LineProbe>(t, std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,58 @@
+#include <algorithm>
+
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// Shared memory: the size the driver reports (per SM, with the per-block limits as evidence) and
+// the latency of a warm chase in it.
+class SharedMemoryProbe final : public Probe {
+ public:
+  SharedMemoryProbe() : Probe("shared.latency", {"shared"}, {}) {}
+
+  void run(Context& ctx) override {
+    const auto& info = ctx.info();
+    auto size = model::Attribute::api(info.shared_per_sm_bytes, "B");
+    size.evidence = {{"perBlock", info.shared_per_block_bytes},
+                     {"perBlockOptIn", info.shared_per_block_optin_bytes}};
+    ctx.put("shared", "size", std::move(size));
+
+    constexpr std::uint32_t kStride = 32;
+    const std::vector<std::uint64_t> footprints{2048, 4096};
+    device::ChaseBatch batch;
+    std::vector<std::uint64_t> chained;
+    for (const auto bytes : footprints) {
+      batch.requests.push_back(chain_request(device::Space::Shared, bytes, kStride, 1));
+      chained.push_back(bytes);
+    }
+    batch.requests.push_back(
+        chase_request(device::Space::Shared, footprints.back(), kStride, 1, 1024));
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    const auto chains = std::span(result.results).first(2);
+    const auto latency = chain_latency(chains, chained);
+    if (!latency) {
+      ctx.put("shared", "latency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "the chains returned no timing"));
+      return;
+    }
+    const auto& per_load = result.results.back();
+    const auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
+    put_chain_latency(ctx, "shared", "latency", *latency, result.conditions,
+                      "dependent chain of shared-window addresses timed as a whole (cycles / "
+                      "loads) over 2 and 4 KiB at 32 B stride; confidence: agreement of the "
+                      "footprints and the share of per-load samples in one level",
+                      loads.value("dominantLevelShare", 0.0));
+    add_evidence(ctx, "shared", "latency", "perLoad", loads);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_shared_memory_probe() { return std::make_unique<SharedMemoryProbe>(); }
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,98 @@
+#include <algorithm>
+#include <limits>
+
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/size_search.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// The size search on the target's space. A level-2 target starts its bracket above the size of
+// the level in front of it, so that the first change it finds is its own.
+class SizeProbe final : public Probe {
+ public:
+  SizeProbe(const Target& t, std::vector<std::string> needs)
+      : Probe(probe_name(t, "size"), {t.element}, std::move(needs)), t_(t) {}
+
+  void run(Context& ctx) override {
+    if (auto why = gate(ctx, t_)) {
+      ctx.put(t_.element, "size",
+              model::Attribute::unavailable(model::Source::Measured, "B", *why));
+      return;
+    }
+    std::vector<std::string> weaker;
+    SizeSearchSpec spec;
+    spec.space = t_.space;
+    spec.stride = fetch_granularity_or(ctx, t_, 32, weaker);
+    spec.step = spec.stride;
+    spec.carveout = carveout_for(ctx, t_);
+    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count, 8));
+    spec.confirm_sm = 0;
+    spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
+    spec.regions = 4;
+    spec.min_bytes = 512;
+    // No SM-private cache is larger than the whole L1/shared storage; four times the shared
+    // memory per SM leaves room for GPUs where the API under-reports it.
+    spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes, 1u << 20);
+    if (t_.level > 1) {
+      const Input inner = ctx.input(t_.inner, "size");
+      if (inner) {
+        spec.min_bytes = round_up(static_cast<std::uint64_t>(*inner.value * 1.5), spec.step);
+      } else {
+        ctx.put(t_.element, "size",
+                model::Attribute::unavailable(model::Source::Measured, "B",
+                                              "needs the size of " + t_.inner + ": " + inner.why));
+        return;
+      }
+    }
+    if (t_.space_limit_bytes) {
+      spec.max_bytes = std::min(spec.max_bytes, t_.space_limit_bytes);
+      // A small space gets a denser bracket: a change near its limit needs points past it.
+      spec.bracket_growth = 1.25;
+    }
+    if (spec.min_bytes >= spec.max_bytes) {
+      ctx.put(t_.element, "size",
+              model::Attribute::unavailable(model::Source::Measured, "B",
+                                            "the space limit leaves nothing to sweep"));
+      return;
+    }
+
+    const auto r = search_size(ctx, spec);
+    record_carveout(ctx, t_, r.conditions);
+    model::Attribute a;
+    if (r.established) {
+      a = model::Attribute::measured(r.value, "B", "pchase-size-sweep", r.confidence);
+      a.interval = model::Interval{r.lo, r.hi};
+      a.reason = join(weaker);
+    } else if (r.capped && t_.space_limit_bytes && spec.max_bytes == t_.space_limit_bytes) {
+      // The space cannot hold a larger array: the capacity is at least the limit, no more is known.
+      a = model::Attribute::measured(r.lo, "B", "pchase-size-sweep (lower bound)", 0.0);
+      a.interval = model::Interval{r.lo, std::numeric_limits<double>::infinity()};
+      weaker.insert(weaker.begin(), "at least " + std::to_string(spec.max_bytes) +
+                                        " B: the space holds no larger array and the sweep saw "
+                                        "no capacity change up to its limit");
+      a.reason = join(weaker);
+    } else {
+      a = model::Attribute::unavailable(model::Source::Measured, "B", r.reason);
+      a.method = "pchase-size-sweep";
+      a.confidence = r.confidence;
+      if (!weaker.empty()) a.reason += "; " + join(weaker);
+    }
+    a.evidence = r.evidence;
+    a.evidence["batches"] = r.batches;
+    ctx.put(t_.element, "size", std::move(a));
+  }
+
+ private:
+  Target t_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<std::string> needs) {
+  return std::make_unique<SizeProbe>(t, std::move(needs));
+}
+
+}  // namespace gputopo::discovery

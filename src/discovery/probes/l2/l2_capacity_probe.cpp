@@ -1,0 +1,137 @@
+#include <algorithm>
+#include <cmath>
+
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// Agreement of the measured L2 capacity with the API size that still counts as a confirmation.
+constexpr double kAgree = 0.1;
+
+// Past one segment the far segments hold what the near one evicts, so one SM hits in L2 up to the
+// whole L2 and misses to device memory beyond it. A size search at line stride from just past the
+// near step finds that second step; on an unsegmented L2 the near step is already the DRAM step.
+// The result cross-checks the API size (the L2 size stays the API value).
+class L2CapacityProbe final : public Probe {
+ public:
+  explicit L2CapacityProbe(std::vector<std::string> needs)
+      : Probe("l2.capacity", {"l2"}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    const auto* size = ctx.get("l2", "size");
+    const auto* segment = ctx.get("l2", "segmentSize");
+    const Input count = ctx.input("l2", "segmentCount");
+    if (!size || !segment || !segment->interval || !count) {
+      note(ctx, {}, "not cross-checked: the near-segment step was not established");
+      return;
+    }
+    const double api = static_cast<double>(ctx.info().l2_bytes);
+    const double near_hi = segment->interval->hi;
+    if (*count.value == 1) {
+      model::Json e = {
+          {"dramStepBytes", segment->evidence.value("measuredBytes", near_hi)},
+          {"method", "the near step of l2.segments (one segment: it is the DRAM step)"}};
+      const double step = segment->evidence.value("measuredBytes", near_hi);
+      finish(ctx, e, step, std::max(step, near_hi), api);
+      return;
+    }
+    std::vector<std::string> weaker;
+    const std::uint32_t stride = l2_line_or_fetch(ctx, weaker);
+    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, stride);
+    // The search starts past the end of the near->far transition and must find a step whose
+    // plateau before it is the far level, not the near one: the near->far step's tail on a gradual
+    // transition would otherwise be read as the first change.
+    spec.min_bytes = round_up(static_cast<std::uint64_t>(near_hi * 1.1), spec.step);
+    spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 2, spec.step);
+    // The bracket spans little more than one doubling: grow by a quarter to have points on both
+    // sides of the step.
+    spec.bracket_growth = 1.25;
+    const double near_level = segment->evidence.value("nearLevelLatency", 0.0);
+    double far_level = 0;
+    if (segment->evidence.contains("transition"))
+      far_level = segment->evidence["transition"].value("latencyAfter", 0.0);
+    // Latencies below this lie at the near level (half-way between the near and far levels).
+    const double near_bound =
+        near_level > 0 && far_level > near_level ? (near_level + far_level) / 2 : 0.0;
+    SizeSearchResult r;
+    bool near_step = false;
+    model::Json skipped = model::Json::array();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (spec.min_bytes >= spec.max_bytes) {
+        note(ctx, {}, "not cross-checked: the near step lies past 1.5 x the API size");
+        return;
+      }
+      r = search_size(ctx, spec);
+      if (!r.established || !r.evidence.contains("transition")) break;
+      const auto& t = r.evidence["transition"];
+      near_step = t.value("latencyBefore", 0.0) < near_bound;
+      if (!near_step) break;
+      skipped.push_back(t);
+      spec.min_bytes = round_up(static_cast<std::uint64_t>(t.value("firstAfter", 0.0)), spec.step);
+    }
+    model::Json e = r.evidence;
+    e["batches"] = r.batches;
+    e["strideBytes"] = stride;
+    e["farLevelLatency"] = far_level;
+    if (!skipped.empty()) e["skippedNearSteps"] = skipped;
+    if (!weaker.empty()) e["weakerInputs"] = join(weaker);
+    if (!r.established) {
+      note(ctx, e, "not cross-checked: no DRAM step found (" + r.reason + ")");
+      return;
+    }
+    if (near_step) {
+      note(ctx, e, "not cross-checked: every step found starts at the near level");
+      return;
+    }
+    // Where several far segments share the evicted lines unevenly, misses set in before the
+    // whole L2 is used: the transition from its onset to the first point past it is the measured
+    // capacity range.
+    double end = r.hi;
+    if (r.evidence.contains("transition"))
+      end = std::max(end, r.evidence["transition"].value("firstAfter", r.hi));
+    e["dramStepBytes"] = r.value;
+    e["dramStepInterval"] = {r.lo, r.hi};
+    e["dramTransitionEnd"] = end;
+    e["dramStepConfidence"] = r.confidence;
+    finish(ctx, e, r.value, end, api);
+  }
+
+ private:
+  static void note(Context& ctx, model::Json evidence, const std::string& why) {
+    auto* size = ctx.get("l2", "size");
+    if (!size) return;
+    auto a = *size;
+    evidence["crossCheck"] = why;
+    a.evidence = std::move(evidence);
+    ctx.put("l2", "size", a);
+  }
+
+  // The API size agrees when it lies in [onset, end] of the measured step, give or take 10 %.
+  static void finish(Context& ctx, model::Json evidence, double onset, double end, double api) {
+    double d = 0;
+    if (api < onset) d = (onset - api) / api;
+    if (api > end) d = (api - end) / api;
+    evidence["relativeDifference"] = d;
+    evidence["agrees"] = d <= kAgree;
+    const std::string verdict =
+        d <= kAgree ? "confirmed: one SM hits in L2 up to the DRAM step"
+                    : "the DRAM step one SM sees differs from the API size by more than 10 %";
+    if (d > kAgree)
+      ctx.warn("l2: the measured L2 capacity (" + std::to_string(static_cast<long long>(onset)) +
+               " B) differs from the API size by " + std::to_string(static_cast<int>(d * 100)) +
+               " %");
+    note(ctx, std::move(evidence), verdict);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_capacity_probe(std::vector<std::string> needs) {
+  return std::make_unique<L2CapacityProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

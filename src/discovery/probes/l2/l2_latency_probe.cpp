@@ -1,0 +1,170 @@
+#include <algorithm>
+
+#include "analysis/cluster.hpp"
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr std::uint32_t kChainLoads = 2048;
+// Per-load chases time the same loads as the chains (same start, same warm-up), so that the share
+// of near hits they count is the share inside the chains.
+constexpr std::uint32_t kPerLoadLoads = kChainLoads;
+
+// Near and far hit latency as dependent chains on one SM at line stride, every load a new line:
+// the near level over an eighth and a quarter of a segment, and on a segmented L2 the far level
+// over two footprints between one segment and the whole L2 (35 % and 65 % of the way), where the
+// near segment thrashes and the other segments hold the rest. Per-load chases over the larger near
+// footprint and each far footprint say which share of the far chain still hit near (a replacement
+// other than LRU keeps some lines near); those loads are taken out of the far latency. The miss
+// penalty is the
+// device-memory latency minus the near latency, both chains on the same SM.
+class L2LatencyProbe final : public Probe {
+ public:
+  explicit L2LatencyProbe(std::vector<std::string> needs)
+      : Probe("l2.latency", {"l2"}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    const Input segment = ctx.input("l2", "segmentSize");
+    const Input count = ctx.input("l2", "segmentCount");
+    std::vector<std::string> weaker;
+    const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
+    std::uint64_t near_span = 0;
+    if (segment) {
+      near_span = static_cast<std::uint64_t>(*segment.value);
+    } else {
+      near_span = ctx.info().l2_bytes / 2;
+      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
+    }
+    const auto near = footprints(near_span, {0.125, 0.25}, stride);
+    const bool far = segment && count && *count.value > 1;
+    std::vector<std::uint64_t> far_bytes;
+    if (far) {
+      const double s = *segment.value;
+      const double whole = s * *count.value;
+      for (const double at : {0.35, 0.65})
+        far_bytes.push_back(round_up(static_cast<std::uint64_t>(s + (whole - s) * at), stride));
+    }
+    device::ChaseBatch batch;
+    std::vector<std::uint64_t> chained = near;
+    chained.insert(chained.end(), far_bytes.begin(), far_bytes.end());
+    for (const auto bytes : chained) batch.requests.push_back(chain(bytes, stride));
+    batch.requests.push_back(l2_chase(near.back(), stride, 1, kPerLoadLoads, kLatencySm));
+    for (const auto bytes : far_bytes)
+      batch.requests.push_back(l2_chase(bytes, stride, 1, kPerLoadLoads, kLatencySm));
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    const std::string reason = join(weaker);
+    const auto& r = result.results;
+    const std::size_t per_load = chained.size();
+    const auto near_per_load = latencies(r[per_load]);
+    const auto near_loads = per_load_evidence(near_per_load, r[per_load].overhead_cycles);
+
+    const auto near_latency = chain_latency(std::span(r).first(2), near);
+    if (near_latency) {
+      put_chain_latency(ctx, "l2", "nearLatency", *near_latency, result.conditions,
+                        method("near", near, stride), near_loads.value("dominantLevelShare", 0.0),
+                        reason);
+      add_evidence(ctx, "l2", "nearLatency", "sm", kLatencySm);
+      add_evidence(ctx, "l2", "nearLatency", "perLoad", near_loads);
+    } else {
+      ctx.put("l2", "nearLatency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "the chains returned no timing"));
+    }
+
+    if (far && near_latency) {
+      FasterHits near_hits{near_latency->cycles, {}};
+      for (std::size_t k = 0; k < far_bytes.size(); ++k)
+        near_hits.shares.push_back(
+            analysis::share_in_level_of(near_per_load, latencies(r[per_load + 1 + k])));
+      const auto far_latency =
+          chain_latency(std::span(r).subspan(2, far_bytes.size()), far_bytes, near_hits);
+      if (far_latency) {
+        put_chain_latency(ctx, "l2", "farLatency", *far_latency, result.conditions,
+                          method("far", far_bytes, stride) +
+                              "; loads that still hit near (per-load samples over the same "
+                              "footprints) are taken out",
+                          1.0, reason);
+        add_evidence(ctx, "l2", "farLatency", "sm", kLatencySm);
+        const auto& far_result = r[per_load + 1];
+        add_evidence(ctx, "l2", "farLatency", "perLoad",
+                     per_load_evidence(latencies(far_result), far_result.overhead_cycles));
+      } else {
+        ctx.put("l2", "farLatency",
+                model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                              "the chains returned no timing"));
+      }
+    } else {
+      const std::string why = !segment || !count ? "needs the segment size and count: " +
+                                                       (segment ? count.why : segment.why)
+                              : !near_latency ? "needs the near latency"
+                                              : "the L2 has one segment: there is no far level";
+      ctx.put("l2", "farLatency",
+              model::Attribute::unavailable(model::Source::Measured, "cycles", why));
+    }
+    put_miss_penalty(ctx, result.conditions);
+  }
+
+ private:
+  static std::vector<std::uint64_t> footprints(std::uint64_t span, std::vector<double> shares,
+                                               std::uint32_t stride) {
+    std::vector<std::uint64_t> out;
+    for (const double share : shares)
+      out.push_back(round_up(
+          std::max<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(span) * share),
+                                  std::uint64_t{stride} * 256),
+          stride));
+    return out;
+  }
+
+  static device::ChaseRequest chain(std::uint64_t bytes, std::uint32_t stride) {
+    auto r = chain_request(device::Space::L2, bytes, stride, 1, kChainLoads);
+    r.sm = kLatencySm;
+    return r;
+  }
+
+  static std::string method(const std::string& level, const std::vector<std::uint64_t>& bytes,
+                            std::uint32_t stride) {
+    return "dependent chain on the L2 space timed as a whole (cycles / loads) over " +
+           std::to_string(bytes.front()) + " and " + std::to_string(bytes.back()) + " B at " +
+           std::to_string(stride) + " B stride on SM " + std::to_string(kLatencySm) +
+           " (inside the " + level + " level); confidence: agreement of the footprints";
+  }
+
+  static void put_miss_penalty(Context& ctx, const device::RunConditions& conditions) {
+    const auto* dram = ctx.get("dram", "latency");
+    const auto* near = ctx.get("l2", "nearLatency");
+    if (!dram || !dram->available() || !near || !near->available()) {
+      ctx.put("l2", "missPenalty",
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "needs the device-memory and near-hit latencies"));
+      return;
+    }
+    const double hit = near->value.get<double>();
+    const double miss = dram->value.get<double>();
+    auto a = model::Attribute::measured(
+        miss - hit, "cycles", "device-memory latency minus near-hit latency, chains on one SM",
+        std::min(near->confidence.value_or(0), dram->confidence.value_or(0)));
+    a.evidence = {{"missLatency", miss}, {"hitLatency", hit}};
+    ctx.put("l2", "missPenalty", a);
+    if (const auto ns = ctx.ns_per_cycle(conditions)) {
+      auto b = a;
+      b.value = (miss - hit) * *ns;
+      b.unit = "ns";
+      b.evidence["nsPerCycle"] = *ns;
+      ctx.put("l2", "missPenaltyNs", b);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_latency_probe(std::vector<std::string> needs) {
+  return std::make_unique<L2LatencyProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

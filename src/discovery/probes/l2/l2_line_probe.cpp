@@ -1,0 +1,101 @@
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "analysis/cluster.hpp"
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// The swept array exceeds one segment by this factor.
+constexpr double kOversize = 1.5;
+constexpr std::uint32_t kMaxLine = 2048;
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+// An array 1.5 segments large, chased at strides p + p/8 for powers of two p from the fetch
+// granularity up. While the stride is below a line every line is touched and the segment thrashes
+// (at strides under a line only the first load of a line may leave it); once the stride passes
+// twice the line, 1.5 / 2.25 of the segment's lines are touched and the array fits. The line is
+// the largest p whose chase still misses in the majority. The 1/8 offset keeps the touched lines
+// spread over every set of a hashed index (a power-of-two stride would alias into a fraction of
+// them), and the wide oversize keeps the uneven per-set load of such an index from blurring the
+// two sides.
+class L2LineProbe final : public Probe {
+ public:
+  explicit L2LineProbe(std::vector<std::string> needs)
+      : Probe("l2.line", {"l2"}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    auto fail = [&](const std::string& why, model::Json evidence = {}) {
+      auto a = model::Attribute::unavailable(model::Source::Measured, "B", why);
+      a.method = "stride-sweep-past-segment";
+      a.evidence = std::move(evidence);
+      ctx.put("l2", "lineSize", std::move(a));
+    };
+    const Input segment = ctx.input("l2", "segmentSize");
+    if (!segment) return fail("needs the segment size: " + segment.why);
+    std::vector<std::string> weaker;
+    const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
+    const auto array = round_up(static_cast<std::uint64_t>(*segment.value * kOversize), 4096);
+
+    device::ChaseBatch batch;
+    std::vector<std::uint32_t> lines;
+    for (std::uint32_t p = std::max<std::uint32_t>(fg, 8); p <= kMaxLine; p *= 2) {
+      lines.push_back(p);
+      batch.requests.push_back(l2_chase(array, p + p / 8, 1, 1024, -1));
+    }
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+
+    std::vector<std::vector<double>> samples;
+    for (const auto& r : result.results) samples.push_back(latencies(r));
+    std::vector<std::span<const double>> spans(samples.begin(), samples.end());
+    const auto levels = analysis::cluster_levels(spans);
+    std::vector<double> miss;
+    for (const auto& s : samples) miss.push_back(analysis::miss_fraction(s, levels));
+
+    model::Json evidence = {{"arrayBytes", array},
+                            {"segmentBytes", *segment.value},
+                            {"candidates", lines},
+                            {"missFraction", miss}};
+    // The largest candidate that misses in the majority, with only hits beyond it.
+    std::size_t last = miss.size();
+    for (std::size_t i = 0; i < miss.size(); ++i)
+      if (miss[i] > 0.5) last = i;
+    if (last == miss.size()) return fail("no stride made the array thrash the segment", evidence);
+    if (last + 1 == miss.size())
+      return fail("the array still thrashes at " + std::to_string(lines.back() + lines.back() / 8) +
+                      " B stride: the line is larger than " + std::to_string(kMaxLine) +
+                      " B or the segment size is wrong",
+                  evidence);
+    const double beyond =
+        *std::max_element(miss.begin() + static_cast<std::ptrdiff_t>(last) + 1, miss.end());
+    // Sampling certainty of both sides of 0.5, scaled down where the two sides are not clearly
+    // apart (a gradual fall over several candidates).
+    const double n = static_cast<double>(samples[last].size());
+    const double z_miss = (miss[last] - 0.5) / std::sqrt(0.25 / n);
+    const double z_hit = (0.5 - beyond) / std::sqrt(0.25 / n);
+    const double sampling = normal_cdf(z_miss) * normal_cdf(z_hit);
+    const double confidence = sampling * std::min(1.0, (miss[last] - beyond) / 0.5);
+    auto a = model::Attribute::measured(lines[last], "B", "stride-sweep-past-segment", confidence);
+    a.interval =
+        model::Interval{static_cast<double>(lines[last]), static_cast<double>(lines[last]) * 2 - 1};
+    a.evidence = std::move(evidence);
+    weaker.insert(weaker.begin(), "lines are taken to be powers of two");
+    a.reason = join(weaker);
+    ctx.put("l2", "lineSize", std::move(a));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_line_probe(std::vector<std::string> needs) {
+  return std::make_unique<L2LineProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,209 @@
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/cluster.hpp"
+#include "analysis/summary.hpp"
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr int kMaxSegments = 16;
+
+// The integer fraction 1/n of the API size nearest to a measured segment, MT4G's alignment, with
+// MT4G's confidence: one minus the relative distance. `separation` says how clearly the measurement
+// picks this fraction over its neighbour on the measured side: 1 at api/n, 0 half-way to it.
+// (analysis::nearest_fraction also offers p/q with p > 1, which no segment count can be.)
+struct SegmentFit {
+  int count = 1;
+  double value = 0;
+  double relative_distance = 0;
+  double confidence = 0;
+  double separation = 0;
+};
+
+SegmentFit nearest_segment_count(double measured, double api) {
+  SegmentFit best;
+  for (int n = 1; n <= kMaxSegments; ++n) {
+    const double v = api / n;
+    if (n == 1 || std::abs(measured - v) < std::abs(measured - best.value)) {
+      best.count = n;
+      best.value = v;
+    }
+  }
+  best.relative_distance = std::abs(measured - best.value) / best.value;
+  best.confidence = std::max(0.0, 1 - best.relative_distance);
+  const int neighbour = measured < best.value ? best.count + 1 : best.count - 1;
+  if (neighbour < 1) {
+    best.separation = best.confidence;  // above the API size
+  } else {
+    const double half_gap = std::abs(best.value - api / neighbour) / 2;
+    best.separation = std::clamp(1 - std::abs(measured - best.value) / half_gap, 0.0, 1.0);
+  }
+  return best;
+}
+
+// The near->far step on one SM, profiled at half the search step around the search's onset
+// (locate_step in l2_sweep.hpp says how it is read).
+StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset, int sm) {
+  const StepProfile none;
+  const std::uint64_t half =
+      std::max<std::uint64_t>(spec.stride, round_up(spec.step / 2, spec.stride));
+  const double step = static_cast<double>(spec.step);
+  std::vector<double> x;
+  std::vector<std::vector<double>> samples;
+  // Appends the sizes of (after, to] at half steps, measured on `sm` in one batch.
+  auto measure = [&](double after, double to) {
+    device::ChaseBatch batch;
+    std::vector<double> added;
+    for (std::uint64_t b = round_up(static_cast<std::uint64_t>(after) + 1, half);
+         static_cast<double>(b) <= to && b <= spec.max_bytes; b += half) {
+      batch.requests.push_back(
+          chase_request(spec.space, b, spec.stride, 1, spec.max_recorded_loads, 1024));
+      batch.requests.back().sm = sm;
+      added.push_back(static_cast<double>(b));
+    }
+    if (added.empty()) return false;
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    for (std::size_t i = 0; i < added.size() && i < result.results.size(); ++i) {
+      x.push_back(added[i]);
+      samples.push_back(latencies(result.results[i]));
+    }
+    return true;
+  };
+  measure(std::max(0.0, onset - step - 1), onset + 3 * step);
+  if (x.size() < 3) return none;
+  analysis::Clustering levels;
+  std::vector<double> share;
+  std::size_t near = 0;
+  // Share per size of the loads above the near level (the first size's level), from the levels
+  // of all sizes pooled.
+  auto read_shares = [&]() {
+    std::vector<double> pooled;
+    for (const auto& v : samples) pooled.insert(pooled.end(), v.begin(), v.end());
+    levels = analysis::cluster_levels(pooled);
+    share.clear();
+    if (samples.front().empty() || levels.levels.size() < 2) return false;
+    near = levels.classify(analysis::summarize(samples.front()).median);
+    if (near + 1 >= levels.levels.size()) return false;
+    const double threshold = levels.boundaries[near];
+    for (const auto& v : samples) {
+      const auto above = std::count_if(v.begin(), v.end(), [&](double c) { return c > threshold; });
+      share.push_back(v.empty() ? 0.0 : static_cast<double>(above) / static_cast<double>(v.size()));
+    }
+    return true;
+  };
+  // Two binomial standard errors of a share at the noisiest point.
+  const double noise =
+      2 * std::sqrt(0.25 / static_cast<double>(std::max<std::size_t>(samples.front().size(), 1)));
+  bool read = read_shares();
+  // Where the share still rises at the last sizes (a trickle of far hits before the bulk), the
+  // profile goes on, twice at most.
+  for (int extension = 0; extension < 2 && read && share.size() >= 4 &&
+                          share.back() - share[share.size() - 4] > 2 * noise;
+       ++extension) {
+    if (!measure(x.back(), x.back() + 4 * step)) break;
+    read = read_shares();
+  }
+  if (!read) return none;
+  return locate_step(x, share, levels.levels[near].center, noise, sm);
+}
+
+// One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
+// segment, then (on a segmented L2) far. The size search brackets that first step on one SM (the
+// near latency differs between SMs, which a sweep spread over SMs reads as misses); a profile of
+// the far share locates the step inside its transition; the step is then aligned to the nearest 1/n
+// of the API size, as MT4G does, with the distance as confidence.
+class L2SegmentProbe final : public Probe {
+ public:
+  explicit L2SegmentProbe(std::vector<std::string> needs)
+      : Probe("l2.segments", {"l2"}, std::move(needs)) {}
+
+  void run(Context& ctx) override {
+    const double api = static_cast<double>(ctx.info().l2_bytes);
+    auto size = model::Attribute::api(ctx.info().l2_bytes, "B");
+    size.method = "cudaDevAttrL2CacheSize";
+    ctx.put("l2", "size", size);
+    auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
+      for (const char* key : {"segmentSize", "measuredSegmentSize", "segmentCount"}) {
+        auto a = model::Attribute::unavailable(model::Source::Measured,
+                                               key == std::string("segmentCount") ? "" : "B", why);
+        a.evidence = evidence;
+        ctx.put("l2", key, a);
+      }
+    };
+    if (api <= 0) return fail("the driver reports no L2 size to align a segment to");
+
+    std::vector<std::string> weaker;
+    const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
+    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, fg);
+    spec.min_bytes = std::max(spec.step, round_up(ctx.info().l2_bytes / 64, spec.step));
+    // A little past the API size, so that an unsegmented L2 shows its one step (to DRAM) here.
+    spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 4, spec.step);
+    // At sector stride only the first load of each line leaves the near segment.
+    spec.bracket_level_change = false;
+    spec.confirm_sm = kLatencySm;
+    const auto r = search_size(ctx, spec);
+    if (!r.established) {
+      fail(r.capped ? r.reason : "near-segment step not established: " + r.reason, r.evidence);
+      return;
+    }
+
+    const auto profile = profile_step(ctx, spec, r.value, kLatencySm);
+    const double measured = profile.found ? profile.onset : r.value;
+    // Without a profile the step lies between the last size that fit and the first that missed.
+    const model::Interval step = profile.found
+                                     ? model::Interval{profile.lo, profile.hi}
+                                     : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
+    const model::Interval interval{std::min(step.lo, measured), std::max(step.hi, measured)};
+    const auto f = nearest_segment_count(measured, api);
+    model::Json evidence = r.evidence;
+    evidence["searchOnsetBytes"] = r.value;
+    evidence["profile"] = profile.evidence;
+    evidence["measuredBytes"] = measured;
+    evidence["measuredInterval"] = {interval.lo, interval.hi};
+    if (profile.found) evidence["nearLevelLatency"] = profile.near_latency;
+    evidence["batches"] = r.batches;
+    evidence["strideBytes"] = fg;
+    evidence["fraction"] = "1/" + std::to_string(f.count);
+    evidence["relativeDistance"] = f.relative_distance;
+    evidence["fractionConfidence"] = f.confidence;
+    evidence["fractionSeparation"] = f.separation;
+    const double confidence = std::min(r.confidence, f.confidence);
+    const std::string step_method =
+        "pchase-size-sweep of the near->far step on one SM, located at the onset of the steepest "
+        "rise of the share of loads above the near level";
+    const std::string method = step_method + ", aligned to the nearest 1/n of the API L2 size";
+    // The aligned value's interval spans the measured step and the value: the segment lies
+    // between what was measured and the fraction it was aligned to.
+    auto segment = model::Attribute::measured(f.value, "B", method, confidence);
+    segment.interval =
+        model::Interval{std::min(interval.lo, f.value), std::max(interval.hi, f.value)};
+    segment.evidence = evidence;
+    segment.reason = join(weaker);
+    ctx.put("l2", "segmentSize", segment);
+    auto raw = model::Attribute::measured(measured, "B", step_method, r.confidence);
+    raw.interval = interval;
+    raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
+    raw.reason = segment.reason;
+    ctx.put("l2", "measuredSegmentSize", raw);
+    auto count = model::Attribute::measured(f.count, "", method, confidence);
+    count.evidence = {{"measuredSegmentBytes", measured},
+                      {"apiBytes", api},
+                      {"relativeDistance", f.relative_distance}};
+    count.reason = segment.reason;
+    ctx.put("l2", "segmentCount", count);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_segment_probe(std::vector<std::string> needs) {
+  return std::make_unique<L2SegmentProbe>(std::move(needs));
+}
+
+}  // namespace gputopo::discovery

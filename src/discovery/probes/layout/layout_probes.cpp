@@ -1,0 +1,9 @@
+#include "discovery/probes/layout/layout_probes.hpp"
+
+namespace gputopo::discovery {
+
+void add_layout_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
+  probes.push_back(make_layout_probe({"l2.smLatency"}));
+}
+
+}  // namespace gputopo::discovery

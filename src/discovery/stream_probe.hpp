@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/requests.hpp"
+#include "device/results.hpp"
+#include "discovery/context.hpp"
+#include "discovery/probe.hpp"
+
+// Bandwidth by streams: the probe every element's bandwidth is measured with.
+namespace gputopo::discovery {
+
+// The buffers a stream tries for one element (the fastest wins), and why they were chosen (or none,
+// with the reason none can be chosen).
+struct Buffers {
+  std::vector<std::uint64_t> bytes;
+  std::string why;
+};
+
+// Bandwidth in GB/s from a stream result: the best repeat, with the repeats' spread as confidence.
+struct Bandwidth {
+  double gbps = 0;
+  double confidence = 0;
+  model::Json evidence;
+};
+std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64_t bytes);
+
+// Streams over buffers of the level (the backend tunes the kernel and the launch shape for each;
+// the fastest buffer wins), one request per kind and buffer, all SMs at once. `space` is the path
+// (L2 for device memory and L2, L1 or shared for the SMs' own memories, where `bytes` is one
+// block's slice).
+class StreamProbe final : public Probe {
+ public:
+  StreamProbe(std::string element, device::Space space, std::vector<device::StreamKind> kinds,
+              std::function<Buffers(const Context&)> buffers, std::vector<std::string> needs)
+      : Probe(element + ".bandwidth", {element}, std::move(needs)),
+        element_(std::move(element)),
+        space_(space),
+        kinds_(std::move(kinds)),
+        buffers_(std::move(buffers)) {}
+
+  void run(Context& ctx) override;
+
+ private:
+  // "readBandwidth" -> "readBytesPerClkPerSm".
+  static std::string per_sm_key(const std::string& key) {
+    return key.substr(0, key.size() - std::string("Bandwidth").size()) + "BytesPerClkPerSm";
+  }
+
+  // The same bandwidth in bytes per SM clock per SM.
+  void put_per_sm(Context& ctx, const std::string& key, const model::Attribute& gbps,
+                  const device::RunConditions& conditions) const;
+
+  std::string element_;
+  device::Space space_;
+  std::vector<device::StreamKind> kinds_;
+  std::function<Buffers(const Context&)> buffers_;
+};
+
+}  // namespace gputopo::discovery
