@@ -368,6 +368,12 @@ std::vector<double> level_fractions(std::span<const double> sample, const Cluste
   return f;
 }
 
+double dominant_level_share(const Clustering& c) {
+  double dominant = 0;
+  for (const auto& l : c.levels) dominant = std::max(dominant, l.weight);
+  return dominant;
+}
+
 double miss_fraction(std::span<const double> sample, const Clustering& c) {
   if (c.k() < 2) return 0;
   return 1 - level_fractions(sample, c)[0];

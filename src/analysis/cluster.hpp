@@ -48,6 +48,10 @@ Clustering cluster_levels(std::span<const double> samples, const ClusterOptions&
 Clustering cluster_levels(std::span<const std::span<const double>> samples,
                           const ClusterOptions& options = {});
 
+// The weight of c's heaviest level (0 when c has none): the share of the samples in the dominant
+// level.
+double dominant_level_share(const Clustering& c);
+
 // Fraction of the sample above the lowest level of c (0 when c has one level).
 double miss_fraction(std::span<const double> sample, const Clustering& c);
 

@@ -116,9 +116,7 @@ void put_chain_latency(Context& ctx, const std::string& element, const std::stri
 model::Json per_load_evidence(const std::vector<double>& sample, double overhead_cycles) {
   if (sample.empty()) return model::Json::object();
   const auto s = analysis::summarize(sample);
-  const auto levels = analysis::cluster_levels(sample);
-  double dominant = 0;
-  for (const auto& l : levels.levels) dominant = std::max(dominant, l.weight);
+  const double dominant = analysis::dominant_level_share(analysis::cluster_levels(sample));
   return {{"median", s.median},
           {"p95", s.p95},
           {"samples", s.n},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/union_find.hpp"
 #include "device/sim/chase_engine.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/sim_device.hpp"
@@ -21,18 +22,14 @@ using testing::number;
 // Whether cluster groups of sizes 3..max cover every SM of a GPC of `n` SMs and join them: the
 // simulator deals each cluster size's groups from the start of the GPC's SM list.
 bool coverable(int n, int max_cluster) {
-  std::vector<int> parent(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) parent[static_cast<std::size_t>(i)] = i;
-  auto root = [&](int i) {
-    while (parent[static_cast<std::size_t>(i)] != i) i = parent[static_cast<std::size_t>(i)];
-    return i;
-  };
+  analysis::DisjointSets sets(static_cast<std::size_t>(n));
+  auto root = [&](int i) { return sets.find(static_cast<std::size_t>(i)); };
   std::vector<bool> covered(static_cast<std::size_t>(n), false);
   for (int c = 3; c <= max_cluster && c <= n; ++c)
     for (int first = 0; first + c <= n; first += c)
       for (int sm = first; sm < first + c; ++sm) {
         covered[static_cast<std::size_t>(sm)] = true;
-        parent[static_cast<std::size_t>(root(sm))] = root(first);
+        sets.join(static_cast<std::size_t>(sm), static_cast<std::size_t>(first));
       }
   for (int sm = 0; sm < n; ++sm)
     if (!covered[static_cast<std::size_t>(sm)] || root(sm) != root(0)) return false;

@@ -5,13 +5,17 @@
 
 #include "analysis/cluster.hpp"
 #include "analysis/inference.hpp"
+#include "analysis/line_fit.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
-#include "discovery/probes/l1_family/line_fit.hpp"
 
 namespace gputopo::discovery {
 namespace {
+
+using analysis::FootprintCurve;
+using analysis::LineFit;
+using analysis::StrideCurve;
 
 // The swept array exceeds the cache by these factors; it fits once stride >= factor * line.
 constexpr double kOversizes[] = {1.5, 2.5};
@@ -191,7 +195,7 @@ class LineProbe final : public Probe {
       }
       curves.push_back(std::move(c));
     }
-    auto fit = fit_line_size(curve, curves, fg);
+    auto fit = analysis::fit_line_size(curve, curves, fg);
     if (fit) {
       out = {{"footprintPoints", sizes.size()},
              {"candidates", fit->candidates},

@@ -5,6 +5,7 @@
 
 #include "analysis/inference.hpp"
 #include "analysis/summary.hpp"
+#include "analysis/union_find.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
@@ -77,12 +78,7 @@ class SharingProbe final : public Probe {
     batch.carveout_percent = ctx.options().carveout_percent;
     const auto pairs = add_pairs(views, batch);
 
-    std::vector<std::size_t> parent(views.size());
-    std::iota(parent.begin(), parent.end(), 0);
-    auto root = [&](std::size_t x) {
-      while (parent[x] != x) x = parent[x] = parent[parent[x]];
-      return x;
-    };
+    analysis::DisjointSets sets(views.size());
     std::vector<double> decision_confidence(views.size(), 1.0);
     model::Json tests = model::Json::array();
     if (!pairs.empty()) {
@@ -93,7 +89,7 @@ class SharingProbe final : public Probe {
         const auto timed = latencies(result.results[2 * p + 1]);
         const auto d = analysis::disturbance_test(ref, timed);
         const auto [a, b] = pairs[p];
-        if (d.disturbed) parent[root(a)] = root(b);
+        if (d.disturbed) sets.join(a, b);
         // Disturbed: as sure as the test is significant. Not disturbed: as sure as A's miss
         // fraction stayed put.
         const double c = d.disturbed ? 1.0 - d.p_value : 1.0 - std::clamp(d.effect, 0.0, 1.0);
@@ -112,7 +108,7 @@ class SharingProbe final : public Probe {
     for (std::size_t i = 0; i < views.size(); ++i) {
       model::Json with = model::Json::array();
       for (std::size_t j = 0; j < views.size(); ++j)
-        if (j != i && root(j) == root(i)) with.push_back(views[j].target.element);
+        if (j != i && sets.same(j, i)) with.push_back(views[j].target.element);
       auto a = model::Attribute::measured(with, "", "same-thread interference between spaces",
                                           decision_confidence[i]);
       a.evidence = {{"tests", tests}};

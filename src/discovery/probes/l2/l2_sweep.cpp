@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/step.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_probes.hpp"
@@ -34,24 +35,14 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
   out.evidence = {
       {"sm", sm}, {"sizes", x}, {"shareAboveNear", share}, {"nearLatency", near_latency}};
   if (x.size() < 2 || share.size() != x.size()) return out;
-  const double rise = *std::max_element(share.begin(), share.end()) - share.front();
-  if (rise < std::max(0.05, 2 * noise)) {
+  const analysis::Step step = analysis::locate_step(x, share, noise);
+  if (!step.found) {
     out.evidence["why"] = "the share above the near level does not rise across the profile";
     return out;
   }
-  std::vector<double> g;
-  for (double f : share) g.push_back((f - share.front()) / rise);
-  std::size_t steep = 1;
-  for (std::size_t i = 2; i < g.size(); ++i)
-    if (g[i] - g[i - 1] > g[steep] - g[steep - 1]) steep = i;
-  std::size_t lo = steep - 1;
-  while (lo > 0 && g[lo] > 0.1) --lo;
-  std::size_t hi = steep;
-  while (hi + 1 < g.size() && g[hi] < 0.9) ++hi;
-  const double slope = (g[steep] - g[steep - 1]) / (x[steep] - x[steep - 1]);
-  out.onset = std::clamp(x[steep - 1] - g[steep - 1] / slope, x[lo], x[steep - 1]);
-  out.lo = x[lo];
-  out.hi = x[hi];
+  out.onset = step.onset;
+  out.lo = step.lo;
+  out.hi = step.hi;
   out.found = true;
   out.evidence["stepBytes"] = out.onset;
   out.evidence["transition"] = {out.lo, out.hi};

@@ -20,12 +20,8 @@ SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride);
 device::ChaseRequest l2_chase(std::uint64_t bytes, std::uint32_t stride, std::uint32_t warmup,
                               std::uint32_t loads, int sm);
 
-// Where the share of loads above the near level rises over array sizes `x` (ascending), on one SM:
-// on a real L2 the near->far transition is gradual (a few far hits trickle in before the bulk), so
-// the first far hit is not the step. The step is the onset of the bulk: the steepest rise between
-// neighbouring sizes, extended back to the first size's share (on an LRU-like ramp, the ramp's
-// start). The transition runs from the last size below a tenth of the whole rise to the first size
-// at nine tenths of it. Not found where the share rises by less than max(0.05, 2 x `noise`).
+// Where the share of loads above the near level rises over array sizes `x` (ascending), on one SM
+// (analysis::locate_step), with the profile as evidence.
 struct StepProfile {
   bool found = false;
   double onset = 0;

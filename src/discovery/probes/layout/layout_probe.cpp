@@ -2,12 +2,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/layout_inference.hpp"
 #include "discovery/context.hpp"
-#include "discovery/probes/layout/layout_inference.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 
 namespace gputopo::discovery {
 namespace {
+
+using analysis::SmGroups;
 
 // Thread-block clusters hold at most 16 blocks (non-portable size) on every GPU that has them so
 // far; a larger size is not asked for: the occupancy query does not refuse it, only the launch
@@ -80,7 +82,7 @@ class LayoutProbe final : public Probe {
     double se = 0;
     const auto latency = per_sm_latency(ctx, sms, se);
     const double threshold = std::max(0.5, kEqualSigmas * std::sqrt(2.0) * se);
-    const auto t = tpcs_from_latency(latency, threshold, pairs);
+    const auto t = analysis::tpcs_from_latency(latency, threshold, pairs);
     if (!t.established) {
       for (const char* key : {"tpcCount", "smsPerTpc"})
         ctx.put_compute(key, model::Attribute::unavailable(model::Source::Measured, "", t.reason));
@@ -117,7 +119,7 @@ class LayoutProbe final : public Probe {
     if (by_size.empty())
       return fail("thread-block clusters are not supported on this GPU", model::Json());
     // Clusters of 2 may be lone TPCs; only larger clusters tie SMs to a GPC.
-    const auto p = gpcs_from_clusters(sms, by_size, 3);
+    const auto p = analysis::gpcs_from_clusters(sms, by_size, 3);
     const std::string method = "co-resident SMs of thread-block clusters of sizes " +
                                std::to_string(sizes.front()) + " to " +
                                std::to_string(sizes.back()) + ", joined";
@@ -125,7 +127,7 @@ class LayoutProbe final : public Probe {
     if (!p.uncovered.empty()) {
       // The left-out SMs in units that ran together (a TPC, from clusters of 2): each may belong
       // to a GPC found or form one of its own, so at most one more GPC per unit.
-      const auto loose = gpcs_from_clusters(sms, by_size, 2);
+      const auto loose = analysis::gpcs_from_clusters(sms, by_size, 2);
       SmGroups units;
       for (const auto& g : loose.gpcs)
         if (std::all_of(g.begin(), g.end(), [&](int sm) {
@@ -153,7 +155,7 @@ class LayoutProbe final : public Probe {
       const auto latency = per_sm_latency(ctx, sms, se);
       if (!p.gpcs.empty() &&
           std::any_of(latency.begin(), latency.end(), [](double x) { return !std::isnan(x); })) {
-        const double within = within_group_variance_share(latency, p.gpcs);
+        const double within = analysis::within_group_variance_share(latency, p.gpcs);
         evidence["latencyVarianceInsideGpcs"] = within;
         char share[16];
         std::snprintf(share, sizeof share, "%.0f", 100 * within);

@@ -1,4 +1,4 @@
-#include "discovery/probes/layout/layout_inference.hpp"
+#include "analysis/layout_inference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,22 +6,15 @@
 #include <map>
 #include <numeric>
 
-namespace gputopo::discovery {
+#include "analysis/union_find.hpp"
+
+namespace gputopo::analysis {
 namespace {
 
 // Largest share of the per-SM latency variance a confirmed grouping may leave inside its groups.
 constexpr double kMaxWithinShare = 0.01;
 // Confidence of a grouping the latency cannot confirm but other evidence suggests.
 constexpr double kUnconfirmed = 0.6;
-
-int find(std::vector<int>& parent, int i) {
-  while (parent[static_cast<std::size_t>(i)] != i) {
-    parent[static_cast<std::size_t>(i)] =
-        parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
-    i = parent[static_cast<std::size_t>(i)];
-  }
-  return i;
-}
 
 struct Candidate {
   std::string method;
@@ -129,8 +122,7 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
                                 std::size_t min_group) {
   GpcPartition out;
   if (sm_count <= 0) return out;
-  std::vector<int> parent(static_cast<std::size_t>(sm_count));
-  std::iota(parent.begin(), parent.end(), 0);
+  DisjointSets sets(static_cast<std::size_t>(sm_count));
   std::vector<bool> covered(static_cast<std::size_t>(sm_count), false);
   for (const auto& groups : groups_by_size) {
     for (const auto& g : groups) {
@@ -142,17 +134,17 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
         if (first < 0)
           first = sm;
         else
-          parent[static_cast<std::size_t>(find(parent, sm))] = find(parent, first);
+          sets.join(static_cast<std::size_t>(sm), static_cast<std::size_t>(first));
       }
     }
   }
-  std::map<int, std::vector<int>> components;
+  std::map<std::size_t, std::vector<int>> components;
   for (int sm = 0; sm < sm_count; ++sm) {
     if (!covered[static_cast<std::size_t>(sm)]) {
       out.uncovered.push_back(sm);
       continue;
     }
-    components[find(parent, sm)].push_back(sm);
+    components[sets.find(static_cast<std::size_t>(sm))].push_back(sm);
   }
   for (auto& [root, sms] : components) out.gpcs.push_back(std::move(sms));
   std::sort(out.gpcs.begin(), out.gpcs.end());
@@ -224,4 +216,4 @@ TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double thresho
   return best;
 }
 
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis

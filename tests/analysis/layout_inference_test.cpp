@@ -1,11 +1,11 @@
+#include "analysis/layout_inference.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "discovery/probes/layout/layout_inference.hpp"
-
 // The layout inference on hand-made cluster groups and per-SM latencies.
-namespace gputopo::discovery {
+namespace gputopo::analysis {
 namespace {
 
 // Per-TPC latencies that differ between TPCs: TPC t reads 300 + (7 t mod 23) cycles.
@@ -119,4 +119,4 @@ TEST(TpcsFromLatency, MissingSmsAreTolerated) {
 }
 
 }  // namespace
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis

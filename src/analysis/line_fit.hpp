@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-namespace gputopo::discovery {
+namespace gputopo::analysis {
 
 // Miss fraction of a chase over arrays of several sizes at the fetch granularity (every line
 // touched): how this cache's misses grow with the footprint, fuzzy transition included.
@@ -36,4 +36,4 @@ struct LineFit {
 std::optional<LineFit> fit_line_size(const FootprintCurve& footprint,
                                      const std::vector<StrideCurve>& sweeps, std::uint32_t fg);
 
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis

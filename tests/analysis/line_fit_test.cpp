@@ -1,11 +1,11 @@
-#include "discovery/probes/l1_family/line_fit.hpp"
+#include "analysis/line_fit.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace gputopo::discovery {
+namespace gputopo::analysis {
 namespace {
 
 // A cache whose misses set in gradually between 0.8 and 1.1 of its capacity, as on Hopper.
@@ -59,4 +59,4 @@ TEST(LineFit, NeedsAFootprintCurve) {
 }
 
 }  // namespace
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis

@@ -5,7 +5,7 @@
 
 // How SMs group into TPCs and GPCs, inferred from thread-block cluster co-residency and per-SM L2
 // latency. Pure functions: no device, no context.
-namespace gputopo::discovery {
+namespace gputopo::analysis {
 
 using SmGroups = std::vector<std::vector<int>>;
 
@@ -44,4 +44,4 @@ struct TpcEstimate {
 TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double threshold,
                               const SmGroups& cluster_pairs);
 
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis

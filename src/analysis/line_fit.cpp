@@ -1,10 +1,10 @@
-#include "discovery/probes/l1_family/line_fit.hpp"
+#include "analysis/line_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace gputopo::discovery {
+namespace gputopo::analysis {
 
 double FootprintCurve::at(double footprint) const {
   if (bytes.empty()) return 0;
@@ -42,4 +42,4 @@ std::optional<LineFit> fit_line_size(const FootprintCurve& footprint,
   return fit;
 }
 
-}  // namespace gputopo::discovery
+}  // namespace gputopo::analysis
