@@ -22,23 +22,12 @@ Buffers dram_buffers(const Context& ctx) {
       std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
 }
 
-// The theoretical peak (double data rate x memory clock x bus width) and the read bandwidth's
-// share of it.
-void put_peak(Context& ctx) {
+// The read bandwidth's share of the theoretical peak (double data rate x memory clock x bus width,
+// from the API; the peak itself is in the info report).
+void put_fraction_of_peak(Context& ctx) {
   const auto& info = ctx.info();
-  if (info.mem_clock_max_mhz <= 0 || info.memory_bus_width_bits <= 0) {
-    ctx.put("dram", "peakBandwidth",
-            model::Attribute::unavailable(model::Source::Derived, "GB/s",
-                                          "the driver reports no memory clock or bus width"));
-    return;
-  }
+  if (info.mem_clock_max_mhz <= 0 || info.memory_bus_width_bits <= 0) return;
   const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz, info.memory_bus_width_bits);
-  auto p = model::Attribute::measured(
-      peak, "GB/s", "2 (double data rate) x memory clock x bus width / 8, from the API", 1.0);
-  p.source = model::Source::Derived;
-  p.evidence = {{"memoryClockMhz", info.mem_clock_max_mhz},
-                {"busWidthBits", info.memory_bus_width_bits}};
-  ctx.put("dram", "peakBandwidth", p);
   const auto* read = ctx.get("dram", "readBandwidth");
   if (!read || !read->available()) return;
   auto f =
@@ -58,7 +47,7 @@ class DramBandwidthProbe final : public Probe {
 
   void run(Context& ctx) override {
     streams_.run(ctx);
-    put_peak(ctx);
+    put_fraction_of_peak(ctx);
   }
 
  private:

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::uint32_t kLoads = 2048;
 
-// Device memory: the size the driver reports, and the latency of a load that misses the whole L2:
+// Device memory: the latency of a load that misses the whole L2:
 // dependent chains on one SM over 2 and 4 times the API L2 size at line stride, warmed once, so
 // that every load is an L2 capacity miss. Without an L2 size, cold chains (L2 flushed, no warm-up)
 // over fresh lines. Per-load chases over the same footprints and a near reference (a sixteenth of
@@ -24,10 +24,6 @@ class DramLatencyProbe final : public Probe {
       : Probe("dram.latency", {"dram"}, std::move(needs)) {}
 
   void run(Context& ctx) override {
-    auto size = model::Attribute::api(ctx.info().global_memory_bytes, "B");
-    size.method = "cudaDeviceProp::totalGlobalMem";
-    ctx.put("dram", "size", size);
-
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
     const std::uint64_t l2 = ctx.info().l2_bytes;

@@ -7,19 +7,12 @@
 namespace gputopo::discovery {
 namespace {
 
-// Shared memory: the size the driver reports (per SM, with the per-block limits as evidence) and
-// the latency of a warm chase in it.
+// Shared memory: the latency of a warm chase in it (its size is the API's, in the info report).
 class SharedMemoryProbe final : public Probe {
  public:
   SharedMemoryProbe() : Probe("shared.latency", {"shared"}, {}) {}
 
   void run(Context& ctx) override {
-    const auto& info = ctx.info();
-    auto size = model::Attribute::api(info.shared_per_sm_bytes, "B");
-    size.evidence = {{"perBlock", info.shared_per_block_bytes},
-                     {"perBlockOptIn", info.shared_per_block_optin_bytes}};
-    ctx.put("shared", "size", std::move(size));
-
     constexpr std::uint32_t kStride = 32;
     const std::vector<std::uint64_t> footprints{2048, 4096};
     device::ChaseBatch batch;

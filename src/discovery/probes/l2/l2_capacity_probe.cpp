@@ -15,17 +15,16 @@ constexpr double kAgree = 0.1;
 // Past one segment the far segments hold what the near one evicts, so one SM hits in L2 up to the
 // whole L2 and misses to device memory beyond it. A size search at line stride from just past the
 // near step finds that second step; on an unsegmented L2 the near step is already the DRAM step.
-// The result cross-checks the API size (the L2 size stays the API value).
+// The step is the measured capacity (l2.capacity), with the API size beside it as a cross-check.
 class L2CapacityProbe final : public Probe {
  public:
   explicit L2CapacityProbe(std::vector<std::string> needs)
       : Probe("l2.capacity", {"l2"}, std::move(needs)) {}
 
   void run(Context& ctx) override {
-    const auto* size = ctx.get("l2", "size");
     const auto* segment = ctx.get("l2", "segmentSize");
     const Input count = ctx.input("l2", "segmentCount");
-    if (!size || !segment || !segment->interval || !count) {
+    if (!segment || !segment->interval || !count) {
       note(ctx, {}, "not cross-checked: the near-segment step was not established");
       return;
     }
@@ -36,7 +35,7 @@ class L2CapacityProbe final : public Probe {
           {"dramStepBytes", segment->evidence.value("measuredBytes", near_hi)},
           {"method", "the near step of l2.segments (one segment: it is the DRAM step)"}};
       const double step = segment->evidence.value("measuredBytes", near_hi);
-      finish(ctx, e, step, std::max(step, near_hi), api);
+      finish(ctx, e, {step, std::max(step, near_hi)}, api, segment->confidence.value_or(0));
       return;
     }
     std::vector<std::string> weaker;
@@ -97,34 +96,41 @@ class L2CapacityProbe final : public Probe {
     e["dramStepInterval"] = {r.lo, r.hi};
     e["dramTransitionEnd"] = end;
     e["dramStepConfidence"] = r.confidence;
-    finish(ctx, e, r.value, end, api);
+    finish(ctx, e, {r.value, end}, api, r.confidence);
   }
 
  private:
+  // Not measured: the capacity is not available, with why.
   static void note(Context& ctx, model::Json evidence, const std::string& why) {
-    auto* size = ctx.get("l2", "size");
-    if (!size) return;
-    auto a = *size;
-    evidence["crossCheck"] = why;
+    auto a = model::Attribute::unavailable(model::Source::Measured, "B", why);
     a.evidence = std::move(evidence);
-    ctx.put("l2", "size", a);
+    ctx.put("l2", "capacity", a);
   }
 
-  // The API size agrees when it lies in [onset, end] of the measured step, give or take 10 %.
-  static void finish(Context& ctx, model::Json evidence, double onset, double end, double api) {
+  // The capacity is the step's onset, its interval the transition; the API size agrees when it
+  // lies in the interval, give or take 10 %.
+  static void finish(Context& ctx, model::Json evidence, model::Interval step, double api,
+                     double confidence) {
     double d = 0;
-    if (api < onset) d = (onset - api) / api;
-    if (api > end) d = (api - end) / api;
+    if (api < step.lo) d = (step.lo - api) / api;
+    if (api > step.hi) d = (api - step.hi) / api;
+    evidence["apiBytes"] = api;
     evidence["relativeDifference"] = d;
     evidence["agrees"] = d <= kAgree;
-    const std::string verdict =
+    evidence["crossCheck"] =
         d <= kAgree ? "confirmed: one SM hits in L2 up to the DRAM step"
                     : "the DRAM step one SM sees differs from the API size by more than 10 %";
     if (d > kAgree)
-      ctx.warn("l2: the measured L2 capacity (" + std::to_string(static_cast<long long>(onset)) +
+      ctx.warn("l2: the measured L2 capacity (" + std::to_string(static_cast<long long>(step.lo)) +
                " B) differs from the API size by " + std::to_string(static_cast<int>(d * 100)) +
                " %");
-    note(ctx, std::move(evidence), verdict);
+    auto a = model::Attribute::measured(
+        step.lo, "B",
+        "pchase-size-sweep at line stride past the near step: the L2 capacity one SM reaches",
+        confidence);
+    a.interval = step;
+    a.evidence = std::move(evidence);
+    ctx.put("l2", "capacity", a);
   }
 };
 

@@ -125,9 +125,6 @@ class L2SegmentProbe final : public Probe {
 
   void run(Context& ctx) override {
     const double api = static_cast<double>(ctx.info().l2_bytes);
-    auto size = model::Attribute::api(ctx.info().l2_bytes, "B");
-    size.method = "cudaDevAttrL2CacheSize";
-    ctx.put("l2", "size", size);
     auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
       for (const char* key : {"segmentSize", "measuredSegmentSize", "segmentCount"}) {
         auto a = model::Attribute::unavailable(model::Source::Measured,
@@ -169,6 +166,7 @@ class L2SegmentProbe final : public Probe {
     if (profile.found) evidence["nearLevelLatency"] = profile.near_latency;
     evidence["batches"] = r.batches;
     evidence["strideBytes"] = fg;
+    evidence["apiL2Bytes"] = api;
     evidence["fraction"] = "1/" + std::to_string(f.count);
     evidence["relativeDistance"] = f.relative_distance;
     evidence["fractionConfidence"] = f.confidence;
