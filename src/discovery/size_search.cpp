@@ -104,6 +104,12 @@ model::Json change_json(const analysis::ChangePoint& c) {
           {"latencyAfter", c.level_after}};
 }
 
+// [from, to] within the spec's sizes, into lo and hi.
+void set_range(const SizeSearchSpec& spec, double from, double to, double& lo, double& hi) {
+  lo = std::max(static_cast<double>(spec.min_bytes), from);
+  hi = std::min(static_cast<double>(spec.max_bytes), to);
+}
+
 // Rounds of ever finer sweeps of [lo, hi] (one batch each; all on `sm` when >= 0) that keep
 // the first departure, until the step is the finest; widens where a round sees none.
 void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double& hi,
@@ -140,9 +146,7 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
     if (!departure) {
       // No departure inside the bracket: widen it and repeat, twice at most.
       if (++widenings > 2) break;
-      const double w = hi - lo;
-      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
-      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
+      set_range(spec, lo - (hi - lo), hi + (hi - lo), lo, hi);
       continue;
     }
     last_step = round_step;
@@ -150,6 +154,66 @@ void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double
     hi = static_cast<double>(pts[departure->index]);
     confidence = std::min(confidence, 1.0 - departure->p_value);
   }
+}
+
+// Miss fraction and loads per point of a sweep.
+struct MissProfile {
+  std::vector<double> x, fraction, loads;
+};
+MissProfile miss_profile(const Sweep& sweep, const analysis::Clustering& levels) {
+  MissProfile m;
+  for (const auto& p : sweep.points) {
+    m.x.push_back(p.x);
+    m.fraction.push_back(analysis::miss_fraction(p.samples, levels));
+    m.loads.push_back(static_cast<double>(p.samples.size()));
+  }
+  return m;
+}
+
+// A round's rise as evidence: its fit, and where lasting misses start.
+void add_rise_evidence(model::Json& round, const analysis::Rise& rise, double first_lasting,
+                       double scale) {
+  round["onsetSd"] = rise.onset_sd;
+  if (scale > 0) round["slopeScaleBytes"] = scale;
+  round["riseEnd"] = rise.rise_end;
+  round["firstLastingMisses"] = first_lasting;
+  round["missBefore"] = rise.base;
+  round["missAfter"] = rise.top;
+  round["slopePerKiB"] = rise.slope * 1024;
+  round["sharpness"] = rise.sharpness;
+  round["pValue"] = rise.p_value;
+}
+
+// The result after a round with a rise: `onset`, its interval from the lowest size with lasting
+// misses to the first round's rise end, and the confidence from the first round's rise and the
+// agreement of this onset with the previous one (`moved`: how far it moved from it).
+void settle(SizeSearchResult& out, double onset, std::optional<double> moved, double previous_step,
+            double lasting_lo, const analysis::Rise& first, double stepd) {
+  double agreement = 1;
+  // A knot on a grid of step h is uncertain by about h on either side.
+  if (moved && *moved > 2 * previous_step) agreement = 2 * previous_step / *moved;
+  out.established = true;
+  out.value = onset;
+  out.lo = std::min(lasting_lo, onset);
+  out.hi = std::max(onset, std::floor(first.rise_end / stepd) * stepd - stepd);
+  out.confidence = (1 - first.p_value) * agreement * (1 + first.sharpness) / 2;
+  out.evidence["missBefore"] = first.base;
+  out.evidence["missAfter"] = first.top;
+  out.evidence["sharpness"] = first.sharpness;
+  out.evidence["roundAgreement"] = agreement;
+}
+
+// Established when some round saw a rise and the confidence reached kEstablished.
+void conclude(SizeSearchResult& out, bool rose) {
+  if (!rose) {
+    out.established = false;
+    out.reason = "no rise of the miss fraction in the bracket on one SM";
+    return;
+  }
+  out.established = out.confidence >= kEstablished;
+  if (!out.established)
+    out.reason =
+        "capacity change found but weak (confidence " + std::to_string(out.confidence) + ")";
 }
 
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
@@ -195,22 +259,16 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     const Sweep sweep = run_sweep(ctx, spec, pts, sm, std::max<std::uint32_t>(spec.regions, 1));
     ++out.batches;
     out.conditions = sweep.conditions;
-    std::vector<double> x, f, n;
-    for (const auto& p : sweep.points) {
-      x.push_back(p.x);
-      f.push_back(analysis::miss_fraction(p.samples, levels));
-      n.push_back(static_cast<double>(p.samples.size()));
-    }
+    const MissProfile profile = miss_profile(sweep, levels);
+    const auto& x = profile.x;
     const double scale = previous_onset ? previous_step : 0.0;
-    const auto rise = analysis::steepest_rise(x, f, n, scale);
+    const auto rise = analysis::steepest_rise(x, profile.fraction, profile.loads, scale);
     model::Json round_json = {{"from", pts.front()},  {"to", pts.back()}, {"stepBytes", round_step},
                               {"points", pts.size()}, {"sm", sm},         {"rise", rise.found}};
     if (!rise.found) {
       out.evidence["rounds"].push_back(round_json);
       if (++widenings > 2) break;
-      const double w = hi - lo;
-      lo = std::max(static_cast<double>(spec.min_bytes), lo - w);
-      hi = std::min(static_cast<double>(spec.max_bytes), hi + w);
+      set_range(spec, lo - (hi - lo), hi + (hi - lo), lo, hi);
       continue;
     }
     widenings = 0;
@@ -228,35 +286,14 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
     if (!first) first = rise;
     round_json["roundOnset"] = zoomed;
-    round_json["onsetSd"] = rise.onset_sd;
-    if (scale > 0) round_json["slopeScaleBytes"] = scale;
-    round_json["riseEnd"] = rise.rise_end;
-    round_json["firstLastingMisses"] = x[rise.first_rise];
-    round_json["missBefore"] = rise.base;
-    round_json["missAfter"] = rise.top;
-    round_json["slopePerKiB"] = rise.slope * 1024;
-    round_json["sharpness"] = rise.sharpness;
-    round_json["pValue"] = rise.p_value;
+    add_rise_evidence(round_json, rise, x[rise.first_rise], scale);
     round_json["onsetUncertaintyBytes"] = std::sqrt(variance);
     round_json["weight"] = weight;
     round_json["onset"] = onset;
     out.evidence["rounds"].push_back(round_json);
-
-    double agreement = 1;
-    if (previous_onset) {
-      const double d = std::abs(onset - *previous_onset);
-      // A knot on a grid of step h is uncertain by about h on either side.
-      if (d > 2 * previous_step) agreement = 2 * previous_step / d;
-    }
-    out.established = true;
-    out.value = onset;
-    out.lo = std::min(lasting_lo, onset);
-    out.hi = std::max(onset, std::floor(first->rise_end / stepd) * stepd - stepd);
-    out.confidence = (1 - first->p_value) * agreement * (1 + first->sharpness) / 2;
-    out.evidence["missBefore"] = first->base;
-    out.evidence["missAfter"] = first->top;
-    out.evidence["sharpness"] = first->sharpness;
-    out.evidence["roundAgreement"] = agreement;
+    settle(out, onset,
+           previous_onset ? std::optional(std::abs(onset - *previous_onset)) : std::nullopt,
+           previous_step, lasting_lo, *first, stepd);
     previous_variance = previous_onset ? weight * weight * variance +
                                              (1 - weight) * (1 - weight) * previous_variance
                                        : variance;
@@ -268,18 +305,30 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     // and little of the rest of the rise is swept. (Sweeping the whole rise finer, as the first
     // version did, resolves Hopper's dips and second jumps 15-20 KiB past the knee, which then
     // compete with the knee for the sharpest increase of slope.)
-    lo = std::max(static_cast<double>(spec.min_bytes), onset - 3 * static_cast<double>(round_step));
-    hi = std::min(static_cast<double>(spec.max_bytes), onset + 3 * static_cast<double>(round_step));
+    const double reach = 3 * static_cast<double>(round_step);
+    set_range(spec, onset - reach, onset + reach, lo, hi);
   }
-  if (!previous_onset) {
-    out.established = false;
-    out.reason = "no rise of the miss fraction in the bracket on one SM";
-    return;
+  conclude(out, previous_onset.has_value());
+}
+
+// The steepest-rise estimator after the bracket: rounds of sweeps on one SM around its change.
+void steepest_rise_search(Context& ctx, const SizeSearchSpec& spec, const Sweep& sweep,
+                          const std::vector<std::uint64_t>& sizes,
+                          const analysis::ChangePoint& change, SizeSearchResult& out) {
+  // The rounds start one bracket point below the last fitting one and end one past the first
+  // missing one: the bracket's own change may sit inside a shallow ramp of early misses.
+  double lo = change.x_lo, hi = change.x;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (static_cast<double>(sizes[i]) == change.x_lo && i > 0)
+      lo = static_cast<double>(sizes[i - 1]);
+    if (static_cast<double>(sizes[i]) == change.x && i + 1 < sizes.size())
+      hi = static_cast<double>(sizes[i + 1]);
   }
-  out.established = out.confidence >= kEstablished;
-  if (!out.established)
-    out.reason =
-        "capacity change found but weak (confidence " + std::to_string(out.confidence) + ")";
+  out.evidence["method"] =
+      "doubling bracket, then the steepest rise of the isotonic miss-fraction fit on one SM";
+  out.evidence["transition"] = change_json(change);
+  const auto levels = analysis::reduce(sweep.points, analysis::Reduction::MissFraction).levels;
+  steepest_rise_rounds(ctx, spec, levels, lo, hi, out);
 }
 
 }  // namespace
@@ -320,20 +369,7 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   // it; how far the transition reaches beyond does not matter for the capacity and is evidence.
   // Each round sweeps that bracket with one point per SM and keeps the first departure.
   if (spec.estimator == SizeSearchSpec::Estimator::SteepestRise) {
-    // The rounds start one bracket point below the last fitting one and end one past the first
-    // missing one: the bracket's own change may sit inside a shallow ramp of early misses.
-    double lo = change->x_lo, hi = change->x;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      if (static_cast<double>(sizes[i]) == change->x_lo && i > 0)
-        lo = static_cast<double>(sizes[i - 1]);
-      if (static_cast<double>(sizes[i]) == change->x && i + 1 < sizes.size())
-        hi = static_cast<double>(sizes[i + 1]);
-    }
-    out.evidence["method"] =
-        "doubling bracket, then the steepest rise of the isotonic miss-fraction fit on one SM";
-    out.evidence["transition"] = change_json(*change);
-    const auto levels = analysis::reduce(sweep.points, analysis::Reduction::MissFraction).levels;
-    steepest_rise_rounds(ctx, spec, levels, lo, hi, out);
+    steepest_rise_search(ctx, spec, sweep, sizes, *change, out);
     return out;
   }
 

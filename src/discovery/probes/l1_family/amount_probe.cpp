@@ -13,6 +13,32 @@ namespace {
 // cache: if they use the same cache instance B evicts A and A misses; if not, A hits. Warps are
 // grouped by who disturbs whom (a significance test against A alone); the number of groups is
 // the number of instances per SM.
+// Requests of warp A timed against warp B (with B's own array, or a tiny one as the reference).
+struct WarpPairs {
+  device::ChaseRequest base;
+  device::ChaseRequest other;
+  device::ChaseRequest tiny;
+  int warp = 32;
+
+  device::InterferenceRequest operator()(int wa, int wb, bool with_b) const {
+    device::InterferenceRequest r;
+    r.placement = device::InterferenceRequest::Placement::TwoThreads;
+    r.a = base;
+    r.b = with_b ? other : tiny;
+    r.thread_a = static_cast<std::uint32_t>(wa * warp);
+    r.thread_b = static_cast<std::uint32_t>(wb * warp);
+    return r;
+  }
+};
+
+// Warps grouped by who disturbs whom; complete when every warp found its group.
+struct Grouping {
+  std::vector<std::vector<int>> groups;
+  double worst_p = 0;  // largest p-value among "disturbed" decisions
+  model::Json decisions;
+  bool complete = false;
+};
+
 class AmountProbe final : public Probe {
  public:
   AmountProbe(const Target& t, std::vector<std::string> needs)
@@ -35,21 +61,37 @@ class AmountProbe final : public Probe {
     const int warps = std::max(ctx.info().max_threads_per_block / warp, 1);
     if (warps < 2) return fail("a block has a single warp");
 
-    const auto base = one_pass_request(t_.space, bytes, stride);
     // B's array differs from A's by one element: a backend may share identical arrays (the CUDA
     // backend does for constant memory), and B must warm its own data.
-    const auto other = one_pass_request(t_.space, bytes + stride, stride);
-    auto tiny = chase_request(t_.space, stride, stride, 1, 16);
-    auto pair = [&](int wa, int wb, bool with_b) {
-      device::InterferenceRequest r;
-      r.placement = device::InterferenceRequest::Placement::TwoThreads;
-      r.a = base;
-      r.b = with_b ? other : tiny;
-      r.thread_a = static_cast<std::uint32_t>(wa * warp);
-      r.thread_b = static_cast<std::uint32_t>(wb * warp);
-      return r;
-    };
+    const WarpPairs pairs{one_pass_request(t_.space, bytes, stride),
+                          one_pass_request(t_.space, bytes + stride, stride),
+                          chase_request(t_.space, stride, stride, 1, 16), warp};
+    const Grouping grouping = group_warps(ctx, warps, pairs);
+    const auto& groups = grouping.groups;
+    if (!grouping.complete) return fail("more than 8 groups of warps; the amount test gave up");
 
+    const bool equal = std::all_of(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.size() == groups.front().size();
+    });
+    double confidence = 1.0 - grouping.worst_p;
+    if (!equal) {
+      confidence *= 0.5;
+      weaker.push_back("warp groups differ in size");
+    }
+    auto a = model::Attribute::measured(static_cast<int>(groups.size()), "",
+                                        "two-thread interference across warps", confidence);
+    a.reason = join(weaker);
+    model::Json g = model::Json::array();
+    for (const auto& grp : groups) g.push_back(grp);
+    a.evidence = {
+        {"warpGroups", g}, {"arrayBytes", bytes}, {"decisions", grouping.decisions.size()}};
+    ctx.put(t_.element, "countPerSm", std::move(a));
+  }
+
+ private:
+  // Groups the warps by who disturbs whom: each round takes the first ungrouped warp as A and
+  // tests it against every other ungrouped warp, at most 8 rounds.
+  Grouping group_warps(Context& ctx, int warps, const WarpPairs& pairs) const {
     std::vector<int> group_of(static_cast<std::size_t>(warps), -1);
     std::vector<std::vector<int>> groups;
     double worst_p = 0;  // largest p-value among "disturbed" decisions
@@ -66,8 +108,8 @@ class AmountProbe final : public Probe {
       if (others.empty()) continue;
       device::InterferenceBatch batch;
       batch.carveout_percent = carveout_for(ctx, t_);
-      batch.requests.push_back(pair(a, others.front(), false));  // reference: A with a tiny B
-      for (int w : others) batch.requests.push_back(pair(a, w, true));
+      batch.requests.push_back(pairs(a, others.front(), false));  // reference: A with a tiny B
+      for (int w : others) batch.requests.push_back(pairs(a, w, true));
       ctx.expect_batches(1);
       const auto result = ctx.interfere(batch);
       record_carveout(ctx, t_, result.conditions);
@@ -87,27 +129,10 @@ class AmountProbe final : public Probe {
                              {"effect", d.effect}});
       }
     }
-    if (std::find(group_of.begin(), group_of.end(), -1) != group_of.end())
-      return fail("more than 8 groups of warps; the amount test gave up");
-
-    const bool equal = std::all_of(groups.begin(), groups.end(), [&](const auto& g) {
-      return g.size() == groups.front().size();
-    });
-    double confidence = 1.0 - worst_p;
-    if (!equal) {
-      confidence *= 0.5;
-      weaker.push_back("warp groups differ in size");
-    }
-    auto a = model::Attribute::measured(static_cast<int>(groups.size()), "",
-                                        "two-thread interference across warps", confidence);
-    a.reason = join(weaker);
-    model::Json g = model::Json::array();
-    for (const auto& grp : groups) g.push_back(grp);
-    a.evidence = {{"warpGroups", g}, {"arrayBytes", bytes}, {"decisions", decisions.size()}};
-    ctx.put(t_.element, "countPerSm", std::move(a));
+    const bool complete = std::find(group_of.begin(), group_of.end(), -1) == group_of.end();
+    return {std::move(groups), worst_p, std::move(decisions), complete};
   }
 
- private:
   Target t_;
 };
 

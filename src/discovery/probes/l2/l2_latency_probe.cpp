@@ -41,13 +41,8 @@ class L2LatencyProbe final : public Probe {
     }
     const auto near = footprints(near_span, {0.125, 0.25}, stride);
     const bool far = segment && count && *count.value > 1;
-    std::vector<std::uint64_t> far_bytes;
-    if (far) {
-      const double s = *segment.value;
-      const double whole = s * *count.value;
-      for (const double at : {0.35, 0.65})
-        far_bytes.push_back(round_up(static_cast<std::uint64_t>(s + (whole - s) * at), stride));
-    }
+    const std::vector<std::uint64_t> far_bytes =
+        far ? far_footprints(*segment.value, *count.value, stride) : std::vector<std::uint64_t>{};
     device::ChaseBatch batch;
     std::vector<std::uint64_t> chained = near;
     chained.insert(chained.end(), far_bytes.begin(), far_bytes.end());
@@ -110,6 +105,16 @@ class L2LatencyProbe final : public Probe {
   }
 
  private:
+  // 35 % and 65 % of the way from one segment to the whole L2.
+  static std::vector<std::uint64_t> far_footprints(double segment, double count,
+                                                   std::uint32_t stride) {
+    std::vector<std::uint64_t> out;
+    const double whole = segment * count;
+    for (const double at : {0.35, 0.65})
+      out.push_back(round_up(static_cast<std::uint64_t>(segment + (whole - segment) * at), stride));
+    return out;
+  }
+
   static std::vector<std::uint64_t> footprints(std::uint64_t span, std::vector<double> shares,
                                                std::uint32_t stride) {
     std::vector<std::uint64_t> out;
