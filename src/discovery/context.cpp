@@ -106,34 +106,34 @@ std::vector<std::vector<int>> Context::co_resident_sms(int cluster_size) {
   return groups;
 }
 
-void Context::put(const std::string& element, const std::string& key, model::Attribute attribute) {
+void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
-    if (k == key) {
+    if (k == key.name) {
       a = std::move(attribute);
       return;
     }
   }
-  list.emplace_back(key, std::move(attribute));
+  list.emplace_back(key.str(), std::move(attribute));
 }
 
-const model::Attribute* Context::get(const std::string& element, const std::string& key) const {
+const model::Attribute* Context::get(const std::string& element, const model::Key& key) const {
   const auto it = findings_.find(element);
-  return it == findings_.end() ? nullptr : model::find(it->second, key);
+  return it == findings_.end() ? nullptr : model::find(it->second, key.str());
 }
 
-Input Context::input(const std::string& element, const std::string& key) const {
+Input Context::input(const std::string& element, const model::Key& key) const {
   Input in;
   const model::Attribute* a = get(element, key);
   if (!a) {
-    in.why = element + " " + key + " was not measured";
+    in.why = element + " " + key.str() + " was not measured";
     return in;
   }
   if (a->value.is_number()) in.value = a->value.get<double>();
   const double confidence = a->confidence.value_or(a->source == model::Source::Api ? 1.0 : 0.0);
   in.established = in.value.has_value() && confidence >= kEstablished;
   if (!in.established)
-    in.why = element + " " + key + " " +
+    in.why = element + " " + key.str() + " " +
              (a->reason.rfind("not established", 0) == 0
                   ? a->reason
                   : "not established" + (a->reason.empty() ? "" : ": " + a->reason));
@@ -181,14 +181,14 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
   demote(compute_, &s.compute, why);
 }
 
-void Context::put_compute(const std::string& key, model::Attribute attribute) {
+void Context::put_compute(const model::Key& key, model::Attribute attribute) {
   for (auto& [k, a] : compute_) {
-    if (k == key) {
+    if (k == key.name) {
       a = std::move(attribute);
       return;
     }
   }
-  compute_.emplace_back(key, std::move(attribute));
+  compute_.emplace_back(key.str(), std::move(attribute));
 }
 
 void Context::warn(std::string warning) {

@@ -12,8 +12,11 @@
 #include "discovery/options.hpp"
 #include "discovery/progress.hpp"
 #include "model/attribute.hpp"
+#include "model/keys.hpp"
 
 namespace gputopo::discovery {
+
+namespace keys = model::keys;
 
 // Thrown inside a probe when the run must stop (interrupt or time budget); the plan catches it.
 struct Stopped {
@@ -89,13 +92,13 @@ class Context {
   void begin_phase(std::string_view name, std::size_t index, std::size_t count);
   void expect_batches(std::size_t n) { expected_batches_ += n; }
 
-  // Findings, by element and attribute key. put() replaces an existing attribute.
-  void put(const std::string& element, const std::string& key, model::Attribute attribute);
-  const model::Attribute* get(const std::string& element, const std::string& key) const;
+  // Findings, by element and catalogue key (model/keys.hpp). put() replaces an existing attribute.
+  void put(const std::string& element, const model::Key& key, model::Attribute attribute);
+  const model::Attribute* get(const std::string& element, const model::Key& key) const;
   // A numeric finding as an input for a later probe.
-  Input input(const std::string& element, const std::string& key) const;
+  Input input(const std::string& element, const model::Key& key) const;
   const std::map<std::string, model::AttributeList>& findings() const { return findings_; }
-  void put_compute(const std::string& key, model::Attribute attribute);
+  void put_compute(const model::Key& key, model::Attribute attribute);
   const model::AttributeList& compute() const { return compute_; }
 
   void warn(std::string warning);

@@ -92,22 +92,22 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   return out;
 }
 
-void put_chain_latency(Context& ctx, const std::string& element, const std::string& key,
+void put_chain_latency(Context& ctx, const std::string& element, const LatencyKeys& key,
                        const ChainLatency& latency, const device::RunConditions& conditions,
                        const std::string& method, double cap, const std::string& reason) {
   const double confidence = std::min(latency.confidence, cap);
   auto cycles = model::Attribute::measured(latency.cycles, "cycles", method, confidence);
   cycles.evidence = {{"footprints", latency.evidence}};
   cycles.reason = reason;
-  ctx.put(element, key, cycles);
+  ctx.put(element, key.cycles, cycles);
   if (const auto ns = ctx.ns_per_cycle(conditions)) {
     auto a = model::Attribute::measured(latency.cycles * *ns, "ns",
                                         method + ", " + Context::ns_method(conditions), confidence);
     a.evidence = {{"cycles", latency.cycles}, {"nsPerCycle", *ns}};
     a.reason = reason;
-    ctx.put(element, key + "Ns", a);
+    ctx.put(element, key.ns, a);
   } else {
-    ctx.put(element, key + "Ns",
+    ctx.put(element, key.ns,
             model::Attribute::unavailable(model::Source::Measured, "ns",
                                           "no SM clock known to convert cycles to ns"));
   }
@@ -173,25 +173,25 @@ void record_carveout(Context& ctx, const Target& t, const device::RunConditions&
     a.reason = "driver default (not set)";
   }
   a.evidence = {{"requested", requested ? model::Json(*requested) : model::Json("default")}};
-  ctx.put(t.element, "carveout", std::move(a));
+  ctx.put(t.element, keys::carveout, std::move(a));
 }
 
 std::uint32_t fetch_granularity_or(const Context& ctx, const Target& t, std::uint32_t fallback,
                                    std::vector<std::string>& weaker) {
-  const Input fg = ctx.input(t.element, "fetchGranularity");
+  const Input fg = ctx.input(t.element, keys::fetchGranularity);
   if (fg && *fg.value >= 1) return static_cast<std::uint32_t>(*fg.value);
   weaker.push_back(fg.why + "; used " + std::to_string(fallback) + " B steps instead");
   return fallback;
 }
 
 std::optional<std::string> gate(const Context& ctx, const Target& t) {
-  if (const auto* cached = ctx.get(t.element, "globalLoadsCached");
+  if (const auto* cached = ctx.get(t.element, keys::globalLoadsCached);
       cached && cached->value.is_boolean() && !cached->value.get<bool>())
     return "global loads are not cached in L1 on this GPU (see globalLoadsCached)";
   return std::nullopt;
 }
 
-void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+void add_evidence(Context& ctx, const std::string& element, const model::Key& key,
                   const std::string& name, model::Json value) {
   const auto* found = ctx.get(element, key);
   if (!found) return;

@@ -53,8 +53,16 @@ struct FasterHits {
 std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
                                           std::span<const std::uint64_t> footprints,
                                           const std::optional<FasterHits>& faster = std::nullopt);
-// Writes `<key>` (cycles) and `<key>Ns` from a chain latency, confidence capped at `cap`.
-void put_chain_latency(Context& ctx, const std::string& element, const std::string& key,
+// A latency's two keys: in cycles and in ns.
+struct LatencyKeys {
+  const model::Key& cycles;
+  const model::Key& ns;
+};
+inline constexpr LatencyKeys kLatencyKeys{keys::latency, keys::latencyNs};
+inline constexpr LatencyKeys kNearLatencyKeys{keys::nearLatency, keys::nearLatencyNs};
+inline constexpr LatencyKeys kFarLatencyKeys{keys::farLatency, keys::farLatencyNs};
+// Writes a chain latency in cycles and in ns, confidence capped at `cap`.
+void put_chain_latency(Context& ctx, const std::string& element, const LatencyKeys& key,
                        const ChainLatency& latency, const device::RunConditions& conditions,
                        const std::string& method, double cap = 1.0, const std::string& reason = {});
 // The median, p95 and dominant-level share of per-load samples, as evidence beside a chain.
@@ -84,7 +92,7 @@ std::uint32_t fetch_granularity_or(const Context& ctx, const Target& t, std::uin
 std::optional<std::string> gate(const Context& ctx, const Target& t);
 
 // Adds `value` under `name` to the evidence of an existing finding.
-void add_evidence(Context& ctx, const std::string& element, const std::string& key,
+void add_evidence(Context& ctx, const std::string& element, const model::Key& key,
                   const std::string& name, model::Json value);
 
 // `stride` rounded up to what a chain in `space` can use (whole 8-byte addresses in device

@@ -35,70 +35,98 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
   return b;
 }
 
+namespace {
+
+// The keys of one stream kind: the whole GPU's GB/s and, for an SM's own memory, bytes per SM clock
+// per SM (read streams only).
+struct StreamKeys {
+  const model::Key* gbps;
+  const model::Key* per_sm;
+};
+StreamKeys keys_of(device::StreamKind kind) {
+  switch (kind) {
+    case device::StreamKind::Read:
+      return {&keys::readBandwidth, &keys::readBytesPerClkPerSm};
+    case device::StreamKind::Write:
+      return {&keys::writeBandwidth, nullptr};
+    case device::StreamKind::Copy:
+      return {&keys::copyBandwidth, nullptr};
+  }
+  return {&keys::readBandwidth, nullptr};
+}
+
+}  // namespace
+
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
   for (const auto kind : kinds_) {
-    const std::string key = std::string(device::to_string(kind)) + "Bandwidth";
+    const StreamKeys key = keys_of(kind);
     if (buffers.bytes.empty()) {
-      ctx.put(element_, key,
+      ctx.put(element_, *key.gbps,
               model::Attribute::unavailable(model::Source::Measured, "GB/s", buffers.why));
       continue;
     }
-    std::optional<Bandwidth> best;
-    std::optional<device::RunConditions> conditions;
-    std::string refused;
-    model::Json by_buffer = model::Json::array();
-    ctx.expect_batches(static_cast<int>(buffers.bytes.size()));
-    for (const auto bytes : buffers.bytes) {
-      device::StreamRequest request;
-      request.kind = kind;
-      request.bytes = bytes;
-      request.repeats = 5;
-      if (space_ != device::Space::L2) request.space = space_;
-      device::StreamResult result;
-      try {
-        result = ctx.stream(request);
-      } catch (const device::Error& e) {
-        if (e.kind() != device::Error::Kind::BadRequest) throw;
-        refused = e.what();
-        continue;
-      }
-      const auto b = bandwidth_of(result, bytes);
-      if (!b) continue;
-      by_buffer.push_back({{"bufferBytes", bytes}, {"gbps", b->gbps}});
-      if (!best || b->gbps > best->gbps) {
-        best = b;
-        conditions = result.conditions;
-      }
-    }
-    if (!best) {
-      const std::string why =
-          refused.empty() ? "the stream returned no timing" : "the device refused it: " + refused;
-      ctx.put(element_, key, model::Attribute::unavailable(model::Source::Measured, "GB/s", why));
-      if (space_ != device::Space::L2)
-        ctx.put(element_, per_sm_key(key),
+    const Best best = fastest(ctx, kind, buffers);
+    const bool per_sm = space_ != device::Space::L2 && key.per_sm != nullptr;
+    if (!best.bandwidth) {
+      const std::string why = best.refused.empty() ? "the stream returned no timing"
+                                                   : "the device refused it: " + best.refused;
+      ctx.put(element_, *key.gbps,
+              model::Attribute::unavailable(model::Source::Measured, "GB/s", why));
+      if (per_sm)
+        ctx.put(element_, *key.per_sm,
                 model::Attribute::unavailable(model::Source::Derived, "B/clk", why));
       continue;
     }
     auto a = model::Attribute::measured(
-        best->gbps, "GB/s",
+        best.bandwidth->gbps, "GB/s",
         "stream-" + std::string(device::to_string(kind)) + " (" + buffers.why +
             "): the fastest of a family of kernels (bytes per access, accesses in flight, "
             "blocks per SM, threads) and buffers, best of its repeats; bytes read plus bytes "
             "written per second",
-        best->confidence);
-    a.evidence = best->evidence;
-    if (by_buffer.size() > 1) a.evidence["buffers"] = by_buffer;
-    ctx.put(element_, key, a);
-    if (space_ != device::Space::L2) put_per_sm(ctx, key, a, *conditions);
+        best.bandwidth->confidence);
+    a.evidence = best.bandwidth->evidence;
+    if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;
+    ctx.put(element_, *key.gbps, a);
+    if (per_sm) put_per_sm(ctx, *key.gbps, *key.per_sm, a, *best.conditions);
   }
 }
 
-void StreamProbe::put_per_sm(Context& ctx, const std::string& key, const model::Attribute& gbps,
+StreamProbe::Best StreamProbe::fastest(Context& ctx, device::StreamKind kind,
+                                       const Buffers& buffers) const {
+  Best best;
+  best.by_buffer = model::Json::array();
+  ctx.expect_batches(static_cast<int>(buffers.bytes.size()));
+  for (const auto bytes : buffers.bytes) {
+    device::StreamRequest request;
+    request.kind = kind;
+    request.bytes = bytes;
+    request.repeats = 5;
+    if (space_ != device::Space::L2) request.space = space_;
+    device::StreamResult result;
+    try {
+      result = ctx.stream(request);
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      best.refused = e.what();
+      continue;
+    }
+    const auto b = bandwidth_of(result, bytes);
+    if (!b) continue;
+    best.by_buffer.push_back({{"bufferBytes", bytes}, {"gbps", b->gbps}});
+    if (!best.bandwidth || b->gbps > best.bandwidth->gbps) {
+      best.bandwidth = b;
+      best.conditions = result.conditions;
+    }
+  }
+  return best;
+}
+
+void StreamProbe::put_per_sm(Context& ctx, const model::Key& key, const model::Key& per_sm_key,
+                             const model::Attribute& gbps,
                              const device::RunConditions& conditions) const {
   const auto ns = ctx.ns_per_cycle(conditions);
   const int sms = ctx.info().sm_count;
-  const std::string per_sm_key = this->per_sm_key(key);
   if (!ns || sms < 1) {
     ctx.put(element_, per_sm_key,
             model::Attribute::unavailable(model::Source::Derived, "B/clk",
@@ -107,7 +135,7 @@ void StreamProbe::put_per_sm(Context& ctx, const std::string& key, const model::
   }
   auto a = model::Attribute::measured(
       gbps.value.get<double>() * *ns / sms, "B/clk",
-      key + " x ns per SM cycle / SMs (" + Context::ns_method(conditions) + ")",
+      key.str() + " x ns per SM cycle / SMs (" + Context::ns_method(conditions) + ")",
       gbps.confidence.value_or(0));
   a.source = model::Source::Derived;
   a.evidence = {{"gbps", gbps.value}, {"nsPerCycle", *ns}, {"sms", sms}};

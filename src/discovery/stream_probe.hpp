@@ -46,14 +46,18 @@ class StreamProbe final : public Probe {
   void run(Context& ctx) override;
 
  private:
-  // "readBandwidth" -> "readBytesPerClkPerSm".
-  static std::string per_sm_key(const std::string& key) {
-    return key.substr(0, key.size() - std::string("Bandwidth").size()) + "BytesPerClkPerSm";
-  }
+  // The fastest buffer of a stream kind, or why there is none.
+  struct Best {
+    std::optional<Bandwidth> bandwidth;
+    std::optional<device::RunConditions> conditions;
+    std::string refused;  // what the device said when it refused a stream
+    model::Json by_buffer;
+  };
+  Best fastest(Context& ctx, device::StreamKind kind, const Buffers& buffers) const;
 
   // The same bandwidth in bytes per SM clock per SM.
-  void put_per_sm(Context& ctx, const std::string& key, const model::Attribute& gbps,
-                  const device::RunConditions& conditions) const;
+  void put_per_sm(Context& ctx, const model::Key& key, const model::Key& per_sm_key,
+                  const model::Attribute& gbps, const device::RunConditions& conditions) const;
 
   std::string element_;
   device::Space space_;

@@ -4,8 +4,8 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/context.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/progress.hpp"
 
 // The L2 fetch probe's second sweep (limit at its minimum -> sectorSize) where the backend cannot
@@ -61,13 +61,13 @@ TEST_P(L2SectorWithoutLimit, SectorSizeIsNotMeasuredAndSaysWhy) {
   ASSERT_NO_THROW(make_fetch_probe(l2_target(), {})->run(context));
   EXPECT_EQ(device.limited_batches, 1);
 
-  const auto* fetch = ctx->get("l2", "fetchGranularity");
+  const auto* fetch = ctx->get("l2", model::keys::fetchGranularity);
   ASSERT_NE(fetch, nullptr);
   ASSERT_TRUE(fetch->available()) << fetch->reason;
   EXPECT_EQ(fetch->value.get<double>(), device::sim::load_config("toy").l2.geometry.fetch_bytes);
   EXPECT_FALSE(fetch->evidence.contains("l2FetchLimitBytes"));
 
-  const auto* sector = ctx->get("l2", "sectorSize");
+  const auto* sector = ctx->get("l2", model::keys::sectorSize);
   ASSERT_NE(sector, nullptr);
   EXPECT_FALSE(sector->available());  // never the fetch granularity copied over
   EXPECT_EQ(sector->source, model::Source::Measured);
@@ -96,8 +96,8 @@ TEST(L2Sector, OtherTargetsRunOneSweep) {
   l1.space = device::Space::L1;
   make_fetch_probe(l1, {})->run(ctx);
   EXPECT_EQ(device.limited_batches, 0);
-  EXPECT_NE(ctx.get("l1", "fetchGranularity"), nullptr);
-  EXPECT_EQ(ctx.get("l1", "sectorSize"), nullptr);
+  EXPECT_NE(ctx.get("l1", model::keys::fetchGranularity), nullptr);
+  EXPECT_EQ(ctx.get("l1", model::keys::sectorSize), nullptr);
 }
 
 }  // namespace

@@ -28,13 +28,13 @@ void put_fraction_of_peak(Context& ctx) {
   const auto& info = ctx.info();
   if (info.mem_clock_max_mhz <= 0 || info.memory_bus_width_bits <= 0) return;
   const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz, info.memory_bus_width_bits);
-  const auto* read = ctx.get("dram", "readBandwidth");
+  const auto* read = ctx.get("dram", keys::readBandwidth);
   if (!read || !read->available()) return;
   auto f =
       model::Attribute::measured(100.0 * read->value.get<double>() / peak, "%",
                                  "readBandwidth / peakBandwidth", read->confidence.value_or(0));
   f.source = model::Source::Derived;
-  ctx.put("dram", "readFractionOfPeak", f);
+  ctx.put("dram", keys::readFractionOfPeak, f);
 }
 
 class DramBandwidthProbe final : public Probe {

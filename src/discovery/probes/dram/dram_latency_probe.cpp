@@ -64,24 +64,24 @@ class DramLatencyProbe final : public Probe {
     }
     const auto latency = chain_latency(std::span(r).first(2), footprints, near_hits);
     if (!latency) {
-      ctx.put("dram", "latency",
+      ctx.put("dram", keys::latency,
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "the chains returned no timing"));
       return;
     }
-    put_chain_latency(ctx, "dram", "latency", *latency, result.conditions,
+    put_chain_latency(ctx, "dram", kLatencyKeys, *latency, result.conditions,
                       "dependent chain on the L2 space timed as a whole (cycles / loads) " + what +
                           ", " + std::to_string(stride) + " B stride, SM " +
                           std::to_string(kLatencySm) + "; confidence: agreement of the footprints",
                       1.0, join(weaker));
-    add_evidence(ctx, "dram", "latency", "sm", kLatencySm);
+    add_evidence(ctx, "dram", keys::latency, "sm", kLatencySm);
     const auto& per_load = r[4];
     auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
     model::Json levels = model::Json::array();
     for (const auto& l : analysis::cluster_levels(latencies(per_load)).levels)
       levels.push_back({{"center", l.center}, {"weight", l.weight}, {"lo", l.lo}, {"hi", l.hi}});
     loads["levels"] = std::move(levels);
-    add_evidence(ctx, "dram", "latency", "perLoad", std::move(loads));
+    add_evidence(ctx, "dram", keys::latency, "perLoad", std::move(loads));
   }
 };
 

@@ -46,14 +46,14 @@ class AmountProbe final : public Probe {
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
-      ctx.put(t_.element, "countPerSm",
+      ctx.put(t_.element, keys::countPerSm,
               model::Attribute::unavailable(model::Source::Measured, "", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
-    const Input size = ctx.input(t_.element, "size");
+    const Input size = ctx.input(t_.element, keys::size);
     if (!size) return fail("needs the cache size: " + size.why);
     std::vector<std::string> weaker;
-    const Input line = ctx.input(t_.element, "lineSize");
+    const Input line = ctx.input(t_.element, keys::lineSize);
     const std::uint32_t stride =
         line ? static_cast<std::uint32_t>(*line.value) : fetch_granularity_or(ctx, t_, 32, weaker);
     const std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * 0.75), stride);
@@ -85,7 +85,7 @@ class AmountProbe final : public Probe {
     for (const auto& grp : groups) g.push_back(grp);
     a.evidence = {
         {"warpGroups", g}, {"arrayBytes", bytes}, {"decisions", grouping.decisions.size()}};
-    ctx.put(t_.element, "countPerSm", std::move(a));
+    ctx.put(t_.element, keys::countPerSm, std::move(a));
   }
 
  private:

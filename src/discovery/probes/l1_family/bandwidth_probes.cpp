@@ -11,7 +11,7 @@ namespace {
 // is not established, an eighth of the shared memory per SM the driver reports (L1 and shared
 // memory share one array on every supported GPU, and the L1 is at least as large at carve-out 0).
 Buffers l1_buffers(const Context& ctx) {
-  const Input size = ctx.input("l1", "size");
+  const Input size = ctx.input("l1", keys::size);
   if (!size) {
     const std::uint64_t pool = ctx.info().shared_per_sm_bytes;
     if (pool < 32 * 1024) return {{}, "needs the L1 size: " + size.why};

@@ -35,10 +35,10 @@ class FetchProbe final : public Probe {
   void run(Context& ctx) override {
     const bool l2 = t_.space == device::Space::L2 && t_.level == 1;
     if (auto why = gate(ctx, t_)) {
-      ctx.put(t_.element, "fetchGranularity",
+      ctx.put(t_.element, keys::fetchGranularity,
               model::Attribute::unavailable(model::Source::Measured, "B", *why));
       if (l2)
-        ctx.put(t_.element, "sectorSize",
+        ctx.put(t_.element, keys::sectorSize,
                 model::Attribute::unavailable(model::Source::Measured, "B", *why));
       return;
     }
@@ -55,8 +55,8 @@ class FetchProbe final : public Probe {
     auto a = attribute(fetch, kMethod, weaker);
     if (l2 && fetch.conditions.l2_fetch_limit_bytes)
       a.evidence["l2FetchLimitBytes"] = *fetch.conditions.l2_fetch_limit_bytes;
-    ctx.put(t_.element, "fetchGranularity", std::move(a));
-    if (l2) ctx.put(t_.element, "sectorSize", sector_size(ctx, first, fetch, weaker));
+    ctx.put(t_.element, keys::fetchGranularity, std::move(a));
+    if (l2) ctx.put(t_.element, keys::sectorSize, sector_size(ctx, first, fetch, weaker));
   }
 
  private:

@@ -34,7 +34,7 @@ class L1CachedProbe final : public Probe {
                                         confidence);
     a.evidence = {
         {"medianRatioCgToCa", d.median_ratio}, {"pValue", d.p_value}, {"arrayBytes", kBytes}};
-    ctx.put(t_.element, "globalLoadsCached", std::move(a));
+    ctx.put(t_.element, keys::globalLoadsCached, std::move(a));
   }
 
  private:

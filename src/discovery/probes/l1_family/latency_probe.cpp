@@ -21,13 +21,13 @@ class LatencyProbe final : public Probe {
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
-      ctx.put(t_.element, "latency",
+      ctx.put(t_.element, keys::latency,
               model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
     std::vector<std::string> weaker;
     std::uint32_t stride = fetch_granularity_or(ctx, t_, 32, weaker);
-    const Input size = ctx.input(t_.element, "size");
+    const Input size = ctx.input(t_.element, keys::size);
     std::vector<std::uint64_t> footprints;
     if (t_.level == 1) {
       std::uint64_t bytes = std::uint64_t{stride} * 16;
@@ -38,10 +38,10 @@ class LatencyProbe final : public Probe {
       bytes = std::min(bytes, kMaxLevelOneBytes);
       footprints = {bytes / 2, bytes};
     } else {
-      const Input inner = ctx.input(t_.inner, "size");
+      const Input inner = ctx.input(t_.inner, keys::size);
       if (!inner) return fail("needs the size of " + t_.inner + ": " + inner.why);
-      const Input inner_line = ctx.input(t_.inner, "lineSize");
-      const Input inner_fg = ctx.input(t_.inner, "fetchGranularity");
+      const Input inner_line = ctx.input(t_.inner, keys::lineSize);
+      const Input inner_fg = ctx.input(t_.inner, keys::fetchGranularity);
       stride = static_cast<std::uint32_t>(inner_line ? *inner_line.value
                                                      : (inner_fg ? *inner_fg.value : 64.0));
       if (!inner_line)
@@ -93,9 +93,9 @@ class LatencyProbe final : public Probe {
                                std::to_string(stride) + " B stride on " + std::to_string(sms) +
                                " SMs each; confidence: agreement of the footprints and the "
                                "share of per-load samples in one level";
-    put_chain_latency(ctx, t_.element, "latency", *latency, result.conditions, method, dominant,
+    put_chain_latency(ctx, t_.element, kLatencyKeys, *latency, result.conditions, method, dominant,
                       join(weaker));
-    add_evidence(ctx, t_.element, "latency", "perLoad", loads);
+    add_evidence(ctx, t_.element, keys::latency, "perLoad", loads);
   }
 
  private:

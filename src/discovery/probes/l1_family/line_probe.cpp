@@ -30,11 +30,11 @@ class LineProbe final : public Probe {
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
-      ctx.put(t_.element, "lineSize",
+      ctx.put(t_.element, keys::lineSize,
               model::Attribute::unavailable(model::Source::Measured, "B", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
-    const Input size = ctx.input(t_.element, "size");
+    const Input size = ctx.input(t_.element, keys::size);
     if (!size) return fail("needs the cache size: " + size.why);
     std::vector<std::string> weaker;
     const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
@@ -95,7 +95,7 @@ class LineProbe final : public Probe {
     }
     a.evidence = {{"cacheBytes", cache}, {"sweeps", sweeps}};
     if (!fit_json.is_null()) a.evidence["footprintFit"] = fit_json;
-    ctx.put(t_.element, "lineSize", std::move(a));
+    ctx.put(t_.element, keys::lineSize, std::move(a));
   }
 
  private:

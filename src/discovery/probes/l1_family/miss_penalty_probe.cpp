@@ -17,16 +17,16 @@ class MissPenaltyProbe final : public Probe {
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
-      ctx.put(t_.element, "missPenalty",
+      ctx.put(t_.element, keys::missPenalty,
               model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
-    const Input size = ctx.input(t_.element, "size");
+    const Input size = ctx.input(t_.element, keys::size);
     if (!size) return fail("needs the cache size: " + size.why);
-    const auto* hit = ctx.get(t_.element, "latency");
+    const auto* hit = ctx.get(t_.element, keys::latency);
     if (!hit || !hit->available()) return fail("needs the hit latency");
     std::vector<std::string> weaker;
-    const Input line = ctx.input(t_.element, "lineSize");
+    const Input line = ctx.input(t_.element, keys::lineSize);
     std::uint32_t stride = 0;
     if (line) {
       stride = static_cast<std::uint32_t>(*line.value);
@@ -68,13 +68,13 @@ class MissPenaltyProbe final : public Probe {
     a.evidence = {
         {"missLatency", miss->cycles}, {"hitLatency", hit_cycles}, {"footprints", miss->evidence}};
     a.reason = join(weaker);
-    ctx.put(t_.element, "missPenalty", a);
+    ctx.put(t_.element, keys::missPenalty, a);
     if (const auto ns = ctx.ns_per_cycle(result.conditions)) {
       auto b = a;
       b.value = penalty * *ns;
       b.unit = "ns";
       b.evidence["nsPerCycle"] = *ns;
-      ctx.put(t_.element, "missPenaltyNs", b);
+      ctx.put(t_.element, keys::missPenaltyNs, b);
     }
   }
 

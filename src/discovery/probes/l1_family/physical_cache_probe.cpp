@@ -21,9 +21,9 @@ std::vector<std::vector<View>> physical_caches(const Context& ctx,
   std::vector<View> views;
   std::map<std::string, std::vector<std::string>> with;
   for (const auto& t : candidates) {
-    const model::Attribute* shared = ctx.get(t.element, "sharedWith");
+    const model::Attribute* shared = ctx.get(t.element, keys::sharedWith);
     if (!shared || !shared->value.is_array()) continue;
-    views.push_back({t.element, ctx.input(t.element, "size").value.value_or(0)});
+    views.push_back({t.element, ctx.input(t.element, keys::size).value.value_or(0)});
     with[t.element] = shared->value.get<std::vector<std::string>>();
   }
   std::vector<std::vector<View>> caches;
@@ -52,7 +52,7 @@ void unify(Context& ctx, const std::vector<View>& views) {
   model::Json per_view_confidence = model::Json::object();
   std::vector<std::pair<double, double>> weighted;  // (size, confidence) per view
   for (const View& v : views) {
-    const auto* s = ctx.get(v.element, "size");
+    const auto* s = ctx.get(v.element, keys::size);
     const double w = s && s->confidence ? std::max(*s->confidence, 1e-6) : 1e-6;
     weighted.emplace_back(v.size, w);
     per_view[v.element] = v.size;
@@ -64,7 +64,7 @@ void unify(Context& ctx, const std::vector<View>& views) {
   double lo = size, hi = size, confidence = 1;
   std::size_t agreeing = 0;
   for (std::size_t k = 0; k < views.size(); ++k) {
-    const auto* s = ctx.get(views[k].element, "size");
+    const auto* s = ctx.get(views[k].element, keys::size);
     if (std::abs(views[k].size - size) > 0.02 * size) {
       ctx.warn("the " + views[k].element + " view of one physical cache measured " +
                std::to_string(static_cast<long long>(views[k].size)) + " B against " +
@@ -83,7 +83,7 @@ void unify(Context& ctx, const std::vector<View>& views) {
   model::Json names = model::Json::array();
   for (const View& v : views) names.push_back(v.element);
   for (const View& v : views) {
-    const auto* old = ctx.get(v.element, "size");
+    const auto* old = ctx.get(v.element, keys::size);
     model::Attribute a = old ? *old : model::Attribute{};
     a.value = size;
     a.confidence = confidence;
@@ -94,7 +94,7 @@ void unify(Context& ctx, const std::vector<View>& views) {
                              {"perView", per_view},
                              {"perViewConfidence", per_view_confidence},
                              {"thisView", sweep}};
-    ctx.put(v.element, "size", std::move(a));
+    ctx.put(v.element, keys::size, std::move(a));
   }
 }
 

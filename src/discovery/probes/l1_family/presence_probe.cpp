@@ -31,8 +31,8 @@ class PresenceProbe final : public Probe {
       : Probe(probe_name(t, "presence"), {t.element}, std::move(needs)), t_(t) {}
 
   void run(Context& ctx) override {
-    const model::Attribute* own = ctx.get(t_.element, "latency");
-    const model::Attribute* l2 = ctx.get("l2", "nearLatency");
+    const model::Attribute* own = ctx.get(t_.element, keys::latency);
+    const model::Attribute* l2 = ctx.get("l2", keys::nearLatency);
     if (!own || !own->value.is_number() || !l2 || !l2->value.is_number()) return;
     const double mine = own->value.get<double>(), near = l2->value.get<double>();
     if (!(mine > 0 && near > 0)) return;
@@ -46,7 +46,7 @@ class PresenceProbe final : public Probe {
       model::Attribute latency = *own;
       if (!latency.evidence.is_object()) latency.evidence = model::Json::object();
       latency.evidence["comparedWithL2"] = comparison;
-      ctx.put(t_.element, "latency", std::move(latency));
+      ctx.put(t_.element, keys::latency, std::move(latency));
       return;
     }
     const std::string reason = t_.inner + " misses are served at the L2's latency (" +
@@ -62,7 +62,7 @@ class PresenceProbe final : public Probe {
       a.evidence["measuredValue"] = was.value;
       if (was.confidence) a.evidence["measuredConfidence"] = *was.confidence;
       if (!was.evidence.is_null()) a.evidence["measuredEvidence"] = was.evidence;
-      ctx.put(t_.element, key, std::move(a));
+      if (const model::Key* k = model::key_named(key)) ctx.put(t_.element, *k, std::move(a));
     }
   }
 

@@ -28,19 +28,19 @@ class SharedMemoryProbe final : public Probe {
     const auto chains = std::span(result.results).first(2);
     const auto latency = chain_latency(chains, chained);
     if (!latency) {
-      ctx.put("shared", "latency",
+      ctx.put("shared", keys::latency,
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "the chains returned no timing"));
       return;
     }
     const auto& per_load = result.results.back();
     const auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
-    put_chain_latency(ctx, "shared", "latency", *latency, result.conditions,
+    put_chain_latency(ctx, "shared", kLatencyKeys, *latency, result.conditions,
                       "dependent chain of shared-window addresses timed as a whole (cycles / "
                       "loads) over 2 and 4 KiB at 32 B stride; confidence: agreement of the "
                       "footprints and the share of per-load samples in one level",
                       loads.value("dominantLevelShare", 0.0));
-    add_evidence(ctx, "shared", "latency", "perLoad", loads);
+    add_evidence(ctx, "shared", keys::latency, "perLoad", loads);
   }
 };
 

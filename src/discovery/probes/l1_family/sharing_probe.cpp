@@ -61,14 +61,14 @@ class SharingProbe final : public Probe {
     std::vector<View> views;
     std::map<std::string, std::string> untested;
     for (const auto& t : candidates_) {
-      const Input size = ctx.input(t.element, "size");
+      const Input size = ctx.input(t.element, keys::size);
       if (auto why = gate(ctx, t)) {
         untested[t.element] = *why;
       } else if (!size) {
         untested[t.element] = "size " + size.why;
       } else {
-        const Input line = ctx.input(t.element, "lineSize");
-        const Input fg = ctx.input(t.element, "fetchGranularity");
+        const Input line = ctx.input(t.element, keys::lineSize);
+        const Input fg = ctx.input(t.element, keys::fetchGranularity);
         const double stride = line ? *line.value : (fg ? *fg.value : 32.0);
         views.push_back({t, *size.value, static_cast<std::uint32_t>(stride)});
       }
@@ -119,10 +119,10 @@ class SharingProbe final : public Probe {
         a.reason = "not tested against " + std::to_string(untested.size()) +
                    " space(s) whose size is not established";
       }
-      ctx.put(views[i].target.element, "sharedWith", std::move(a));
+      ctx.put(views[i].target.element, keys::sharedWith, std::move(a));
     }
     for (const auto& [k, why] : untested)
-      ctx.put(k, "sharedWith", model::Attribute::unavailable(model::Source::Measured, "", why));
+      ctx.put(k, keys::sharedWith, model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 
  private:

@@ -18,7 +18,7 @@ class SizeProbe final : public Probe {
 
   void run(Context& ctx) override {
     if (auto why = gate(ctx, t_)) {
-      ctx.put(t_.element, "size",
+      ctx.put(t_.element, keys::size,
               model::Attribute::unavailable(model::Source::Measured, "B", *why));
       return;
     }
@@ -37,11 +37,11 @@ class SizeProbe final : public Probe {
     // memory per SM leaves room for GPUs where the API under-reports it.
     spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes, 1u << 20);
     if (t_.level > 1) {
-      const Input inner = ctx.input(t_.inner, "size");
+      const Input inner = ctx.input(t_.inner, keys::size);
       if (inner) {
         spec.min_bytes = round_up(static_cast<std::uint64_t>(*inner.value * 1.5), spec.step);
       } else {
-        ctx.put(t_.element, "size",
+        ctx.put(t_.element, keys::size,
                 model::Attribute::unavailable(model::Source::Measured, "B",
                                               "needs the size of " + t_.inner + ": " + inner.why));
         return;
@@ -53,7 +53,7 @@ class SizeProbe final : public Probe {
       spec.bracket_growth = 1.25;
     }
     if (spec.min_bytes >= spec.max_bytes) {
-      ctx.put(t_.element, "size",
+      ctx.put(t_.element, keys::size,
               model::Attribute::unavailable(model::Source::Measured, "B",
                                             "the space limit leaves nothing to sweep"));
       return;
@@ -82,7 +82,7 @@ class SizeProbe final : public Probe {
     }
     a.evidence = r.evidence;
     a.evidence["batches"] = r.batches;
-    ctx.put(t_.element, "size", std::move(a));
+    ctx.put(t_.element, keys::size, std::move(a));
   }
 
  private:

@@ -10,7 +10,7 @@ namespace {
 // buffer: 3.88-3.92 TB/s at a half, 4.00-4.05 at three quarters).
 Buffers l2_buffers(const Context& ctx) {
   const auto& info = ctx.info();
-  const Input segment = ctx.input("l2", "segmentSize");
+  const Input segment = ctx.input("l2", keys::segmentSize);
   double span = 0;
   std::string why = "a half, three quarters and all of an L2 segment";
   if (segment) {

@@ -22,8 +22,8 @@ class L2CapacityProbe final : public Probe {
       : Probe("l2.capacity", {"l2"}, std::move(needs)) {}
 
   void run(Context& ctx) override {
-    const auto* segment = ctx.get("l2", "segmentSize");
-    const Input count = ctx.input("l2", "segmentCount");
+    const auto* segment = ctx.get("l2", keys::segmentSize);
+    const Input count = ctx.input("l2", keys::segmentCount);
     if (!segment || !segment->interval || !count) {
       note(ctx, {}, "not cross-checked: the near-segment step was not established");
       return;
@@ -104,7 +104,7 @@ class L2CapacityProbe final : public Probe {
   static void note(Context& ctx, model::Json evidence, const std::string& why) {
     auto a = model::Attribute::unavailable(model::Source::Measured, "B", why);
     a.evidence = std::move(evidence);
-    ctx.put("l2", "capacity", a);
+    ctx.put("l2", keys::capacity, a);
   }
 
   // The capacity is the step's onset, its interval the transition; the API size agrees when it
@@ -130,7 +130,7 @@ class L2CapacityProbe final : public Probe {
         confidence);
     a.interval = step;
     a.evidence = std::move(evidence);
-    ctx.put("l2", "capacity", a);
+    ctx.put("l2", keys::capacity, a);
   }
 };
 

@@ -28,8 +28,8 @@ class L2LatencyProbe final : public Probe {
       : Probe("l2.latency", {"l2"}, std::move(needs)) {}
 
   void run(Context& ctx) override {
-    const Input segment = ctx.input("l2", "segmentSize");
-    const Input count = ctx.input("l2", "segmentCount");
+    const Input segment = ctx.input("l2", keys::segmentSize);
+    const Input count = ctx.input("l2", keys::segmentCount);
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
     std::uint64_t near_span = 0;
@@ -60,13 +60,13 @@ class L2LatencyProbe final : public Probe {
 
     const auto near_latency = chain_latency(std::span(r).first(2), near);
     if (near_latency) {
-      put_chain_latency(ctx, "l2", "nearLatency", *near_latency, result.conditions,
+      put_chain_latency(ctx, "l2", kNearLatencyKeys, *near_latency, result.conditions,
                         method("near", near, stride), near_loads.value("dominantLevelShare", 0.0),
                         reason);
-      add_evidence(ctx, "l2", "nearLatency", "sm", kLatencySm);
-      add_evidence(ctx, "l2", "nearLatency", "perLoad", near_loads);
+      add_evidence(ctx, "l2", keys::nearLatency, "sm", kLatencySm);
+      add_evidence(ctx, "l2", keys::nearLatency, "perLoad", near_loads);
     } else {
-      ctx.put("l2", "nearLatency",
+      ctx.put("l2", keys::nearLatency,
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "the chains returned no timing"));
     }
@@ -79,17 +79,17 @@ class L2LatencyProbe final : public Probe {
       const auto far_latency =
           chain_latency(std::span(r).subspan(2, far_bytes.size()), far_bytes, near_hits);
       if (far_latency) {
-        put_chain_latency(ctx, "l2", "farLatency", *far_latency, result.conditions,
+        put_chain_latency(ctx, "l2", kFarLatencyKeys, *far_latency, result.conditions,
                           method("far", far_bytes, stride) +
                               "; loads that still hit near (per-load samples over the same "
                               "footprints) are taken out",
                           1.0, reason);
-        add_evidence(ctx, "l2", "farLatency", "sm", kLatencySm);
+        add_evidence(ctx, "l2", keys::farLatency, "sm", kLatencySm);
         const auto& far_result = r[per_load + 1];
-        add_evidence(ctx, "l2", "farLatency", "perLoad",
+        add_evidence(ctx, "l2", keys::farLatency, "perLoad",
                      per_load_evidence(latencies(far_result), far_result.overhead_cycles));
       } else {
-        ctx.put("l2", "farLatency",
+        ctx.put("l2", keys::farLatency,
                 model::Attribute::unavailable(model::Source::Measured, "cycles",
                                               "the chains returned no timing"));
       }
@@ -98,7 +98,7 @@ class L2LatencyProbe final : public Probe {
                                                        (segment ? count.why : segment.why)
                               : !near_latency ? "needs the near latency"
                                               : "the L2 has one segment: there is no far level";
-      ctx.put("l2", "farLatency",
+      ctx.put("l2", keys::farLatency,
               model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     }
     put_miss_penalty(ctx, result.conditions);
@@ -141,10 +141,10 @@ class L2LatencyProbe final : public Probe {
   }
 
   static void put_miss_penalty(Context& ctx, const device::RunConditions& conditions) {
-    const auto* dram = ctx.get("dram", "latency");
-    const auto* near = ctx.get("l2", "nearLatency");
+    const auto* dram = ctx.get("dram", keys::latency);
+    const auto* near = ctx.get("l2", keys::nearLatency);
     if (!dram || !dram->available() || !near || !near->available()) {
-      ctx.put("l2", "missPenalty",
+      ctx.put("l2", keys::missPenalty,
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "needs the device-memory and near-hit latencies"));
       return;
@@ -155,13 +155,13 @@ class L2LatencyProbe final : public Probe {
         miss - hit, "cycles", "device-memory latency minus near-hit latency, chains on one SM",
         std::min(near->confidence.value_or(0), dram->confidence.value_or(0)));
     a.evidence = {{"missLatency", miss}, {"hitLatency", hit}};
-    ctx.put("l2", "missPenalty", a);
+    ctx.put("l2", keys::missPenalty, a);
     if (const auto ns = ctx.ns_per_cycle(conditions)) {
       auto b = a;
       b.value = (miss - hit) * *ns;
       b.unit = "ns";
       b.evidence["nsPerCycle"] = *ns;
-      ctx.put("l2", "missPenaltyNs", b);
+      ctx.put("l2", keys::missPenaltyNs, b);
     }
   }
 };

@@ -35,9 +35,9 @@ class L2LineProbe final : public Probe {
       auto a = model::Attribute::unavailable(model::Source::Measured, "B", why);
       a.method = "stride-sweep-past-segment";
       a.evidence = std::move(evidence);
-      ctx.put("l2", "lineSize", std::move(a));
+      ctx.put("l2", keys::lineSize, std::move(a));
     };
-    const Input segment = ctx.input("l2", "segmentSize");
+    const Input segment = ctx.input("l2", keys::segmentSize);
     if (!segment) return fail("needs the segment size: " + segment.why);
     std::vector<std::string> weaker;
     const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
@@ -88,7 +88,7 @@ class L2LineProbe final : public Probe {
     a.evidence = std::move(evidence);
     weaker.insert(weaker.begin(), "lines are taken to be powers of two");
     a.reason = join(weaker);
-    ctx.put("l2", "lineSize", std::move(a));
+    ctx.put("l2", keys::lineSize, std::move(a));
   }
 };
 

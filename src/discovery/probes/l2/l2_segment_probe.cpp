@@ -126,11 +126,12 @@ class L2SegmentProbe final : public Probe {
   void run(Context& ctx) override {
     const double api = static_cast<double>(ctx.info().l2_bytes);
     auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
-      for (const char* key : {"segmentSize", "measuredSegmentSize", "segmentCount"}) {
-        auto a = model::Attribute::unavailable(model::Source::Measured,
-                                               key == std::string("segmentCount") ? "" : "B", why);
+      for (const model::Key* key :
+           {&keys::segmentSize, &keys::measuredSegmentSize, &keys::segmentCount}) {
+        auto a =
+            model::Attribute::unavailable(model::Source::Measured, std::string(key->unit), why);
         a.evidence = evidence;
-        ctx.put("l2", key, a);
+        ctx.put("l2", *key, a);
       }
     };
     if (api <= 0) return fail("the driver reports no L2 size to align a segment to");
@@ -183,18 +184,18 @@ class L2SegmentProbe final : public Probe {
         model::Interval{std::min(interval.lo, f.value), std::max(interval.hi, f.value)};
     segment.evidence = evidence;
     segment.reason = join(weaker);
-    ctx.put("l2", "segmentSize", segment);
+    ctx.put("l2", keys::segmentSize, segment);
     auto raw = model::Attribute::measured(measured, "B", step_method, r.confidence);
     raw.interval = interval;
     raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
     raw.reason = segment.reason;
-    ctx.put("l2", "measuredSegmentSize", raw);
+    ctx.put("l2", keys::measuredSegmentSize, raw);
     auto count = model::Attribute::measured(f.count, "", method, confidence);
     count.evidence = {{"measuredSegmentBytes", measured},
                       {"apiBytes", api},
                       {"relativeDistance", f.relative_distance}};
     count.reason = segment.reason;
-    ctx.put("l2", "segmentCount", count);
+    ctx.put("l2", keys::segmentCount, count);
   }
 };
 

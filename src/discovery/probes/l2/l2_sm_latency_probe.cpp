@@ -99,12 +99,12 @@ class L2SmLatencyProbe final : public Probe {
                   {"smsMeasured", means.size()},
                   {"perSm", per_sm}};
     a.reason = join(weaker);
-    ctx.put("l2", "nearLatencyBySm", std::move(a));
+    ctx.put("l2", keys::nearLatencyBySm, std::move(a));
   }
 
  private:
   static void fail(Context& ctx, const std::string& why) {
-    ctx.put("l2", "nearLatencyBySm",
+    ctx.put("l2", keys::nearLatencyBySm,
             model::Attribute::unavailable(model::Source::Measured, "cycles", why));
   }
 };

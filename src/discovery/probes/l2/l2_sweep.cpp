@@ -50,7 +50,7 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
 }
 
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker) {
-  const Input line = ctx.input("l2", "lineSize");
+  const Input line = ctx.input("l2", keys::lineSize);
   if (line && *line.value >= 4) return static_cast<std::uint32_t>(*line.value);
   std::vector<std::string> fg_weaker;
   const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, fg_weaker);

@@ -66,7 +66,7 @@ class LayoutProbe final : public Probe {
  private:
   // The per-SM L2 near-hit latency (NaN where not measured) and its standard error.
   static std::vector<double> per_sm_latency(const Context& ctx, int sms, double& se) {
-    const auto* by_sm = ctx.get("l2", "nearLatencyBySm");
+    const auto* by_sm = ctx.get("l2", keys::nearLatencyBySm);
     std::vector<double> latency(static_cast<std::size_t>(std::max(sms, 0)), std::nan(""));
     se = 0;
     if (by_sm && by_sm->available() && by_sm->evidence.contains("perSm")) {
@@ -84,8 +84,8 @@ class LayoutProbe final : public Probe {
     const double threshold = std::max(0.5, kEqualSigmas * std::sqrt(2.0) * se);
     const auto t = analysis::tpcs_from_latency(latency, threshold, pairs);
     if (!t.established) {
-      for (const char* key : {"tpcCount", "smsPerTpc"})
-        ctx.put_compute(key, model::Attribute::unavailable(model::Source::Measured, "", t.reason));
+      for (const model::Key* key : {&keys::tpcCount, &keys::smsPerTpc})
+        ctx.put_compute(*key, model::Attribute::unavailable(model::Source::Measured, "", t.reason));
       return;
     }
     model::Json evidence = {{"tpcs", groups_json(t.tpcs)},
@@ -96,24 +96,24 @@ class LayoutProbe final : public Probe {
         model::Attribute::measured(static_cast<double>(t.tpcs.size()), "", t.method, t.confidence);
     count.reason = t.reason;
     count.evidence = evidence;
-    ctx.put_compute("tpcCount", count);
+    ctx.put_compute(keys::tpcCount, count);
     if (t.sms_per_tpc > 0) {
       auto per = model::Attribute::measured(t.sms_per_tpc, "", t.method, t.confidence);
       per.reason = t.reason;
-      ctx.put_compute("smsPerTpc", per);
+      ctx.put_compute(keys::smsPerTpc, per);
     } else {
-      ctx.put_compute("smsPerTpc", model::Attribute::unavailable(model::Source::Measured, "",
-                                                                 "the TPCs differ in size"));
+      ctx.put_compute(keys::smsPerTpc, model::Attribute::unavailable(model::Source::Measured, "",
+                                                                     "the TPCs differ in size"));
     }
   }
 
   static void put_gpcs(Context& ctx, const std::vector<SmGroups>& by_size,
                        const std::vector<int>& sizes, int sms) {
     auto fail = [&](const std::string& why, model::Json evidence) {
-      for (const char* key : {"gpcCount", "smsPerGpc"}) {
+      for (const model::Key* key : {&keys::gpcCount, &keys::smsPerGpc}) {
         auto a = model::Attribute::unavailable(model::Source::Measured, "", why);
         a.evidence = evidence;
-        ctx.put_compute(key, a);
+        ctx.put_compute(*key, a);
       }
     };
     if (by_size.empty())
@@ -169,11 +169,11 @@ class LayoutProbe final : public Probe {
     auto count = model::Attribute::measured(static_cast<double>(p.gpcs.size()), "", method, 0.9);
     count.evidence = evidence;
     count.reason = "a GPC whose SMs never shared a cluster would count twice";
-    ctx.put_compute("gpcCount", count);
+    ctx.put_compute(keys::gpcCount, count);
     model::Json per = model::Json::array();
     for (const auto& g : p.gpcs) per.push_back(g.size());
     auto sms_per = model::Attribute::measured(per, "", method, 0.9);
-    ctx.put_compute("smsPerGpc", sms_per);
+    ctx.put_compute(keys::smsPerGpc, sms_per);
   }
 };
 

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+// The catalogue of report attribute keys: every key a report's memory elements and measured
+// compute values carry, with its unit and meaning. Its order is the order of an element's
+// attributes in the report. Probes read and write findings by these entries, so a misspelt key
+// does not compile, and each key's identifier is the report key itself.
+namespace gputopo::model {
+
+struct Key {
+  std::string_view name;         // the report key, e.g. "segmentSize"
+  std::string_view unit;         // "B", "cycles", "ns", "GB/s", "B/clk", "%", "MHz", "bit" or ""
+  std::string_view elements;     // which elements carry it, e.g. "l2" or "caches"
+  std::string_view description;  // what it is, in a line
+
+  std::string str() const { return std::string(name); }
+};
+
+namespace keys {
+// API values (the info report); no probe writes them.
+inline constexpr Key apiSize{"apiSize", "B", "l2, shared", "the driver's size"};
+inline constexpr Key persistingMax{"persistingMax", "B", "l2",
+                                   "the largest persisting L2 window (compute.l2PersistingMax)"};
+inline constexpr Key perBlockOptin{"perBlockOptin", "B", "shared",
+                                   "shared memory per block with opt-in"};
+inline constexpr Key busWidth{"busWidth", "bit", "dram", "memory bus width (API)"};
+inline constexpr Key clock{"clock", "MHz", "dram", "maximum memory clock (API)"};
+inline constexpr Key peakBandwidth{"peakBandwidth", "GB/s", "dram",
+                                   "2 x clock x busWidth / 8 (double data rate)"};
+// Measured, in report order.
+inline constexpr Key size{"size", "B", "dram, L1 family",
+                          "dram: API total memory; L1 family: measured capacity"};
+inline constexpr Key lineSize{"lineSize", "B", "caches", "cache line size"};
+inline constexpr Key fetchGranularity{"fetchGranularity", "B", "caches", "bytes fetched per miss"};
+inline constexpr Key sectorSize{"sectorSize", "B", "l2",
+                                "the fetch granularity with the L2 fetch limit at its minimum"};
+inline constexpr Key latency{"latency", "cycles", "caches, shared, dram",
+                             "load-to-use latency of a hit, a dependent chain"};
+inline constexpr Key latencyNs{"latencyNs", "ns", "caches, shared, dram", "latency in ns"};
+inline constexpr Key missPenalty{"missPenalty", "cycles", "caches",
+                                 "extra latency of a miss over a hit"};
+inline constexpr Key missPenaltyNs{"missPenaltyNs", "ns", "caches", "miss penalty in ns"};
+inline constexpr Key countPerSm{"countPerSm", "", "L1 family", "instances per SM"};
+inline constexpr Key sharedWith{"sharedWith", "", "L1 family",
+                                "the other spaces served by the same physical cache"};
+inline constexpr Key carveout{"carveout", "%", "L1 family",
+                              "the shared-memory carve-out the element was measured under"};
+inline constexpr Key globalLoadsCached{"globalLoadsCached", "", "l1",
+                                       "whether global loads are cached in L1"};
+inline constexpr Key segmentSize{"segmentSize", "B", "l2",
+                                 "near-partition step aligned to the nearest 1/n of the API size"};
+inline constexpr Key segmentCount{"segmentCount", "", "l2", "L2 partitions"};
+inline constexpr Key measuredSegmentSize{"measuredSegmentSize", "B", "l2",
+                                         "the near-partition step before alignment"};
+inline constexpr Key nearLatency{"nearLatency", "cycles", "l2", "hit latency, near partition"};
+inline constexpr Key farLatency{"farLatency", "cycles", "l2", "hit latency, far partition"};
+inline constexpr Key readBandwidth{"readBandwidth", "GB/s", "l1, shared, l2, dram",
+                                   "stream read bandwidth"};
+inline constexpr Key readBytesPerClkPerSm{"readBytesPerClkPerSm", "B/clk", "l1, shared",
+                                          "read bandwidth per SM and SM clock"};
+inline constexpr Key writeBandwidth{"writeBandwidth", "GB/s", "l2, dram", "stream write bandwidth"};
+inline constexpr Key copyBandwidth{"copyBandwidth", "GB/s", "dram",
+                                   "stream copy bandwidth, bytes read plus written"};
+inline constexpr Key nearLatencyNs{"nearLatencyNs", "ns", "l2", "near latency in ns"};
+inline constexpr Key farLatencyNs{"farLatencyNs", "ns", "l2", "far latency in ns"};
+inline constexpr Key capacity{"capacity", "B", "l2",
+                              "the DRAM step one SM sees, cross-checked against apiSize"};
+inline constexpr Key nearLatencyBySm{"nearLatencyBySm", "cycles", "l2",
+                                     "slowest minus fastest SM's near latency"};
+inline constexpr Key readFractionOfPeak{"readFractionOfPeak", "%", "dram",
+                                        "readBandwidth / peakBandwidth"};
+// Measured compute values (the compute section).
+inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
+inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};
+inline constexpr Key gpcCount{"gpcCount", "", "compute", "GPCs"};
+inline constexpr Key smsPerGpc{"smsPerGpc", "", "compute", "SMs per GPC, per GPC"};
+}  // namespace keys
+
+// Every key, in report order.
+std::span<const Key* const> catalogue();
+// The catalogue entry of a report key; nullptr for a name outside the catalogue.
+const Key* key_named(std::string_view name);
+// A key's position in the catalogue; keys outside it come last.
+std::size_t report_rank(std::string_view name);
+
+}  // namespace gputopo::model

@@ -1,0 +1,60 @@
+#include "model/keys.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace gputopo::model {
+namespace {
+
+// The keys docs/schema.md lists in the first column of its memory table (rows like
+// "| `segmentSize`, `segmentCount` | B, | ...").
+std::set<std::string> schema_keys() {
+  std::ifstream in(GPUTOPO_SCHEMA_DOC);
+  std::set<std::string> out;
+  std::string line;
+  bool in_table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("| Key | Unit | Elements | Meaning |", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (in_table && line.rfind("|", 0) != 0) break;
+    if (!in_table || line.rfind("|---", 0) == 0) continue;
+    const std::string first = line.substr(1, line.find('|', 1) - 1);
+    static const std::regex key("`([A-Za-z]+)`");
+    for (std::sregex_iterator it(first.begin(), first.end(), key), end; it != end; ++it)
+      out.insert((*it)[1]);
+  }
+  return out;
+}
+
+TEST(Keys, TheCatalogueHasNoDuplicates) {
+  std::set<std::string_view> seen;
+  for (const Key* k : catalogue()) EXPECT_TRUE(seen.insert(k->name).second) << k->name;
+}
+
+TEST(Keys, TheSchemaDocumentListsEveryMemoryKeyOfTheCatalogueAndNoOther) {
+  const auto documented = schema_keys();
+  ASSERT_FALSE(documented.empty()) << GPUTOPO_SCHEMA_DOC;
+  std::set<std::string> memory;
+  for (const Key* k : catalogue())
+    if (k->elements != "compute") memory.insert(std::string(k->name));
+  for (const auto& name : memory) EXPECT_TRUE(documented.count(name)) << name << " not in docs";
+  for (const auto& name : documented) EXPECT_TRUE(memory.count(name)) << name << " not a key";
+}
+
+TEST(Keys, RankFollowsTheCatalogue) {
+  EXPECT_LT(report_rank("size"), report_rank("lineSize"));
+  EXPECT_LT(report_rank("nearLatency"), report_rank("nearLatencyNs"));
+  EXPECT_EQ(report_rank("noSuchKey"), catalogue().size());
+  EXPECT_EQ(key_named("capacity"), &keys::capacity);
+  EXPECT_EQ(key_named("noSuchKey"), nullptr);
+}
+
+}  // namespace
+}  // namespace gputopo::model
