@@ -302,9 +302,9 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     if (round_step <= step) break;
     // Zoom on the onset: two of this round's steps on either side hold the knee wherever in its
     // cell the coarser grid saw it, one more gives the slopes over a step on either side of it,
-    // and little of the rest of the rise is swept. (Sweeping the whole rise finer, as the first
-    // version did, resolves Hopper's dips and second jumps 15-20 KiB past the knee, which then
-    // compete with the knee for the sharpest increase of slope.)
+    // and little of the rest of the rise is swept. (Sweeping the whole rise finer resolves Hopper's
+    // dips and second jumps 15-20 KiB past the knee, which then compete with the knee for the
+    // sharpest increase of slope.)
     const double reach = 3 * static_cast<double>(round_step);
     set_range(spec, onset - reach, onset + reach, lo, hi);
   }
