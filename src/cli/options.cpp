@@ -12,8 +12,8 @@
 #include "device/sim/sim_device.hpp"
 #include "discovery/plan.hpp"
 #include "discovery/registry.hpp"
+#include "files/atomic_file.hpp"
 #include "model/printable.hpp"
-#include "report/atomic_file.hpp"
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
@@ -216,7 +216,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     return {std::nullopt, kExitUsage};
   }
   if (app.count("--output") > 0) {
-    if (std::string why = report::why_not_writable(output); !why.empty()) {
+    if (std::string why = files::why_not_writable(output); !why.empty()) {
       err << "gputopo: " << model::printable("-o " + output + ": " + why) << "\n";
       return {std::nullopt, kExitUsage};
     }

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "report/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 namespace gputopo::report {
 
@@ -20,7 +20,7 @@ void MultiWriter::write_files(const model::Report& report, const OnFailure& on_f
     std::ostringstream text;
     f.writer->write(text, report);
     try {
-      write_file_atomically(f.path, text.str());
+      files::write_file_atomically(f.path, text.str());
     } catch (const std::runtime_error& e) {
       on_failure(e.what());
     }

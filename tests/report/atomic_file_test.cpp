@@ -1,4 +1,4 @@
-#include "report/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace gputopo::report {
+namespace gputopo::files {
 namespace {
 namespace fs = std::filesystem;
 
@@ -91,4 +91,4 @@ TEST_F(AtomicFile, PlainFileNameMeansCurrentDirectory) {
 }
 
 }  // namespace
-}  // namespace gputopo::report
+}  // namespace gputopo::files

@@ -5,18 +5,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
 #include "device/input_file.hpp"
-#include "device/record/atomic_file.hpp"
 #include "device/record/fitted_json.hpp"
 #include "device/record/raw_error.hpp"
 #include "device/record/raw_json.hpp"
 #include "device/record/raw_layout.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/sample_csv.hpp"
+#include "files/atomic_file.hpp"
 #include "model/json_input.hpp"
 
 namespace gputopo::device::record {
@@ -35,10 +37,27 @@ constexpr auto kQuickRewrite = std::chrono::milliseconds(5);
   throw RawDirError(Error::Kind::Measurement, what);
 }
 
-// A file a recording writes: the manifest, a sample file, or the temporary file of either.
+// A file a recording writes: the manifest, a sample file, or the temporary file of either
+// (.NAME.tmp.PID.XXXXXX; NAME.tmp from earlier versions of gputopo).
 bool recording_file(std::string name) {
-  if (name.ends_with(kTempSuffix)) name.resize(name.size() - kTempSuffix.size());
+  if (name.ends_with(".tmp")) {
+    name.resize(name.size() - 4);
+  } else if (const auto tmp = name.find(".tmp."); name.starts_with('.') && tmp != name.npos) {
+    name = name.substr(1, tmp - 1);
+  }
   return name == kManifestFile || is_sample_file_name(name);
+}
+
+// Writes a recording's file through a temporary file and a rename. A raw directory has one writer
+// (it is locked) and its manifest is rewritten often: no target check, no stale temporaries to
+// look for, no fsync.
+void write_atomically(const fs::path& file, std::initializer_list<std::string_view> pieces) {
+  try {
+    files::write_file_atomically(file.string(), pieces,
+                                 {.check_target = false, .remove_stale = false, .sync = false});
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
+  }
 }
 
 // The lock on a raw directory: flock on the directory itself, held while the descriptor is open.
@@ -185,7 +204,7 @@ class RecordingDevice final : public Recorder {
 
   std::string write_samples(Op op, std::string_view suffix, const std::string& csv) {
     std::string file = sample_file_name(calls_, op, suffix);
-    write_atomically(dir_ / file, csv);
+    write_atomically(dir_ / file, {csv});
     return file;
   }
 

@@ -1,4 +1,4 @@
-#include "report/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace gputopo::report {
+namespace gputopo::files {
 namespace {
 namespace fs = std::filesystem;
 
@@ -85,10 +85,12 @@ std::string why_not_writable(const std::string& path) {
   return "";
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
-  if (std::string why = why_not_writable(path); !why.empty())
-    throw std::runtime_error("cannot write " + path + ": " + why);
-  remove_stale_temps(path);
+void write_file_atomically(const std::string& path, std::initializer_list<std::string_view> pieces,
+                           const AtomicWrite& how) {
+  if (how.check_target)
+    if (std::string why = why_not_writable(path); !why.empty())
+      throw std::runtime_error("cannot write " + path + ": " + why);
+  if (how.remove_stale) remove_stale_temps(path);
   std::string temp_path;
   int fd = create_temp(path, temp_path);
   if (fd < 0) fail(path, "cannot create a temporary file", errno);
@@ -98,20 +100,22 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     unlink(temp_path.c_str());
     fail(path, what, error);
   };
-  std::size_t written = 0;
-  while (written < content.size()) {
-    ssize_t n = write(fd, content.data() + written, content.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      abandon("write failed");
+  for (std::string_view content : pieces) {
+    std::size_t written = 0;
+    while (written < content.size()) {
+      ssize_t n = write(fd, content.data() + written, content.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        abandon("write failed");
+      }
+      written += static_cast<std::size_t>(n);
     }
-    written += static_cast<std::size_t>(n);
   }
   // mkstemp creates 0600; a report is an ordinary file (0666 less the umask).
   mode_t mask = umask(0);
   umask(mask);
   if (fchmod(fd, 0666 & ~mask) != 0) abandon("chmod failed");
-  if (fsync(fd) != 0) abandon("fsync failed");
+  if (how.sync && fsync(fd) != 0) abandon("fsync failed");
   if (close(fd) != 0) {
     int error = errno;
     unlink(temp_path.c_str());
@@ -124,4 +128,4 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   }
 }
 
-}  // namespace gputopo::report
+}  // namespace gputopo::files
