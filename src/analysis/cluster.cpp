@@ -20,6 +20,31 @@ using Histogram = LogHistogram;
 
 namespace detail {
 
+namespace {
+
+// The occupied bins of `all` into h, with the total count and the lattice spacing of the values.
+void keep_occupied(LogHistogram& h, const std::vector<LogBin>& all) {
+  // Lattice spacing: the smallest gap between distinct values within 10 % of each other.
+  double resolution = std::numeric_limits<double>::infinity();
+  const LogBin* prev = nullptr;
+  h.bins.reserve(all.size());
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    const LogBin& bin = all[b];
+    if (bin.count == 0) continue;
+    h.total += bin.count;
+    if (bin.max > bin.min) resolution = std::min(resolution, bin.max - bin.min);
+    if (prev != nullptr && bin.min < 1.1 * prev->max) {
+      resolution = std::min(resolution, bin.min - prev->max);
+    }
+    h.bins.push_back(bin);
+    h.occupied.push_back(static_cast<std::uint32_t>(b));
+    prev = &h.bins.back();
+  }
+  h.resolution = std::isfinite(resolution) ? resolution : 0.0;
+}
+
+}  // namespace
+
 LogHistogram build_log_histogram(std::span<const std::span<const double>> samples,
                                  std::size_t nbins) {
   LogHistogram h;
@@ -86,23 +111,7 @@ LogHistogram build_log_histogram(std::span<const std::span<const double>> sample
     const double v = static_cast<double>(i);
     add(all[int_bin[i]], v, std::log(v) - h.origin, static_cast<double>(int_count[i]));
   }
-  // Lattice spacing: the smallest gap between distinct values within 10 % of each other.
-  double resolution = std::numeric_limits<double>::infinity();
-  const LogBin* prev = nullptr;
-  h.bins.reserve(nbins);
-  for (std::size_t b = 0; b < nbins; ++b) {
-    const LogBin& bin = all[b];
-    if (bin.count == 0) continue;
-    h.total += bin.count;
-    if (bin.max > bin.min) resolution = std::min(resolution, bin.max - bin.min);
-    if (prev != nullptr && bin.min < 1.1 * prev->max) {
-      resolution = std::min(resolution, bin.min - prev->max);
-    }
-    h.bins.push_back(bin);
-    h.occupied.push_back(static_cast<std::uint32_t>(b));
-    prev = &h.bins.back();
-  }
-  h.resolution = std::isfinite(resolution) ? resolution : 0.0;
+  keep_occupied(h, all);
   return h;
 }
 

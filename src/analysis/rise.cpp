@@ -146,6 +146,49 @@ void for_each_knot_set(std::size_t n, Visit&& visit) {
   extend(extend, 1, 1);
 }
 
+// Every placement of the knots that shows a rise, read by the knot where the slope increases most.
+std::vector<Candidate> read_placements(const PrefixSums& sums, std::span<const double> x,
+                                       std::size_t n, double scale) {
+  std::vector<Candidate> candidates;
+  for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
+    const auto f = fit_knots(sums, nodes, count, n);
+    if (!std::isfinite(f.sse)) return;
+    Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
+    double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
+    for (std::size_t m = 0; m + 1 < count; ++m) {
+      const double k = x[nodes[m]];
+      const double piece = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - k);
+      double before = piece_before, after = piece;
+      std::size_t end = nodes[m + 1];
+      piece_before = piece;
+      if (scale > 0) {
+        if (k - scale < x[0] || k + scale > x[n - 1]) continue;
+        before = (f.values[m] - fit_at(f, x, k - scale)) / scale;
+        after = (fit_at(f, x, k + scale) - f.values[m]) / scale;
+        end = first_at_or_after(x, k + scale);
+      }
+      if (after > 0 && after - before > sharpest) {
+        sharpest = after - before;
+        c.slope = after;
+        c.begin = static_cast<std::uint32_t>(nodes[m]);
+        c.end = static_cast<std::uint32_t>(end);
+      }
+    }
+    if (!(c.slope > 0)) return;
+    candidates.push_back(c);
+  });
+  return candidates;
+}
+
+// The first point whose fit is significantly above the first point's (one-sided z-test at 0.01,
+// the library's usual level); `end` where none before it is.
+std::size_t first_lasting_rise(const std::vector<double>& fit, const std::vector<double>& w,
+                               std::size_t end) {
+  for (std::size_t i = 1; i < end; ++i)
+    if (fit[i] > fit[0] && z_test_p(fit[0], w[0], fit[i], w[i]) < 0.01) return i;
+  return end;
+}
+
 }  // namespace
 std::vector<double> isotonic_fit(std::span<const double> y, std::span<const double> weights) {
   struct Block {
@@ -189,34 +232,7 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   // either side, for the knots with a scale of the sweep on both sides.
   scale = std::min(scale, (x[n - 1] - x[0]) / 3);
   const PrefixSums sums(x, r.fit, w);
-  std::vector<Candidate> candidates;
-  for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
-    const auto f = fit_knots(sums, nodes, count, n);
-    if (!std::isfinite(f.sse)) return;
-    Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
-    double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
-    for (std::size_t m = 0; m + 1 < count; ++m) {
-      const double k = x[nodes[m]];
-      const double piece = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - k);
-      double before = piece_before, after = piece;
-      std::size_t end = nodes[m + 1];
-      piece_before = piece;
-      if (scale > 0) {
-        if (k - scale < x[0] || k + scale > x[n - 1]) continue;
-        before = (f.values[m] - fit_at(f, x, k - scale)) / scale;
-        after = (fit_at(f, x, k + scale) - f.values[m]) / scale;
-        end = first_at_or_after(x, k + scale);
-      }
-      if (after > 0 && after - before > sharpest) {
-        sharpest = after - before;
-        c.slope = after;
-        c.begin = static_cast<std::uint32_t>(nodes[m]);
-        c.end = static_cast<std::uint32_t>(end);
-      }
-    }
-    if (!(c.slope > 0)) return;
-    candidates.push_back(c);
-  });
+  const std::vector<Candidate> candidates = read_placements(sums, x, n, scale);
   if (candidates.empty()) return r;
   // Placements are compared by BIC: the residual variance comes from the fit with the most knots
   // that fits best, and each knot costs its location and its value. A knot that splits a straight
@@ -266,15 +282,7 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   r.sharpness = std::clamp((r.top - r.base) / total, 0.0, 1.0) *
                 (width > 0 ? 1 - (r.rise_end - r.onset) / width : 1.0);
   r.p_value = z_test_p(r.base, w[r.begin], r.top, w[r.end]);
-  // First lasting misses: the first point whose fit is significantly above the first point's
-  // (one-sided z-test at 0.01, the library's usual level).
-  r.first_rise = r.end;
-  for (std::size_t i = 1; i < r.end; ++i) {
-    if (r.fit[i] > r.fit[0] && z_test_p(r.fit[0], w[0], r.fit[i], w[i]) < 0.01) {
-      r.first_rise = i;
-      break;
-    }
-  }
+  r.first_rise = first_lasting_rise(r.fit, w, r.end);  // first lasting misses
   return r;
 }
 
