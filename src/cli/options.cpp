@@ -67,10 +67,10 @@ std::string_view to_string(Command c) {
   return "unknown";
 }
 
-ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
-                               std::ostream& err) {
-  Options o;
-  o.argv.assign(argv, argv + argc);
+namespace {
+
+// The option values as typed, before they are checked.
+struct Typed {
   bool version = false;
   std::string sim;
   std::string output;
@@ -78,24 +78,32 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   std::string device = "0";
   std::string seed = "1";
   std::string time_budget;
+  std::string carveout = "0";
+  std::string wait_idle;
+  std::string busy_budget;
+  std::string replay;
+};
 
-  CLI::App app{
-      "gputopo: discovers a GPU's compute and memory topology with microbenchmarks.\n"
-      "Without a command, runs the discovery on the chosen GPU (the simulated one where "
-      "no GPU is present).",
-      "gputopo"};
+struct Subcommands {
+  CLI::App* info;
+  CLI::App* list;
+  CLI::App* analyze;
+};
+
+// Declares every option and subcommand on `app`, into `o` and `t`.
+Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   std::string presets;
   for (const auto& name : device::sim::preset_names())
     presets += (presets.empty() ? "" : ", ") + name;
-  app.add_option("-d,--device", device, "GPU index (default 0)")->type_name("N");
-  app.add_option("--sim", sim,
+  app.add_option("-d,--device", t.device, "GPU index (default 0)")->type_name("N");
+  app.add_option("--sim", t.sim,
                  "run on a simulated GPU: a preset (" + presets + ") or a JSON file (docs/sim.md)")
       ->type_name("PRESET|FILE");
-  app.add_option("--seed", seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
+  app.add_option("--seed", t.seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
   app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
-  app.add_option("-o,--output", output, "also write the JSON report to FILE, atomically")
+  app.add_option("-o,--output", t.output, "also write the JSON report to FILE, atomically")
       ->type_name("FILE");
-  app.add_option("--raw", raw, "record every request and its raw samples under DIR (docs/raw.md)")
+  app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
   app.add_option("--only", o.only,
@@ -104,39 +112,89 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                  "what they depend on runs too")
       ->delimiter(',')
       ->type_name("LIST");
-  std::string carveout = "0";
-  app.add_option("--carveout", carveout,
+  app.add_option("--carveout", t.carveout,
                  "shared-memory carve-out (percent) the L1-family caches are measured under, or "
                  "'default' for the driver's choice (default 0: the largest L1)")
       ->type_name("PERCENT|default");
-  app.add_option("--time-budget", time_budget,
+  app.add_option("--time-budget", t.time_budget,
                  "stop the discovery after this many seconds, keeping what was measured")
       ->type_name("SECONDS");
-  std::string wait_idle;
-  app.add_option("--wait-idle", wait_idle,
+  app.add_option("--wait-idle", t.wait_idle,
                  "before the discovery, wait up to this many seconds for other processes to stop "
                  "using the GPU")
       ->type_name("SECONDS");
-  std::string busy_budget;
-  app.add_option("--busy-budget", busy_budget,
+  app.add_option("--busy-budget", t.busy_budget,
                  "once other work is found on the GPU, measure at most this many seconds more "
                  "while it lasts, or 'none' (default 20)")
       ->type_name("SECONDS|none");
-  app.add_flag("--version", version, "print the version and exit");
+  app.add_flag("--version", t.version, "print the version and exit");
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
       "GPU was lost or the run was interrupted (partial results written), 5 other work on the "
       "GPU disturbed some phases (their findings not established). See docs/cli.md.");
-  auto* info = app.add_subcommand("info", "what the driver knows about the GPU, instantly");
-  auto* list = app.add_subcommand("list", "the GPUs of this host, one line each");
-  auto* analyze = app.add_subcommand(
-      "analyze",
-      "re-run the discovery offline from a --raw recording (the same options it ran with)");
-  std::string replay;
-  analyze->add_option("DIR", replay, "the directory written by --raw")->required();
-  for (auto* sub : {info, list, analyze}) sub->fallthrough();
+  Subcommands sub{app.add_subcommand("info", "what the driver knows about the GPU, instantly"),
+                  app.add_subcommand("list", "the GPUs of this host, one line each"),
+                  app.add_subcommand("analyze",
+                                     "re-run the discovery offline from a --raw recording (the "
+                                     "same options it ran with)")};
+  sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
+  for (auto* s : {sub.info, sub.list, sub.analyze}) s->fallthrough();
   app.require_subcommand(0, 1);
+  return sub;
+}
 
+// The numbers among the options into `o`; what is wrong with the first one that is malformed.
+std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Options& o) {
+  if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
+    o.device = *v;
+  else
+    return "-d " + t.device + ": expected a GPU index, a whole number from 0";
+  if (auto v = whole_number<std::uint64_t>(t.seed, 0, std::numeric_limits<std::uint64_t>::max()))
+    o.seed = *v;
+  else
+    return "--seed " + t.seed + ": expected a whole number from 0 to 18446744073709551615";
+  if (app.count("--time-budget") > 0 && !(o.time_budget_s = seconds(t.time_budget)))
+    return "--time-budget " + t.time_budget + ": expected a positive number of seconds";
+  if (app.count("--wait-idle") > 0 && !(o.wait_idle_s = seconds(t.wait_idle)))
+    return "--wait-idle " + t.wait_idle + ": expected a positive number of seconds";
+  if (app.count("--busy-budget") > 0) {
+    if (t.busy_budget == "none")
+      o.busy_budget_s = std::nullopt;
+    else if (const auto s = seconds(t.busy_budget))
+      o.busy_budget_s = *s;
+    else
+      return "--busy-budget " + t.busy_budget + ": expected a positive number of seconds or 'none'";
+  }
+  return std::nullopt;
+}
+
+// --carveout into `o`; what is wrong with it when it is malformed.
+std::optional<std::string> read_carveout(const Typed& t, Options& o) {
+  if (t.carveout == "default") {
+    o.carveout.reset();
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  const long v = std::strtol(t.carveout.c_str(), &end, 10);
+  if (t.carveout.empty() || *end != '\0' || v < 0 || v > 100)
+    return "--carveout " + t.carveout + ": expected a percentage from 0 to 100, or 'default'";
+  o.carveout = static_cast<int>(v);
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  Options o;
+  o.argv.assign(argv, argv + argc);
+  Typed t;
+  CLI::App app{
+      "gputopo: discovers a GPU's compute and memory topology with microbenchmarks.\n"
+      "Without a command, runs the discovery on the chosen GPU (the simulated one where "
+      "no GPU is present).",
+      "gputopo"};
+  const Subcommands sub = declare(app, o, t);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -149,7 +207,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     err << "gputopo: " << model::printable(one_line(e.what())) << " (see gputopo --help)\n";
     return {std::nullopt, kExitUsage};
   }
-  if (version) {
+  if (t.version) {
     out << "gputopo " << report::tool_version() << " (" << report::tool_git_describe() << ")\n";
     return {std::nullopt, kExitOk};
   }
@@ -157,8 +215,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     err << "gputopo: " << model::printable(message) << " (see gputopo --help)\n";
     return ParseResult{std::nullopt, kExitUsage};
   };
-  if (info->parsed()) o.command = Command::Info;
-  if (list->parsed()) o.command = Command::List;
+  if (sub.info->parsed()) o.command = Command::Info;
+  if (sub.list->parsed()) o.command = Command::List;
   if (o.command == Command::Info || o.command == Command::List) {
     for (const std::string_view name : kDiscoveryOnly)
       if (app.count(std::string(name)) > 0)
@@ -167,33 +225,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (o.command == Command::List && app.count("--output") > 0)
       return usage("-o applies to the discovery and info, not to list (use --json)");
   }
-  if (auto v = whole_number<int>(device, 0, std::numeric_limits<int>::max()))
-    o.device = *v;
-  else
-    return usage("-d " + device + ": expected a GPU index, a whole number from 0");
-  if (auto v = whole_number<std::uint64_t>(seed, 0, std::numeric_limits<std::uint64_t>::max()))
-    o.seed = *v;
-  else
-    return usage("--seed " + seed + ": expected a whole number from 0 to 18446744073709551615");
-  if (app.count("--time-budget") > 0) {
-    o.time_budget_s = seconds(time_budget);
-    if (!o.time_budget_s)
-      return usage("--time-budget " + time_budget + ": expected a positive number of seconds");
-  }
-  if (app.count("--wait-idle") > 0) {
-    o.wait_idle_s = seconds(wait_idle);
-    if (!o.wait_idle_s)
-      return usage("--wait-idle " + wait_idle + ": expected a positive number of seconds");
-  }
-  if (app.count("--busy-budget") > 0) {
-    if (busy_budget == "none")
-      o.busy_budget_s = std::nullopt;
-    else if (const auto s = seconds(busy_budget))
-      o.busy_budget_s = *s;
-    else
-      return usage("--busy-budget " + busy_budget +
-                   ": expected a positive number of seconds or 'none'");
-  }
+  if (auto why = read_numbers(app, t, o)) return usage(*why);
   if (!o.only.empty()) {
     try {
       discovery::Plan(discovery::registered_probes(device::DeviceInfo{}),
@@ -202,44 +234,27 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       return usage(std::string("--only: ") + e.what());
     }
   }
-  if (analyze->parsed()) {
+  if (sub.analyze->parsed()) {
     if (app.count("--sim") > 0 || app.count("--raw") > 0) {
       err << "gputopo: analyze answers from a recording: --sim and --raw do not apply\n";
       return {std::nullopt, kExitUsage};
     }
     o.command = Command::Analyze;
-    o.replay_dir = replay;
+    o.replay_dir = t.replay;
   }
-  if (!sim.empty()) o.sim = sim;
-  if (app.count("--sim") > 0 && sim.empty()) {
-    err << "gputopo: --sim needs a preset name or a file (see gputopo --help)\n";
-    return {std::nullopt, kExitUsage};
-  }
+  if (!t.sim.empty()) o.sim = t.sim;
+  if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
   if (app.count("--output") > 0) {
-    if (std::string why = files::why_not_writable(output); !why.empty()) {
-      err << "gputopo: " << model::printable("-o " + output + ": " + why) << "\n";
+    if (std::string why = files::why_not_writable(t.output); !why.empty()) {
+      err << "gputopo: " << model::printable("-o " + t.output + ": " + why) << "\n";
       return {std::nullopt, kExitUsage};
     }
-    o.output = output;
+    o.output = t.output;
   }
-  if (carveout == "default") {
-    o.carveout.reset();
-  } else {
-    char* end = nullptr;
-    const long v = std::strtol(carveout.c_str(), &end, 10);
-    if (carveout.empty() || *end != '\0' || v < 0 || v > 100) {
-      err << "gputopo: --carveout " << model::printable(carveout)
-          << ": expected a percentage from 0 to 100, or 'default' (see gputopo --help)\n";
-      return {std::nullopt, kExitUsage};
-    }
-    o.carveout = static_cast<int>(v);
-  }
+  if (auto why = read_carveout(t, o)) return usage(*why);
   if (app.count("--raw") > 0) {
-    if (raw.empty()) {
-      err << "gputopo: --raw needs a directory (see gputopo --help)\n";
-      return {std::nullopt, kExitUsage};
-    }
-    o.raw_dir = raw;
+    if (t.raw.empty()) return usage("--raw needs a directory");
+    o.raw_dir = t.raw;
   }
   return {std::move(o), kExitOk};
 }
