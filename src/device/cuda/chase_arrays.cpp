@@ -123,6 +123,13 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
   // launch, not per array: a wait per array cost an L1 size sweep 10 to 20 % on an H100.
   if (strided_pending) wait_for(stream, kBuildSeconds, "building the chase arrays");
 
+  upload_constants(units, constant_users, limits, stream);
+}
+
+void LaunchArrays::upload_constants(const std::vector<const ChaseUnit*>& units,
+                                    const std::vector<PlanUnit>& constant_users,
+                                    const ChaseLimits& limits, cudaStream_t stream) {
+  const auto n = units.size();
   std::vector<const PlanUnit*> users;
   for (const auto& c : constant_users) users.push_back(&c);
   const auto packing = pack_constants(users);

@@ -8,6 +8,7 @@
 #include "device/cuda/chase_job.hpp"
 #include "device/cuda/chase_unit.hpp"
 #include "device/cuda/device_memory.hpp"
+#include "device/cuda/plan/batch_plan.hpp"
 #include "device/cuda/plan/chase_layout.hpp"
 
 namespace gputopo::device::cuda {
@@ -31,6 +32,12 @@ class LaunchArrays {
   std::uint32_t shared_bytes(std::size_t i) const;
 
  private:
+  // Packs the constant arrays of all units into the __constant__ bank, uploads them, and points
+  // each unit's constant arrays at their place.
+  void upload_constants(const std::vector<const ChaseUnit*>& units,
+                        const std::vector<PlanUnit>& constant_users, const ChaseLimits& limits,
+                        cudaStream_t stream);
+
   std::vector<ChaseArray> a_;
   std::vector<ChaseArray> b_;
   // Destroys its texture objects, also when the constructor fails half-way.

@@ -42,6 +42,61 @@ std::uint64_t as_u64(T* p) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
 }
 
+// The kernel's jobs, one a unit, and how it finds them: by SM, or from the list of unplaced ones.
+struct JobTable {
+  std::vector<ChaseJob> jobs;
+  std::vector<std::int32_t> sm_to_job;
+  std::vector<std::int32_t> unplaced;
+  std::uint32_t dynamic_shared = 0;  // the most any unit needs
+  double longest_ns = 0;             // the longest bound on a unit's run
+};
+JobTable make_jobs(const std::vector<const ChaseUnit*>& units, const LaunchArrays& arrays,
+                   const ChaseLimits& limits, std::uint8_t* records,
+                   const std::vector<std::uint64_t>& record_offsets) {
+  const std::size_t n = units.size();
+  JobTable t;
+  t.jobs.resize(n);
+  t.sm_to_job.assign(kMaxSmid, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& u = *units[i];
+    auto& job = t.jobs[i];
+    job.a = arrays.a(i);
+    job.b = arrays.b(i);
+    t.dynamic_shared = std::max(t.dynamic_shared, arrays.shared_bytes(i));
+    job.mode = static_cast<std::uint32_t>(u.mode);
+    job.chain = chain_timed(u.a) ? 1 : 0;
+    job.recorded_loads = u.a.recorded_loads;
+    job.thread_a = u.thread_a;
+    job.thread_b = u.thread_b;
+    job.cycles_out = as_u64(records + record_offsets[2 * i]);
+    job.indices_out = u.a.record_indices ? as_u64(records + record_offsets[2 * i + 1]) : 0;
+    if (u.sm >= 0)
+      t.sm_to_job[static_cast<std::size_t>(u.sm)] = static_cast<std::int32_t>(i);
+    else
+      t.unplaced.push_back(static_cast<std::int32_t>(i));
+    const auto la = make_layout(u.a, limits);
+    const auto lb = u.b ? std::optional(make_layout(*u.b, limits)) : std::nullopt;
+    t.longest_ns = std::max(t.longest_ns, bound_ns(u, la, lb));
+  }
+
+  return t;
+}
+
+// Indices as the kernel recorded them, 8 or 4 bytes each (`wide`), into `out` (sized already).
+void unpack_indices(const std::uint8_t* src, bool wide, std::vector<std::uint64_t>& out) {
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (wide) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, src + k * 8, 8);
+      out[k] = v;
+    } else {
+      std::uint32_t v = 0;
+      std::memcpy(&v, src + k * 4, 4);
+      out[k] = v;
+    }
+  }
+}
+
 }  // namespace
 
 ChaseRunner::ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
@@ -221,33 +276,12 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   const auto record_places = place(record_sizes, 256);
   std::uint8_t* records = records_.reserve(record_places.total);
 
-  // Jobs.
-  std::vector<ChaseJob> jobs(n);
-  std::vector<std::int32_t> sm_to_job(kMaxSmid, -1);
-  std::vector<std::int32_t> unplaced;
-  std::uint32_t dynamic_shared = 0;
-  double longest_ns = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& u = *units[i];
-    auto& job = jobs[i];
-    job.a = arrays.a(i);
-    job.b = arrays.b(i);
-    dynamic_shared = std::max(dynamic_shared, arrays.shared_bytes(i));
-    job.mode = static_cast<std::uint32_t>(u.mode);
-    job.chain = chain_timed(u.a) ? 1 : 0;
-    job.recorded_loads = u.a.recorded_loads;
-    job.thread_a = u.thread_a;
-    job.thread_b = u.thread_b;
-    job.cycles_out = as_u64(records + record_places.offsets[2 * i]);
-    job.indices_out = u.a.record_indices ? as_u64(records + record_places.offsets[2 * i + 1]) : 0;
-    if (u.sm >= 0)
-      sm_to_job[static_cast<std::size_t>(u.sm)] = static_cast<std::int32_t>(i);
-    else
-      unplaced.push_back(static_cast<std::int32_t>(i));
-    const auto la = make_layout(u.a, limits_);
-    const auto lb = u.b ? std::optional(make_layout(*u.b, limits_)) : std::nullopt;
-    longest_ns = std::max(longest_ns, bound_ns(u, la, lb));
-  }
+  JobTable table = make_jobs(units, arrays, limits_, records, record_places.offsets);
+  auto& jobs = table.jobs;
+  const auto& sm_to_job = table.sm_to_job;
+  const auto& unplaced = table.unplaced;
+  const std::uint32_t dynamic_shared = table.dynamic_shared;
+  const double longest_ns = table.longest_ns;
 
   // Control block: jobs | sm_to_job | unplaced | claims | counter | sink.
   const auto control_places =
@@ -299,6 +333,15 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
         "cudaMemcpyAsync (chase records)");
   wait_for(stream_, kCopySeconds, "copying chase records");
 
+  return collect(units, std::move(jobs), host_records, record_places.offsets, wide, results);
+}
+
+ChaseRunner::Attempt ChaseRunner::collect(const std::vector<const ChaseUnit*>& units,
+                                          std::vector<ChaseJob> jobs,
+                                          const std::vector<std::uint8_t>& host_records,
+                                          const std::vector<std::uint64_t>& record_offsets,
+                                          bool wide, std::vector<ChaseResult>& results) {
+  const std::size_t n = units.size();
   Attempt attempt;
   std::uint64_t first_ns = ~std::uint64_t{0};
   std::uint64_t last_ns = 0;
@@ -319,22 +362,12 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
     auto& r = results[i];
     r.sm = job.smid;
     r.cycles.resize(recorded_values(units[i]->a));
-    std::memcpy(r.cycles.data(), host_records.data() + record_places.offsets[2 * i],
+    std::memcpy(r.cycles.data(), host_records.data() + record_offsets[2 * i],
                 r.cycles.size() * sizeof(std::uint32_t));
     if (job.indices_out != 0) {
       r.indices.resize(job.recorded_loads);
-      const auto* src = host_records.data() + record_places.offsets[2 * i + 1];
-      for (std::size_t k = 0; k < r.indices.size(); ++k) {
-        if (wide) {
-          std::uint64_t v = 0;
-          std::memcpy(&v, src + k * 8, 8);
-          r.indices[k] = v;
-        } else {
-          std::uint32_t v = 0;
-          std::memcpy(&v, src + k * 4, 4);
-          r.indices[k] = v;
-        }
-      }
+      const auto* src = host_records.data() + record_offsets[2 * i + 1];
+      unpack_indices(src, wide, r.indices);
     }
   }
   if (last_ns > first_ns) {

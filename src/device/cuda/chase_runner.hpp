@@ -41,6 +41,11 @@ class ChaseRunner {
   void validate(const ChaseUnit& unit) const;
   Attempt launch(const std::vector<const ChaseUnit*>& units, std::optional<int> carveout,
                  std::optional<ChaseVariant> variant, std::vector<ChaseResult>& results);
+  // The outcome of each job and, for those that ran, their results and time span.
+  Attempt collect(const std::vector<const ChaseUnit*>& units, std::vector<ChaseJob> jobs,
+                  const std::vector<std::uint8_t>& host_records,
+                  const std::vector<std::uint64_t>& record_offsets, bool wide,
+                  std::vector<ChaseResult>& results);
   void flush_l2();
   void ramp_clocks();
 

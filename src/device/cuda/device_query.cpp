@@ -167,18 +167,14 @@ double get_double_or_zero(const AttributeList& list, std::string_view key) {
   return a && a->value.is_number() ? a->value.get<double>() : 0.0;
 }
 
-AttributeList general_attributes(int device, const cudaDeviceProp& prop, const std::string& bus) {
-  const Nvml& nvml = Nvml::instance();
+// Vendor, name, architecture, compute capability, identifiers and versions.
+void add_identity(AttributeList& g, const cudaDeviceProp& prop, const std::string& bus,
+                  const Nvml& nvml) {
   auto facts = model::architecture_facts(prop.major, prop.minor);
   int driver = 0;
   int runtime_version = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime_version);
-  auto mhz = [](double v) { return number(v); };
-  std::string compute_mode_why;
-  auto compute_mode = read_attribute(device, cudaDevAttrComputeMode, &compute_mode_why);
-
-  AttributeList g;
   g.emplace_back("vendor", Attribute::api("NVIDIA"));
   g.emplace_back("name", with_method(Attribute::api(prop.name), "cudaGetDeviceProperties"));
   g.emplace_back(
@@ -199,6 +195,12 @@ AttributeList general_attributes(int device, const cudaDeviceProp& prop, const s
                  with_method(Attribute::api(cuda_version_string(driver)), "cudaDriverGetVersion"));
   g.emplace_back("runtimeVersion", with_method(Attribute::api(cuda_version_string(runtime_version)),
                                                "cudaRuntimeGetVersion"));
+}
+
+// SM and memory clocks, bus width and memory size.
+void add_clocks_and_memory(AttributeList& g, int device, const cudaDeviceProp& prop,
+                           const std::string& bus, const Nvml& nvml) {
+  auto mhz = [](double v) { return number(v); };
   g.emplace_back("smClock", from_nvml(nvml.clock_mhz(bus, NvmlClock::Sm), "MHz",
                                       "nvmlDeviceGetClockInfo", mhz));
   g.emplace_back("smClockMax",
@@ -220,6 +222,17 @@ AttributeList general_attributes(int device, const cudaDeviceProp& prop, const s
   g.emplace_back("memorySize",
                  with_method(Attribute::api(static_cast<std::uint64_t>(prop.totalGlobalMem), "B"),
                              "cudaGetDeviceProperties"));
+}
+
+AttributeList general_attributes(int device, const cudaDeviceProp& prop, const std::string& bus) {
+  const Nvml& nvml = Nvml::instance();
+  auto mhz = [](double v) { return number(v); };
+  std::string compute_mode_why;
+  auto compute_mode = read_attribute(device, cudaDevAttrComputeMode, &compute_mode_why);
+
+  AttributeList g;
+  add_identity(g, prop, bus, nvml);
+  add_clocks_and_memory(g, device, prop, bus, nvml);
   g.emplace_back(
       "ecc", prefer_runtime(runtime(device, GPUTOPO_ATTR("ecc", cudaDevAttrEccEnabled, Kind::Bool)),
                             from_nvml(nvml.ecc_enabled(bus), "", "nvmlDeviceGetEccMode")));

@@ -114,6 +114,32 @@ std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
   return out;
 }
 
+StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<LaunchShape>& shapes,
+                                       double guess_s) {
+  std::vector<Config> variants;
+  for (const auto& v : stream_variant_candidates(kernel == StreamKernel::Copy))
+    variants.push_back({v, shapes.front()});
+  const auto by_variant = rank(kernel, variants, guess_s, true);
+  std::vector<Config> by_shape;
+  for (const auto& s : shapes) by_shape.push_back({by_variant.front().config.variant, s});
+  const auto ranked = rank(kernel, by_shape, guess_s, true);
+  std::vector<Config> finalists;
+  for (const auto* list : {&ranked, &by_variant})
+    for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
+      const Config& c = (*list)[i].config;
+      const bool seen = std::any_of(finalists.begin(), finalists.end(), [&](const Config& f) {
+        return f.variant.access_bytes == c.variant.access_bytes &&
+               f.variant.unroll == c.variant.unroll &&
+               f.shape.blocks_per_sm == c.shape.blocks_per_sm && f.shape.threads == c.shape.threads;
+      });
+      if (!seen) finalists.push_back(c);
+    }
+  const double full_guess_s = guess_s * kTuningShare;
+  const auto final_round = rank(kernel, finalists, full_guess_s, false);
+  return {final_round.front().config, final_round.front().seconds,
+          static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size())};
+}
+
 StreamResult StreamRunner::run(const StreamRequest& request) {
   if (request.bytes < kAlignBytes || request.repeats == 0)
     throw Error(Error::Kind::BadRequest,
@@ -155,28 +181,9 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   // A first guess of a launch's time, at 1 TB/s, bounds the watchdog while tuning.
   const double guess_s = static_cast<double>(bytes_per_launch_) / 1e12 + 1e-2;
 
-  std::vector<Config> variants;
-  for (const auto& v : stream_variant_candidates(kernel == StreamKernel::Copy))
-    variants.push_back({v, shapes.front()});
-  const auto by_variant = rank(kernel, variants, guess_s, true);
-  std::vector<Config> by_shape;
-  for (const auto& s : shapes) by_shape.push_back({by_variant.front().config.variant, s});
-  const auto ranked = rank(kernel, by_shape, guess_s, true);
-  std::vector<Config> finalists;
-  for (const auto* list : {&ranked, &by_variant})
-    for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
-      const Config& c = (*list)[i].config;
-      const bool seen = std::any_of(finalists.begin(), finalists.end(), [&](const Config& f) {
-        return f.variant.access_bytes == c.variant.access_bytes &&
-               f.variant.unroll == c.variant.unroll &&
-               f.shape.blocks_per_sm == c.shape.blocks_per_sm && f.shape.threads == c.shape.threads;
-      });
-      if (!seen) finalists.push_back(c);
-    }
-  const double full_guess_s = guess_s * kTuningShare;
-  const auto final_round = rank(kernel, finalists, full_guess_s, false);
-  const Config best = final_round.front().config;
-  const double launch_s = final_round.front().seconds;
+  const Tuned tuned = tune(kernel, shapes, guess_s);
+  const Config best = tuned.best;
+  const double launch_s = tuned.launch_s;
 
   const auto moved_by = [&](const StreamArgs& a) {
     const std::uint64_t bytes = a.vectors * best.variant.access_bytes;
@@ -194,8 +201,7 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   result.threads_per_block = best.shape.threads;
   result.vector_bytes = best.variant.access_bytes;
   result.unroll = best.variant.unroll;
-  result.candidates =
-      static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size());
+  result.candidates = tuned.candidates;
   clock_.end(result.conditions);
   if (result.conditions.sm_clock_mhz_after)
     result.conditions.elapsed_cycles =

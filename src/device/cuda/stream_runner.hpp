@@ -40,6 +40,14 @@ class StreamRunner {
   };
   // Warms, then times each candidate (tuning: one launch; else the best of kFinalTimings full
   // launches); fastest first.
+  // The fastest configuration of `kernel`: the variants on the first shape, the shapes with the
+  // best variant, then the finalists of both timed again; with how many were tried.
+  struct Tuned {
+    Config best;
+    double launch_s = 0;
+    std::uint32_t candidates = 0;
+  };
+  Tuned tune(StreamKernel kernel, const std::vector<LaunchShape>& shapes, double guess_s);
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
                           double expected_s, bool tuning);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
