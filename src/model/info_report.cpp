@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "model/dram_peak.hpp"
+#include "model/keys.hpp"
 
 namespace gputopo::model {
 namespace {
@@ -14,19 +15,19 @@ enum class Group { General, Compute };
 // Where each API size of the memory section comes from.
 struct MemoryFromApi {
   std::string_view element;
-  std::string_view key;
+  const Key* key;
   Group group;
   std::string_view source_key;
 };
 
 constexpr std::array<MemoryFromApi, 7> kMemoryFromApi{{
-    {"l2", "apiSize", Group::Compute, "l2Size"},
-    {"l2", "persistingMax", Group::Compute, "l2PersistingMax"},
-    {"shared", "apiSize", Group::Compute, "sharedMemoryPerSm"},
-    {"shared", "perBlockOptin", Group::Compute, "sharedMemoryPerBlockOptin"},
-    {"dram", "size", Group::General, "memorySize"},
-    {"dram", "busWidth", Group::General, "memoryBusWidth"},
-    {"dram", "clock", Group::General, "memoryClockMax"},
+    {"l2", &keys::apiSize, Group::Compute, "l2Size"},
+    {"l2", &keys::persistingMax, Group::Compute, "l2PersistingMax"},
+    {"shared", &keys::apiSize, Group::Compute, "sharedMemoryPerSm"},
+    {"shared", &keys::perBlockOptin, Group::Compute, "sharedMemoryPerBlockOptin"},
+    {"dram", &keys::size, Group::General, "memorySize"},
+    {"dram", &keys::busWidth, Group::General, "memoryBusWidth"},
+    {"dram", &keys::clock, Group::General, "memoryClockMax"},
 }};
 
 Element& element(std::vector<Element>& memory, std::string_view key) {
@@ -38,8 +39,8 @@ Element& element(std::vector<Element>& memory, std::string_view key) {
 
 // Theoretical peak from the API's double-data-rate memory clock and bus width.
 Attribute peak_bandwidth(const AttributeList& dram) {
-  const Attribute* clock = find(dram, "clock");
-  const Attribute* width = find(dram, "busWidth");
+  const Attribute* clock = find(dram, keys::clock.str());
+  const Attribute* width = find(dram, keys::busWidth.str());
   if (clock == nullptr || width == nullptr || !clock->value.is_number() ||
       !width->value.is_number())
     return Attribute::unavailable(Source::Derived, "GB/s",
@@ -60,10 +61,11 @@ Report make_info_report(const DeviceInfo& info) {
   for (const auto& m : kMemoryFromApi) {
     const AttributeList& group = m.group == Group::General ? info.general : info.compute;
     if (const Attribute* a = find(group, m.source_key); a != nullptr)
-      element(r.memory, m.element).attributes.emplace_back(std::string(m.key), *a);
+      element(r.memory, m.element).attributes.emplace_back(m.key->str(), *a);
   }
   for (auto& e : r.memory)
-    if (e.key == "dram") e.attributes.emplace_back("peakBandwidth", peak_bandwidth(e.attributes));
+    if (e.key == "dram")
+      e.attributes.emplace_back(keys::peakBandwidth.str(), peak_bandwidth(e.attributes));
   return r;
 }
 
