@@ -98,6 +98,14 @@ device::StreamResult Context::stream(const device::StreamRequest& request) {
   return result;
 }
 
+device::ComputeBatchResult Context::compute(const device::ComputeBatch& batch) {
+  check_stop();
+  auto result = steady([&] { return device_.compute(batch); }, "compute batch");
+  if (result.conditions.clock_changed) warn("SM clock changed during a compute batch");
+  step();
+  return result;
+}
+
 std::vector<std::vector<int>> Context::co_resident_sms(int cluster_size) {
   check_stop();
   auto groups = device_.co_resident_sms(cluster_size);

@@ -57,6 +57,7 @@ class Context {
   device::ChaseBatchResult interfere(const device::InterferenceBatch& batch);
   device::StreamResult stream(const device::StreamRequest& request);
   std::vector<std::vector<int>> co_resident_sms(int cluster_size);
+  device::ComputeBatchResult compute(const device::ComputeBatch& batch);
 
   // Device calls so far, and why a batch stayed disturbed after its re-runs since the last
   // take_batch_disturbance() ("" when none did).

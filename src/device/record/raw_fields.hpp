@@ -4,6 +4,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "device/compute_request.hpp"
 #include "device/device_info.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
@@ -46,6 +47,15 @@ void visit_fields(R& r, F&& f) {
   f("bytes", r.bytes);
   f("repeats", r.repeats);
   f("space", r.space);
+}
+
+template <Either<ComputeRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("op", r.op);
+  f("chainLength", r.chain_length);
+  f("ilp", r.ilp);
+  f("warpsPerBlock", r.warps_per_block);
+  f("blocks", r.blocks);
 }
 
 template <Either<RunConditions> R, class F>

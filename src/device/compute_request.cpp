@@ -1,0 +1,100 @@
+#include "device/compute_request.hpp"
+
+#include <array>
+
+namespace gputopo::device {
+namespace {
+
+using O = ComputeOp;
+constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
+    {O::FAdd32, "fadd", "FADD", 1, "", 0, 0},
+    {O::FMul32, "fmul", "FMUL", 1, "", 0, 0},
+    {O::FFma32, "ffma", "FFMA", 1, "", 0, 0},
+    {O::DAdd, "dadd", "DADD", 1, "", 0, 0},
+    {O::DFma, "dfma", "DFMA", 1, "", 0, 0},
+    {O::HFma2, "hfma2", "HFMA2", 1, "", 0, 0},
+    {O::BFma2, "bf16Fma2", "HFMA2", 1, "", 8, 0},
+    {O::IAdd3, "iadd3", "IADD3", 1, "", 0, 0},
+    {O::IMad, "imad", "IMAD", 1, "", 0, 0},
+    {O::Lop3, "lop3", "LOP3", 1, "", 0, 0},
+    {O::Shf, "shf", "SHF", 1, "", 0, 0},
+    {O::Rcp, "mufuRcp", "MUFU.RCP", 1, "", 0, 0},
+    {O::Rsq, "mufuRsq", "MUFU.RSQ", 1, "", 0, 0},
+    {O::Sin, "mufuSin", "MUFU.SIN", 1, "FMUL.RZ", 0, 0},
+    {O::Ex2, "mufuEx2", "MUFU.EX2", 1, "", 0, 0},
+    {O::Lg2, "mufuLg2", "MUFU.LG2", 1, "", 0, 0},
+    {O::F2I, "f2i", "F2I", 1, "", 0, 0},
+    {O::I2F, "i2f", "I2F", 1, "", 0, 0},
+    {O::F2F, "f2f", "F2F", 2, "", 0, 0},
+    {O::Shfl, "shfl", "SHFL", 1, "", 0, 0},
+    {O::Vote, "vote", "VOTE", 1, "ISETP", 0, 0},
+    {O::Match, "match", "MATCH", 1, "", 7, 0},
+    {O::AtomGlobal, "atomGlobal", "ATOMG", 1, "", 0, 0},
+    {O::AtomGlobalOne, "atomGlobalOneAddress", "ATOMG", 1, "", 0, 0},
+    {O::AtomShared, "atomShared", "ATOMS", 1, "", 0, 0},
+    {O::AtomSharedOne, "atomSharedOneAddress", "ATOMS", 1, "", 0, 0},
+}};
+
+constexpr bool ordered() {
+  for (std::size_t i = 0; i < kOps.size(); ++i)
+    if (static_cast<std::size_t>(kOps[i].op) != i) return false;
+  return true;
+}
+static_assert(ordered(), "kOps must list every ComputeOp in enum order");
+
+}  // namespace
+
+const ComputeOpInfo& op_info(ComputeOp op) {
+  const auto i = static_cast<std::size_t>(op);
+  return kOps[i < kOps.size() ? i : 0];
+}
+
+std::string_view to_string(ComputeOp op) {
+  const auto i = static_cast<std::size_t>(op);
+  return i < kOps.size() ? kOps[i].name : "unknown";
+}
+
+std::optional<ComputeOp> compute_op_from_string(std::string_view name) {
+  for (const auto& o : kOps)
+    if (o.name == name) return o.op;
+  return std::nullopt;
+}
+
+std::vector<ComputeOp> all_compute_ops() {
+  std::vector<ComputeOp> ops;
+  for (const auto& o : kOps) ops.push_back(o.op);
+  return ops;
+}
+
+bool has_op(const DeviceInfo& info, ComputeOp op) {
+  const auto& o = op_info(op);
+  return info.cc_major > o.min_cc_major ||
+         (info.cc_major == o.min_cc_major && info.cc_minor >= o.min_cc_minor);
+}
+
+std::optional<std::string> compute_problem(const ComputeRequest& r, const DeviceInfo& info) {
+  if (static_cast<std::size_t>(r.op) >= kOps.size())
+    return "unknown compute op " + std::to_string(static_cast<int>(r.op));
+  const auto& o = op_info(r.op);
+  if (!has_op(info, r.op))
+    return std::string(o.name) + " needs compute capability " + std::to_string(o.min_cc_major) +
+           "." + std::to_string(o.min_cc_minor) + ", the GPU has " + std::to_string(info.cc_major) +
+           "." + std::to_string(info.cc_minor);
+  if (r.chain_length == 0 || r.chain_length % kComputeStepsPerTrip != 0 ||
+      r.chain_length > kMaxComputeChain)
+    return "chain_length must be a positive multiple of " + std::to_string(kComputeStepsPerTrip) +
+           " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
+  if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
+    return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
+  const auto warp = static_cast<std::uint32_t>(info.warp_size > 0 ? info.warp_size : 32);
+  const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block) / warp;
+  if (r.warps_per_block == 0 || r.warps_per_block > max_warps)
+    return "warps_per_block must be in [1, " + std::to_string(max_warps) + "], got " +
+           std::to_string(r.warps_per_block);
+  if (r.blocks == 0 || r.blocks > kMaxComputeBlocks)
+    return "blocks must be in [1, " + std::to_string(kMaxComputeBlocks) + "], got " +
+           std::to_string(r.blocks);
+  return std::nullopt;
+}
+
+}  // namespace gputopo::device

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device/compute_op.hpp"
+#include "device/device_info.hpp"
+#include "device/results.hpp"
+
+namespace gputopo::device {
+
+// What a compute op is: its report name, the SASS the CUDA kernel compiles its step to, and the
+// oldest GPU that has it.
+struct ComputeOpInfo {
+  ComputeOp op;
+  std::string_view name;  // camelCase report name, e.g. "ffma"
+  // The SASS opcode timed (prefix match, e.g. "HFMA2" covers HFMA2 and HFMA2.MMA) and how many of
+  // them one dependent step holds; `extra` names other instructions in the step, "" when none.
+  std::string_view sass;
+  std::uint32_t per_step;
+  std::string_view extra;
+  int min_cc_major;
+  int min_cc_minor;
+};
+const ComputeOpInfo& op_info(ComputeOp op);
+std::string_view to_string(ComputeOp op);
+std::optional<ComputeOp> compute_op_from_string(std::string_view name);
+std::vector<ComputeOp> all_compute_ops();
+// True when a GPU of `info`'s compute capability has the op.
+bool has_op(const DeviceInfo& info, ComputeOp op);
+
+// Dependent steps per chain in one trip of the kernels' timed loop: chain lengths are multiples.
+inline constexpr std::uint32_t kComputeStepsPerTrip = 32;
+inline constexpr std::uint32_t kMaxComputeChain = std::uint32_t{1} << 16;
+inline constexpr std::uint32_t kMaxComputeBlocks = 4096;
+
+// A compute micro-kernel: `blocks` blocks of `warps_per_block` warps; every thread runs `ilp`
+// independent chains of `chain_length` dependent steps of `op`, interleaved. One chain of one warp
+// times the op's latency; many chains of many warps its throughput.
+struct ComputeRequest {
+  ComputeOp op = ComputeOp::FFma32;
+  std::uint32_t chain_length = 256;  // a positive multiple of kComputeStepsPerTrip
+  std::uint32_t ilp = 1;             // 1, 2, 4 or 8
+  std::uint32_t warps_per_block = 1;
+  std::uint32_t blocks = 1;
+};
+
+struct ComputeBatch {
+  std::vector<ComputeRequest> requests;
+};
+
+struct ComputeResult {
+  // Per block: SM cycles from the first of its warps' start to the last one's end (%clock64).
+  std::vector<std::uint64_t> cycles;
+  std::vector<int> sms;  // per block, the SM it ran on
+};
+
+struct ComputeBatchResult {
+  std::vector<ComputeResult> results;  // one per request, same order
+  RunConditions conditions;
+};
+
+// Why `r` cannot run on a GPU of `info` (both backends refuse it with this), or nullopt.
+std::optional<std::string> compute_problem(const ComputeRequest& r, const DeviceInfo& info);
+
+}  // namespace gputopo::device

@@ -1,0 +1,175 @@
+#pragma once
+
+// One dependent step of each compute op, in inline PTX so that the compiler keeps exactly that
+// instruction (tests/data/compute/ holds the SASS each kernel compiled to, and a test checks it).
+// Every op gives its chain state T, make() (the state of one chain of one thread, from operand
+// bits the compiler cannot know), step() (one dependent instruction, or the documented pair) and
+// bits() (the state folded into a word that is stored, so nothing can be dropped).
+#include <cstdint>
+
+#include "device/compute_op.hpp"
+
+namespace gputopo::device::cuda {
+
+// Operands every step may read besides its chain: runtime values, so nothing is constant-folded.
+struct Operands {
+  float f1, f2;
+  double d1, d2;
+  std::uint32_t u1, u2;
+  std::uint32_t shared_base;   // the block's dynamic shared memory (shared-window address)
+  std::uint32_t* global_base;  // the launch's atomic words
+  std::uint32_t thread;        // thread index in the launch
+  std::uint32_t threads;       // threads in the launch
+  std::uint32_t address_mask;  // atomics: the word of thread t is t & address_mask
+};
+
+template <ComputeOp Op>
+struct OpStep;
+
+struct F32Chain {
+  using T = float;
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    return o.f1 + static_cast<float>(chain + static_cast<int>(o.thread & 7));
+  }
+  static __device__ __forceinline__ std::uint32_t bits(T x) { return __float_as_uint(x); }
+};
+
+struct F64Chain {
+  using T = double;
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    return o.d1 + static_cast<double>(chain + static_cast<int>(o.thread & 7));
+  }
+  static __device__ __forceinline__ std::uint32_t bits(T x) {
+    const auto v = static_cast<std::uint64_t>(__double_as_longlong(x));
+    return static_cast<std::uint32_t>(v ^ (v >> 32));
+  }
+};
+
+struct U32Chain {
+  using T = std::uint32_t;
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    return o.u1 + static_cast<std::uint32_t>(chain) + o.thread;
+  }
+  static __device__ __forceinline__ std::uint32_t bits(T x) { return x; }
+};
+
+#define GPUTOPO_STEP(OP, BASE, BODY)                                               \
+  template <>                                                                      \
+  struct OpStep<ComputeOp::OP> : BASE {                                            \
+    static __device__ __forceinline__ void step(T& x, const Operands& o) { BODY; } \
+  };
+
+GPUTOPO_STEP(FAdd32, F32Chain, asm volatile("add.f32 %0, %0, %1;" : "+f"(x) : "f"(o.f1)))
+GPUTOPO_STEP(FMul32, F32Chain, asm volatile("mul.f32 %0, %0, %1;" : "+f"(x) : "f"(o.f1)))
+GPUTOPO_STEP(FFma32, F32Chain,
+             asm volatile("fma.rn.f32 %0, %0, %1, %2;"
+                          : "+f"(x)
+                          : "f"(o.f1), "f"(o.f2)))
+GPUTOPO_STEP(DAdd, F64Chain, asm volatile("add.f64 %0, %0, %1;" : "+d"(x) : "d"(o.d1)))
+GPUTOPO_STEP(DFma, F64Chain,
+             asm volatile("fma.rn.f64 %0, %0, %1, %2;"
+                          : "+d"(x)
+                          : "d"(o.d1), "d"(o.d2)))
+GPUTOPO_STEP(HFma2, U32Chain,
+             asm volatile("fma.rn.f16x2 %0, %0, %1, %2;"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+GPUTOPO_STEP(BFma2, U32Chain,
+             asm volatile("fma.rn.bf16x2 %0, %0, %1, %2;"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+#else
+// The host refuses the op below compute capability 8.0; the kernel only has to compile.
+GPUTOPO_STEP(BFma2, U32Chain, x ^= o.u1)
+#endif
+GPUTOPO_STEP(IAdd3, U32Chain,
+             asm volatile("{.reg .u32 t; add.u32 t, %0, %1; add.u32 %0, t, %2;}"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+GPUTOPO_STEP(IMad, U32Chain,
+             asm volatile("mad.lo.u32 %0, %0, %1, %2;"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+// LUT 0x6a: (a & b) ^ c, which no number of applications reduces to fewer.
+GPUTOPO_STEP(Lop3, U32Chain,
+             asm volatile("lop3.b32 %0, %0, %1, %2, 0x6a;"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+GPUTOPO_STEP(Shf, U32Chain,
+             asm volatile("shf.l.wrap.b32 %0, %0, %1, %2;"
+                          : "+r"(x)
+                          : "r"(o.u1), "r"(o.u2)))
+// rcp of |x|: ptxas folds rcp(rcp(x)) to x, not rcp(|rcp(|x|)|); the |.| is an operand modifier.
+GPUTOPO_STEP(Rcp, F32Chain,
+             asm volatile("{.reg .f32 t; abs.ftz.f32 t, %0; rcp.approx.ftz.f32 %0, t;}"
+                          : "+f"(x)))
+GPUTOPO_STEP(Rsq, F32Chain, asm volatile("rsqrt.approx.ftz.f32 %0, %0;" : "+f"(x)))
+GPUTOPO_STEP(Sin, F32Chain, asm volatile("sin.approx.ftz.f32 %0, %0;" : "+f"(x)))
+GPUTOPO_STEP(Ex2, F32Chain, asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x)))
+GPUTOPO_STEP(Lg2, F32Chain, asm volatile("lg2.approx.ftz.f32 %0, %0;" : "+f"(x)))
+// The conversions chain through a reinterpretation of the result, which costs no instruction.
+GPUTOPO_STEP(F2I, F32Chain,
+             asm volatile("{.reg .s32 t; cvt.rzi.s32.f32 t, %0; mov.b32 %0, t;}"
+                          : "+f"(x)))
+GPUTOPO_STEP(I2F, U32Chain,
+             asm volatile("{.reg .f32 t; cvt.rn.f32.s32 t, %0; mov.b32 %0, t;}"
+                          : "+r"(x)))
+GPUTOPO_STEP(F2F, F64Chain,
+             asm volatile("{.reg .f32 t; cvt.rn.f32.f64 t, %0; cvt.f64.f32 %0, t;}"
+                          : "+d"(x)))
+GPUTOPO_STEP(Shfl, U32Chain,
+             asm volatile("shfl.sync.bfly.b32 %0, %0, %1, 0x1f, -1;"
+                          : "+r"(x)
+                          : "r"(o.u1 & 31)))
+GPUTOPO_STEP(Vote, U32Chain,
+             asm volatile("{.reg .pred p; setp.ne.u32 p, %0, %1; vote.sync.ballot.b32 %0, p, -1;}"
+                          : "+r"(x)
+                          : "r"(o.u2)))
+GPUTOPO_STEP(Match, U32Chain, asm volatile("match.any.sync.b32 %0, %0, -1;" : "+r"(x)))
+#undef GPUTOPO_STEP
+
+// Atomics chain through the value added: the next atomic adds what the previous one returned.
+struct AtomChain {
+  struct T {
+    std::uint32_t v;
+    std::uint64_t address;  // generic address of the word (global), or shared-window address
+  };
+  static __device__ __forceinline__ std::uint32_t bits(const T& x) { return x.v; }
+};
+
+struct AtomGlobalChain : AtomChain {
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    const std::uint64_t word =
+        static_cast<std::uint64_t>(chain) * o.threads + (o.thread & o.address_mask);
+    return {o.u1 & 1, reinterpret_cast<std::uint64_t>(o.global_base + word)};
+  }
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    asm volatile("atom.global.add.u32 %0, [%1], %0;" : "+r"(x.v) : "l"(x.address) : "memory");
+  }
+};
+
+struct AtomSharedChain : AtomChain {
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    const std::uint32_t word =
+        static_cast<std::uint32_t>(chain) * blockDim.x + (threadIdx.x & o.address_mask);
+    return {o.u1 & 1, o.shared_base + 4 * word};
+  }
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    asm volatile("atom.shared.add.u32 %0, [%1], %0;"
+                 : "+r"(x.v)
+                 : "r"(static_cast<std::uint32_t>(x.address))
+                 : "memory");
+  }
+};
+
+template <>
+struct OpStep<ComputeOp::AtomGlobal> : AtomGlobalChain {};
+template <>
+struct OpStep<ComputeOp::AtomGlobalOne> : AtomGlobalChain {};
+template <>
+struct OpStep<ComputeOp::AtomShared> : AtomSharedChain {};
+template <>
+struct OpStep<ComputeOp::AtomSharedOne> : AtomSharedChain {};
+
+}  // namespace gputopo::device::cuda

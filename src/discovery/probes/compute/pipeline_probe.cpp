@@ -1,0 +1,180 @@
+#include "discovery/probes/compute/pipeline_probe.hpp"
+
+#include <algorithm>
+
+#include "discovery/context.hpp"
+#include "discovery/probes/compute/slope.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+using device::ComputeOp;
+
+// Where the SASS each op was compiled to is kept and checked (docs/compute.md, "Evidence").
+constexpr const char* kSassEvidence = "tests/data/compute/ (checked by compute_sass_test)";
+constexpr const char* kThroughputUnit = "instr/clk/SM";
+// Share of the chains in flight from which a throughput counts as bounded by latency.
+constexpr double kLatencyBound = 0.9;
+
+struct Shape {
+  std::uint32_t ilp;
+  std::uint32_t warps;
+  std::uint32_t short_steps;
+  std::uint32_t long_steps;
+};
+
+// Every op of `ops` at both chain lengths, kPipelineRepeats times, repeat-major.
+device::ComputeBatch batch_for(const std::vector<ComputeOp>& ops, const Shape& s) {
+  device::ComputeBatch b;
+  for (int rep = 0; rep < kPipelineRepeats; ++rep)
+    for (const ComputeOp op : ops)
+      for (const std::uint32_t steps : {s.short_steps, s.long_steps})
+        b.requests.push_back({op, steps, s.ilp, s.warps, 1});
+  return b;
+}
+
+// The spans of op `k` of `n` at its short and long length, one per repeat.
+void spans(const device::ComputeBatchResult& r, std::size_t k, std::size_t n,
+           std::vector<double>& short_spans, std::vector<double>& long_spans) {
+  for (int rep = 0; rep < kPipelineRepeats; ++rep) {
+    const std::size_t at = (static_cast<std::size_t>(rep) * n + k) * 2;
+    short_spans.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
+    long_spans.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
+  }
+}
+
+model::Json sass_evidence(const device::ComputeOpInfo& o) {
+  model::Json j = {{"sass", o.sass}, {"perStep", o.per_step}, {"listing", kSassEvidence}};
+  if (!o.extra.empty()) j["alsoInStep"] = o.extra;
+  return j;
+}
+
+model::Attribute from_slope(double value, double lo, double hi, const Slope& s,
+                            const std::string& unit, const std::string& method,
+                            model::Json evidence) {
+  if (!(value > 0) || !(s.value > 0))
+    return model::Attribute::unavailable(model::Source::Measured, unit,
+                                         "the longer chains did not take longer");
+  auto a = model::Attribute::measured(value, unit, method, s.confidence);
+  a.interval = model::Interval{lo, hi};
+  evidence["perRepeat"] = s.per_repeat;
+  a.evidence = std::move(evidence);
+  return a;
+}
+
+class PipelineProbe final : public Probe {
+ public:
+  PipelineProbe() : Probe("pipelines", {}, {}) {}
+
+  void run(Context& ctx) override {
+    const auto& info = ctx.info();
+    std::vector<ComputeOp> ops;
+    for (const ComputeOp op : device::all_compute_ops())
+      if (device::has_op(info, op)) ops.push_back(op);
+    const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size, 1));
+    const std::uint32_t warps = std::clamp<std::uint32_t>(
+        static_cast<std::uint32_t>(info.max_threads_per_block) / warp, 1, 32);
+    const Shape latency{1, 1, kLatencyShortSteps, kLatencyLongSteps};
+    const Shape throughput{kThroughputIlp, warps, kThroughputShortSteps, kThroughputLongSteps};
+
+    device::ComputeBatchResult lat;
+    device::ComputeBatchResult thr;
+    ctx.expect_batches(2);
+    try {
+      lat = ctx.compute(batch_for(ops, latency));
+      thr = ctx.compute(batch_for(ops, throughput));
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      put_unavailable(ctx, ops, e.what());
+      return;
+    }
+
+    model::Json table = model::Json::array();
+    model::Json names = model::Json::array();
+    double lowest = 1;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const auto& o = device::op_info(ops[k]);
+      const double per_step = o.per_step;
+      std::vector<double> ls, ll, ts, tl;
+      spans(lat, k, ops.size(), ls, ll);
+      spans(thr, k, ops.size(), ts, tl);
+      const Slope l = cycles_per_step(ls, ll, latency.short_steps, latency.long_steps);
+      const Slope t = cycles_per_step(ts, tl, throughput.short_steps, throughput.long_steps);
+
+      model::Json le = sass_evidence(o);
+      le["chainLengths"] = {latency.short_steps, latency.long_steps};
+      auto la = from_slope(l.value / per_step, l.lo / per_step, l.hi / per_step, l, "cycles",
+                           "dependent chain of one thread, cycles per step over two chain "
+                           "lengths (%clock64), median of " +
+                               std::to_string(kPipelineRepeats) + " repeats",
+                           le);
+
+      // Thread instructions per cycle: each step of the block's chains is threads x ILP of them.
+      const double work = 32.0 * throughput.warps * throughput.ilp * per_step;
+      model::Json te = sass_evidence(o);
+      te["chainLengths"] = {throughput.short_steps, throughput.long_steps};
+      te["ilp"] = throughput.ilp;
+      te["warps"] = throughput.warps;
+      auto ta = from_slope(t.value > 0 ? work / t.value : 0, t.hi > 0 ? work / t.hi : 0,
+                           t.lo > 0 ? work / t.lo : 0, t, kThroughputUnit,
+                           std::to_string(throughput.warps) + " warps of one block, " +
+                               std::to_string(throughput.ilp) +
+                               " independent chains per thread, per step over two chain lengths "
+                               "(%clock64), median of " +
+                               std::to_string(kPipelineRepeats) + " repeats",
+                           te);
+
+      // Little's law: a throughput times the latency it waits for is the work in flight. When
+      // that is every chain of the block, latency bounded the run and the pipe may go faster.
+      const double chains = 32.0 * throughput.warps * throughput.ilp;
+      if (la.available() && ta.available() &&
+          ta.value.get<double>() * la.value.get<double>() >= kLatencyBound * chains) {
+        ta.reason = "bounded by latency at this launch shape (every one of the " +
+                    std::to_string(static_cast<int>(chains)) +
+                    " chains in flight): the pipe's peak may be higher";
+        ta.evidence["latencyBound"] = true;
+        ta.confidence = std::min(*ta.confidence, kEstablished);
+      }
+      const std::string name(o.name);
+      if (la.available() && ta.available()) {
+        names.push_back(name);
+        table.push_back({{"op", name},
+                         {"sass", o.sass},
+                         {"latencyCycles", la.value},
+                         {"throughputPerClkPerSm", ta.value},
+                         {"latencyConfidence", *la.confidence},
+                         {"throughputConfidence", *ta.confidence}});
+        lowest = std::min({lowest, *la.confidence, *ta.confidence});
+      }
+      ctx.put_compute(latency_key(name), std::move(la));
+      ctx.put_compute(throughput_key(name), std::move(ta));
+    }
+    auto all =
+        model::Attribute::measured(names, "", "compute micro-kernels, one per op (docs/compute.md)",
+                                   names.empty() ? 0 : lowest);
+    all.evidence = {{"table", table}, {"sassListing", kSassEvidence}};
+    ctx.put_compute("pipelines", std::move(all));
+  }
+
+ private:
+  static void put_unavailable(Context& ctx, const std::vector<ComputeOp>& ops,
+                              const std::string& why) {
+    for (const ComputeOp op : ops) {
+      const std::string name(device::to_string(op));
+      ctx.put_compute(latency_key(name),
+                      model::Attribute::unavailable(model::Source::Measured, "cycles", why));
+      ctx.put_compute(throughput_key(name),
+                      model::Attribute::unavailable(model::Source::Measured, kThroughputUnit, why));
+    }
+    ctx.put_compute("pipelines", model::Attribute::unavailable(model::Source::Measured, "", why));
+  }
+};
+
+}  // namespace
+
+std::string latency_key(std::string_view op) { return std::string(op) + "Latency"; }
+std::string throughput_key(std::string_view op) { return std::string(op) + "Throughput"; }
+
+std::unique_ptr<Probe> make_pipeline_probe() { return std::make_unique<PipelineProbe>(); }
+
+}  // namespace gputopo::discovery
