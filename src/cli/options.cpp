@@ -15,6 +15,7 @@
 #include "model/printable.hpp"
 #include "report/atomic_file.hpp"
 #include "report/run_info.hpp"
+#include "report/writers.hpp"
 
 namespace gputopo::cli {
 namespace {
@@ -93,6 +94,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->type_name("PRESET|FILE");
   app.add_option("--seed", seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
   app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
+  std::string formats;
+  for (const auto& w : report::writers())
+    formats += (formats.empty() ? "" : ", ") + std::string(w->name());
+  std::string format;
+  app.add_option("--format", format,
+                 "the format of stdout and of -o FILE: " + formats +
+                     " (default: text on stdout, json in FILE)")
+      ->type_name("NAME");
   app.add_option("-o,--output", output, "also write the JSON report to FILE, atomically")
       ->type_name("FILE");
   app.add_option("--raw", raw, "record every request and its raw samples under DIR (docs/raw.md)")
@@ -167,6 +176,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                      std::string(to_string(o.command)));
     if (o.command == Command::List && app.count("--output") > 0)
       return usage("-o applies to the discovery and info, not to list (use --json)");
+    if (o.command == Command::List && app.count("--format") > 0)
+      return usage("--format applies to the discovery and info, not to list (use --json)");
   }
   if (auto v = whole_number<int>(device, 0, std::numeric_limits<int>::max()))
     o.device = *v;
@@ -185,6 +196,12 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.wait_idle_s = seconds(wait_idle);
     if (!o.wait_idle_s)
       return usage("--wait-idle " + wait_idle + ": expected a positive number of seconds");
+  }
+  if (app.count("--format") > 0) {
+    if (report::find_writer(format) == nullptr)
+      return usage("--format " + format + ": expected one of " + formats);
+    if (o.json && format != "json") return usage("--json and --format " + format + " disagree");
+    o.format = format;
   }
   if (app.count("--busy-budget") > 0) {
     if (busy_budget == "none")
