@@ -102,7 +102,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                  "the format of stdout and of -o FILE: " + formats +
                      " (default: text on stdout, json in FILE)")
       ->type_name("NAME");
-  app.add_option("-o,--output", output, "also write the JSON report to FILE, atomically")
+  app.add_option("-o,--output", output,
+                 "also write the report to FILE (JSON unless --format), atomically")
       ->type_name("FILE");
   app.add_option("--raw", raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
