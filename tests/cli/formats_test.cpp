@@ -76,6 +76,19 @@ TEST(Mt4gFormat, CarriesGputoposValuesInMt4gsUnits) {
             o["device"]["smClockMax"]["value"].get<double>() * 1000);
 }
 
+TEST(MarkdownFormat, OneTablePerGroupWithProvenance) {
+  const ProcessResult r = gputopo({"--sim", "toy", "--format", "markdown", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part :
+       {"# gputopo ", "> **Simulated GPU**", "## General", "## Compute", "## Memory: L1",
+        "| Attribute | Value | Source |", "| Size | ", "[measured "})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part;
+  std::size_t rows = 0;
+  for (std::size_t at = r.out.find("\n|"); at != std::string::npos; at = r.out.find("\n|", at + 1))
+    ++rows;
+  EXPECT_GT(rows, 40u);
+}
+
 TEST(Formats, ChoiceIsCheckedAndAppliesToTheOutputFile) {
   EXPECT_EQ(gputopo({"--sim", "toy", "--format", "bogus"}).exit_code, 2);
   EXPECT_EQ(gputopo({"--sim", "toy", "--json", "--format", "text"}).exit_code, 2);
