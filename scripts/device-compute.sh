@@ -53,7 +53,7 @@ for i in (1, 2, 3):
     except Exception as e:  # noqa: BLE001
         print(f"run{i}: no report ({e})")
 if runs:
-    keys = [k for k in runs[0] if k.endswith("Latency") or k.endswith("Throughput")]
+    keys = [k for k in runs[0] if k.endswith(("Latency", "Throughput", "PerClkPerSm", "Tflops"))]
     print(f"{'attribute':34} {'run1':>10} {'run2':>10} {'run3':>10} {'spread%':>8} conf  sass")
     for k in keys:
         vals = [r.get(k, {}).get("value") for r in runs]

@@ -24,6 +24,13 @@ struct ComputeOpInfo {
   std::string_view extra;
   int min_cc_major;
   int min_cc_minor;
+  // Tensor-core ops: floating-point (or integer) operations of one warp instruction, 2 M N K;
+  // 0 for every other op.
+  std::uint32_t warp_flops = 0;
+  // A compute-capability major that lacks the op although it is newer than the minimum (0: none),
+  // and why.
+  int lacking_major = 0;
+  std::string_view lacking_why = {};
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);
@@ -31,6 +38,8 @@ std::optional<ComputeOp> compute_op_from_string(std::string_view name);
 std::vector<ComputeOp> all_compute_ops();
 // True when a GPU of `info`'s compute capability has the op.
 bool has_op(const DeviceInfo& info, ComputeOp op);
+// Why a GPU of `info`'s compute capability lacks the op, or nullopt when it has it.
+std::optional<std::string> lacks_op(const DeviceInfo& info, ComputeOp op);
 
 // Dependent steps per chain in one trip of the kernels' timed loop: chain lengths are multiples.
 inline constexpr std::uint32_t kComputeStepsPerTrip = 32;
