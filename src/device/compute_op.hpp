@@ -41,7 +41,11 @@ enum class ComputeOp : std::uint8_t {
   MmaF64,   // m8n8k4 f64 += f64 x f64     DMMA.8x8x4 (sm_80+)
   MmaE4M3,  // m16n8k32 f32 += e4m3 x e4m3 QMMA (sm_89; not sm_90, see compute_request.cpp)
   MmaE5M2,  // m16n8k32 f32 += e5m2 x e5m2 QMMA (likewise)
+  // Shared-memory loads chained through the loaded address; the request's `arg` is the stride in
+  // bytes between a warp's lanes (0: every lane on one address), which sets the bank conflicts.
+  LdShared32,  // ld.shared.u32     LDS
+  LdShared64,  // ld.shared.v2.u32  LDS.64
 };
-inline constexpr int kComputeOpCount = 33;
+inline constexpr int kComputeOpCount = 35;
 
 }  // namespace gputopo::device

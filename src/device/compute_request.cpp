@@ -1,5 +1,6 @@
 #include "device/compute_request.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace gputopo::device {
@@ -45,6 +46,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::MmaF64, "mmaF64", "DMMA", 1, "", 8, 0, 2 * 8 * 8 * 4, 0, ""},
     {O::MmaE4M3, "mmaE4m3", "QMMA", 1, "", 8, 9, 2 * 16 * 8 * 32, 9, kNoFp8Mma},
     {O::MmaE5M2, "mmaE5m2", "QMMA", 1, "", 8, 9, 2 * 16 * 8 * 32, 9, kNoFp8Mma},
+    {O::LdShared32, "ldShared32", "LDS", 1, "", 0, 0, 0, 0, ""},
+    {O::LdShared64, "ldShared64", "LDS.64", 1, "VIMNMX", 0, 0, 0, 0, ""},
 }};
 
 constexpr bool ordered() {
@@ -92,10 +95,32 @@ std::optional<std::string> lacks_op(const DeviceInfo& info, ComputeOp op) {
   return std::nullopt;
 }
 
+std::uint32_t shared_access_bytes(ComputeOp op) {
+  return op == ComputeOp::LdShared32 ? 4 : op == ComputeOp::LdShared64 ? 8 : 0;
+}
+
+std::uint32_t bank_wavefronts(std::uint32_t access_bytes, std::uint32_t stride_bytes,
+                              std::uint32_t banks, std::uint32_t width_bytes) {
+  if (banks == 0 || width_bytes == 0 || access_bytes == 0) return 1;
+  std::vector<std::vector<std::uint64_t>> words(banks);  // distinct bank words per bank
+  for (std::uint64_t lane = 0; lane < 32; ++lane) {
+    const std::uint64_t first = lane * stride_bytes;
+    for (std::uint64_t w = first / width_bytes; w <= (first + access_bytes - 1) / width_bytes;
+         ++w) {
+      auto& bank = words[w % banks];
+      if (std::find(bank.begin(), bank.end(), w) == bank.end()) bank.push_back(w);
+    }
+  }
+  std::size_t most = 1;
+  for (const auto& bank : words) most = std::max(most, bank.size());
+  return static_cast<std::uint32_t>(most);
+}
+
 std::optional<std::string> compute_problem(const ComputeRequest& r, const DeviceInfo& info) {
   if (static_cast<std::size_t>(r.op) >= kOps.size())
     return "unknown compute op " + std::to_string(static_cast<int>(r.op));
   if (auto why = lacks_op(info, r.op)) return why;
+  const auto& o = op_info(r.op);
   if (r.chain_length == 0 || r.chain_length % kComputeStepsPerTrip != 0 ||
       r.chain_length > kMaxComputeChain)
     return "chain_length must be a positive multiple of " + std::to_string(kComputeStepsPerTrip) +
@@ -107,6 +132,15 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
   if (r.warps_per_block == 0 || r.warps_per_block > max_warps)
     return "warps_per_block must be in [1, " + std::to_string(max_warps) + "], got " +
            std::to_string(r.warps_per_block);
+  const std::uint32_t arg = r.arg.value_or(0);
+  if (const std::uint32_t access = shared_access_bytes(r.op); access > 0) {
+    if (arg % access != 0 || arg > kMaxSharedStride)
+      return std::string(o.name) + ": arg (the lanes' stride in bytes) must be a multiple of " +
+             std::to_string(access) + " up to " + std::to_string(kMaxSharedStride) + ", got " +
+             std::to_string(arg);
+  } else if (arg != 0) {
+    return std::string(o.name) + " takes no arg, got " + std::to_string(arg);
+  }
   if (r.blocks == 0 || r.blocks > kMaxComputeBlocks)
     return "blocks must be in [1, " + std::to_string(kMaxComputeBlocks) + "], got " +
            std::to_string(r.blocks);

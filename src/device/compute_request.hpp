@@ -45,6 +45,17 @@ std::optional<std::string> lacks_op(const DeviceInfo& info, ComputeOp op);
 inline constexpr std::uint32_t kComputeStepsPerTrip = 32;
 inline constexpr std::uint32_t kMaxComputeChain = std::uint32_t{1} << 16;
 inline constexpr std::uint32_t kMaxComputeBlocks = 4096;
+// Shared-memory load ops: the largest stride between lanes (32 lanes x 1024 B fit the 48 KiB a
+// block gets without opt-in).
+inline constexpr std::uint32_t kMaxSharedStride = 1024;
+// Bytes one lane's shared-memory load reads (4 or 8), or 0 for an op that is no such load.
+std::uint32_t shared_access_bytes(ComputeOp op);
+// The shared-memory passes (wavefronts) one warp's load takes when lane l reads `access_bytes` at
+// l x `stride_bytes`, on `banks` banks of `width_bytes`: the most distinct bank words any one bank
+// is asked for (lanes on the same word share it: broadcast). The simulator's bank model and the
+// bank probe's hypotheses are both this.
+std::uint32_t bank_wavefronts(std::uint32_t access_bytes, std::uint32_t stride_bytes,
+                              std::uint32_t banks, std::uint32_t width_bytes);
 
 // A compute micro-kernel: `blocks` blocks of `warps_per_block` warps; every thread runs `ilp`
 // independent chains of `chain_length` dependent steps of `op`, interleaved. One chain of one warp
@@ -55,6 +66,9 @@ struct ComputeRequest {
   std::uint32_t ilp = 1;             // 1, 2, 4 or 8
   std::uint32_t warps_per_block = 1;
   std::uint32_t blocks = 1;
+  // The op's argument where it takes one (shared-memory loads: the stride in bytes between a
+  // warp's lanes, 0 or unset: one address for all); unset for every other op.
+  std::optional<std::uint32_t> arg;
 };
 
 struct ComputeBatch {

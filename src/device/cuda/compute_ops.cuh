@@ -21,6 +21,7 @@ struct Operands {
   std::uint32_t thread;        // thread index in the launch
   std::uint32_t threads;       // threads in the launch
   std::uint32_t address_mask;  // atomics: the word of thread t is t & address_mask
+  std::uint32_t arg;           // the request's arg (shared loads: the lanes' stride in bytes)
 };
 
 template <ComputeOp Op>
@@ -159,6 +160,31 @@ struct AtomSharedChain : AtomChain {
     asm volatile("atom.shared.add.u32 %0, [%1], %0;"
                  : "+r"(x.v)
                  : "r"(static_cast<std::uint32_t>(x.address))
+                 : "memory");
+  }
+};
+
+// Shared loads: lane l reads at l x stride; the word there holds its own address, so each load's
+// address is what the previous one returned.
+struct SharedLoadChain : U32Chain {
+  static __device__ __forceinline__ T make(const Operands& o, int) {
+    return o.shared_base + (threadIdx.x & 31) * o.arg;
+  }
+};
+template <>
+struct OpStep<ComputeOp::LdShared32> : SharedLoadChain {
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    asm volatile("ld.shared.u32 %0, [%0];" : "+r"(x) : : "memory");
+  }
+};
+template <>
+struct OpStep<ComputeOp::LdShared64> : SharedLoadChain {
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    // Both words are used (the next address is the smaller, the low one), or ptxas would narrow the
+    // load to 32 bits.
+    asm volatile("{.reg .u32 h; ld.shared.v2.u32 {%0, h}, [%0]; min.u32 %0, %0, h;}"
+                 : "+r"(x)
+                 :
                  : "memory");
   }
 };

@@ -29,7 +29,7 @@ device::ComputeBatch batch_for(const std::vector<ComputeOp>& ops, const Shape& s
   for (int rep = 0; rep < kPipelineRepeats; ++rep)
     for (const ComputeOp op : ops)
       for (const std::uint32_t steps : {s.short_steps, s.long_steps})
-        b.requests.push_back({op, steps, s.ilp, s.warps, 1});
+        b.requests.push_back({op, steps, s.ilp, s.warps, 1, std::nullopt});
   return b;
 }
 
