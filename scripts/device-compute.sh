@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the compute side (issue 14, docs/compute.md) shown on real hardware.
-#   - three runs of the pipeline probe (gputopo --only pipelines), JSON and text, one recorded
-#     with --raw so that it can be replayed here (gputopo analyze);
+#   - three runs of the compute probes (gputopo --only pipelines,sharedBanks), JSON and text, one
+#     recorded with --raw so that it can be replayed here (gputopo analyze);
 #   - the SASS the binary holds for its compute kernels (cuobjdump -sass), its opcode counts
 #     (scripts/sass-opcodes.py), and whether they match tests/data/compute/sm_90.opcodes, the
 #     listing the SASS test checks (the same source compiled by the same nvcc gives the same);
@@ -18,17 +18,18 @@ gputopo=$bin/gputopo
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 mkdir -p "$out"
+probes=pipelines,sharedBanks
 
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,driver_version --format=csv,noheader \
   > "$out/nvidia-smi.csv" 2>&1
 for i in 1 2 3; do
   start=$(date +%s%N)
   if [ "$i" = 1 ]; then raw=(--raw "$out/raw"); else raw=(); fi
-  timeout 120 "$gputopo" --only pipelines --json -o "$out/run$i.json" "${raw[@]}" \
+  timeout 120 "$gputopo" --only "$probes" --json -o "$out/run$i.json" "${raw[@]}" \
     > /dev/null 2> "$out/run$i.err"
   echo "run$i exit $? wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$out/exit-codes.txt"
 done
-timeout 120 "$gputopo" --only pipelines > "$out/run-text.txt" 2> /dev/null
+timeout 120 "$gputopo" --only "$probes" > "$out/run-text.txt" 2> /dev/null
 
 if command -v cuobjdump > /dev/null; then
   cuobjdump -sass "$gputopo" > "$out/compute-kernels.sass" 2> "$out/cuobjdump.err"
@@ -53,7 +54,7 @@ for i in (1, 2, 3):
     except Exception as e:  # noqa: BLE001
         print(f"run{i}: no report ({e})")
 if runs:
-    keys = [k for k in runs[0] if k.endswith("Latency") or k.endswith("Throughput")]
+    keys = [k for k in runs[0] if k.endswith(("Latency", "Throughput", "PerClkPerSm", "Tflops")) or k.startswith("shared")]
     print(f"{'attribute':34} {'run1':>10} {'run2':>10} {'run3':>10} {'spread%':>8} conf  sass")
     for k in keys:
         vals = [r.get(k, {}).get("value") for r in runs]
@@ -69,5 +70,5 @@ PY
   echo "== nvidia-smi"; cat "$out/nvidia-smi.csv"
   echo "== exit codes and wall times"; cat "$out/exit-codes.txt"
   echo "== SASS"; cat "$out/opcodes-check.txt"
-  echo "== three runs of the pipeline probe"; cat "$out/summary.txt"
+  echo "== three runs of the compute probes (pipelines, sharedBanks)"; cat "$out/summary.txt"
 }

@@ -33,7 +33,19 @@ enum class ComputeOp : std::uint8_t {
   AtomGlobalOne,  // atom.global.add, every thread on one address
   AtomShared,     // atom.shared.add, one address per thread
   AtomSharedOne,  // atom.shared.add, every thread on one address
+  // Tensor cores: one warp-wide mma.sync per step, the accumulators chained (D = A B + D).
+  MmaF16,   // m16n8k16 f32 += f16 x f16   HMMA.16816.F32 (sm_80+)
+  MmaBF16,  // m16n8k16 f32 += bf16 x bf16 HMMA.16816.F32.BF16 (sm_80+)
+  MmaTF32,  // m16n8k8 f32 += tf32 x tf32  HMMA.1688.F32.TF32 (sm_80+)
+  MmaI8,    // m16n8k32 s32 += s8 x s8     IMMA.16832.S8.S8 (sm_80+)
+  MmaF64,   // m8n8k4 f64 += f64 x f64     DMMA.8x8x4 (sm_80+)
+  MmaE4M3,  // m16n8k32 f32 += e4m3 x e4m3 QMMA (sm_89; not sm_90, see compute_request.cpp)
+  MmaE5M2,  // m16n8k32 f32 += e5m2 x e5m2 QMMA (likewise)
+  // Shared-memory loads chained through the loaded address; the request's `arg` is the stride in
+  // bytes between a warp's lanes (0: every lane on one address), which sets the bank conflicts.
+  LdShared32,  // ld.shared.u32     LDS
+  LdShared64,  // ld.shared.v2.u32  LDS.64
 };
-inline constexpr int kComputeOpCount = 26;
+inline constexpr int kComputeOpCount = 35;
 
 }  // namespace gputopo::device

@@ -57,7 +57,12 @@ void expect_table(const Result& r, const SimConfig& config) {
     const auto* lat = model::find(r.compute, latency_key(name));
     const auto* thr = model::find(r.compute, throughput_key(name));
     if (!truth) {
-      EXPECT_EQ(lat, nullptr) << name;
+      // Absent, or (a tensor-core op the GPU lacks) unavailable with the reason.
+      if (lat != nullptr) {
+        EXPECT_FALSE(lat->available()) << name;
+        EXPECT_FALSE(lat->reason.empty()) << name;
+        EXPECT_GT(device::op_info(op).warp_flops, 0u) << name;
+      }
       continue;
     }
     ASSERT_NE(lat, nullptr) << name;
@@ -69,6 +74,17 @@ void expect_table(const Result& r, const SimConfig& config) {
     const Reach reach = reachable(*config.compute, op);
     EXPECT_NEAR(thr->value.get<double>(), reach.rate, 0.02 * reach.rate) << name;
     EXPECT_EQ(thr->evidence.contains("latencyBound"), reach.latency_bound) << name;
+    if (const auto flops = device::op_info(op).warp_flops; flops > 0) {
+      const auto* per_clk = model::find(r.compute, ops_per_clk_key(name));
+      const auto* tflops = model::find(r.compute, tflops_key(name));
+      ASSERT_NE(per_clk, nullptr) << name;
+      ASSERT_NE(tflops, nullptr) << name;
+      ASSERT_TRUE(per_clk->available() && tflops->available()) << name;
+      const double ops = reach.rate * flops / 32;
+      EXPECT_NEAR(per_clk->value.get<double>(), ops, 0.02 * ops) << name;
+      const double at_clock = ops * config.device.sm_count * config.device.sm_clock_max_mhz / 1e6;
+      EXPECT_NEAR(tflops->value.get<double>(), at_clock, 0.02 * at_clock) << name;
+    }
     EXPECT_GE(*lat->confidence, 0.5) << name;
     EXPECT_GE(*thr->confidence, 0.5) << name;
     EXPECT_EQ(lat->evidence["sass"], std::string(device::op_info(op).sass)) << name;

@@ -19,8 +19,9 @@ using ComputeRoundTrip = testing::TempDirTest;
 
 ComputeBatch batch() {
   ComputeBatch b;
-  b.requests.push_back({ComputeOp::FFma32, 256, 1, 1, 1});
-  b.requests.push_back({ComputeOp::AtomSharedOne, 64, 8, 32, 3});
+  b.requests.push_back({ComputeOp::FFma32, 256, 1, 1, 1, std::nullopt});
+  b.requests.push_back({ComputeOp::AtomSharedOne, 64, 8, 32, 3, std::nullopt});
+  b.requests.push_back({ComputeOp::LdShared64, 64, 1, 1, 1, 24});
   return b;
 }
 
@@ -43,11 +44,14 @@ TEST_F(ComputeRoundTrip, ReplayAnswersEveryComputeCallExactly) {
   ComputeBatch other = batch();
   other.requests[0].ilp = 2;
   EXPECT_THROW(replay->compute(other), Error);
+  ComputeBatch stride = batch();
+  stride.requests[2].arg = 32;  // the op's argument is part of the call's identity
+  EXPECT_THROW(replay->compute(stride), Error);
 }
 
 TEST_F(ComputeRoundTrip, RecordedRefusalsAreRaisedAgain) {
   ComputeBatch bad;
-  bad.requests.push_back({ComputeOp::FFma32, 33, 1, 1, 1});
+  bad.requests.push_back({ComputeOp::FFma32, 33, 1, 1, 1, std::nullopt});
   {
     auto recorder = record_to(sim::open("h100-sxm"), dir_);
     EXPECT_THROW(recorder->compute(bad), Error);

@@ -50,8 +50,13 @@ int with_prefix(const Counts& counts, std::string_view prefix) {
 TEST(ComputeSass, EveryKernelKeepsEveryTimedStep) {
   const auto kernels = read_opcodes(std::string(GPUTOPO_TEST_DATA) + "/compute/sm_90.opcodes");
   ASSERT_FALSE(kernels.empty()) << "tests/data/compute/sm_90.opcodes is missing";
+  DeviceInfo sm90;
+  sm90.cc_major = 9;
+  sm90.cc_minor = 0;
   for (const ComputeOp op : all_compute_ops()) {
     const auto& info = op_info(op);
+    // An op sm_90 lacks (FP8 mma.sync) compiles to a placeholder there, which the host refuses.
+    if (!has_op(sm90, op)) continue;
     for (const int ilp : kIlps) {
       const auto it = kernels.find({static_cast<int>(op), ilp});
       ASSERT_NE(it, kernels.end()) << info.name << " ilp " << ilp << " has no listing";

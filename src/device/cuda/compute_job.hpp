@@ -26,7 +26,9 @@ struct ComputeLaunchArgs {
   // word and 0 puts all on one; the compiler cannot tell which, so it does not aggregate a warp's
   // atomics on one address into one.
   std::uint32_t address_mask = 0;
-  std::uint64_t deadline_ns = 0;  // from the block's start, on %globaltimer
+  std::uint32_t arg = 0;           // the request's arg (shared loads: lanes' stride in bytes)
+  std::uint32_t shared_words = 0;  // dynamic shared memory, 4-byte words
+  std::uint64_t deadline_ns = 0;   // from the block's start, on %globaltimer
 };
 
 }  // namespace gputopo::device::cuda

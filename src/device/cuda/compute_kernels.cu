@@ -29,11 +29,15 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
   o.d1 = args.d1;
   o.d2 = args.d2;
   o.address_mask = args.address_mask;
+  o.arg = args.arg;
   o.thread = blockIdx.x * blockDim.x + threadIdx.x;
   o.threads = gridDim.x * blockDim.x;
   o.global_base = args.atom_words;
   o.shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_words));
-  for (std::uint32_t w = threadIdx.x; w < blockDim.x * Ilp; w += blockDim.x) s_words[w] = 0;
+  // Every word holds its own shared-window address: a shared load chained through what it loads
+  // stays on its word (the atomics only add to these values).
+  for (std::uint32_t w = threadIdx.x; w < args.shared_words; w += blockDim.x)
+    s_words[w] = o.shared_base + 4 * w;
 
   typename S::T chain[Ilp];
 #pragma unroll
@@ -110,7 +114,7 @@ cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
   const Kernel kernel =
       lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
   if (kernel == nullptr) return cudaErrorInvalidValue;
-  kernel<<<blocks, threads, static_cast<std::size_t>(threads) * ilp * 4, s>>>(args);
+  kernel<<<blocks, threads, static_cast<std::size_t>(args.shared_words) * 4, s>>>(args);
   return cudaGetLastError();
 }
 

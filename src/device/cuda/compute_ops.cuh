@@ -21,6 +21,7 @@ struct Operands {
   std::uint32_t thread;        // thread index in the launch
   std::uint32_t threads;       // threads in the launch
   std::uint32_t address_mask;  // atomics: the word of thread t is t & address_mask
+  std::uint32_t arg;           // the request's arg (shared loads: the lanes' stride in bytes)
 };
 
 template <ComputeOp Op>
@@ -163,6 +164,31 @@ struct AtomSharedChain : AtomChain {
   }
 };
 
+// Shared loads: lane l reads at l x stride; the word there holds its own address, so each load's
+// address is what the previous one returned.
+struct SharedLoadChain : U32Chain {
+  static __device__ __forceinline__ T make(const Operands& o, int) {
+    return o.shared_base + (threadIdx.x & 31) * o.arg;
+  }
+};
+template <>
+struct OpStep<ComputeOp::LdShared32> : SharedLoadChain {
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    asm volatile("ld.shared.u32 %0, [%0];" : "+r"(x) : : "memory");
+  }
+};
+template <>
+struct OpStep<ComputeOp::LdShared64> : SharedLoadChain {
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    // Both words are used (the next address is the smaller, the low one), or ptxas would narrow the
+    // load to 32 bits.
+    asm volatile("{.reg .u32 h; ld.shared.v2.u32 {%0, h}, [%0]; min.u32 %0, %0, h;}"
+                 : "+r"(x)
+                 :
+                 : "memory");
+  }
+};
+
 template <>
 struct OpStep<ComputeOp::AtomGlobal> : AtomGlobalChain {};
 template <>
@@ -171,5 +197,83 @@ template <>
 struct OpStep<ComputeOp::AtomShared> : AtomSharedChain {};
 template <>
 struct OpStep<ComputeOp::AtomSharedOne> : AtomSharedChain {};
+
+// Tensor cores: one warp-wide mma.sync per step; its accumulators are the chain (D = A B + D), the
+// A and B fragments are operand bits, the same registers repeated. R accumulator registers of
+// 32 bits (float or s32: PTX takes a .b32 register for either) or 64 bits.
+template <int R>
+struct Mma32Chain {
+  struct T {
+    std::uint32_t d[R];
+  };
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    T x;
+#pragma unroll
+    for (int i = 0; i < R; ++i) x.d[i] = (o.thread & 7) + static_cast<std::uint32_t>(chain + i);
+    return x;
+  }
+  static __device__ __forceinline__ std::uint32_t bits(const T& x) {
+    std::uint32_t v = 0;
+#pragma unroll
+    for (int i = 0; i < R; ++i) v ^= x.d[i];
+    return v;
+  }
+};
+
+#define GPUTOPO_MMA4(OP, SHAPE_TYPES)                                                 \
+  template <>                                                                         \
+  struct OpStep<ComputeOp::OP> : Mma32Chain<4> {                                      \
+    static __device__ __forceinline__ void step(T& x, const Operands& o) {            \
+      asm volatile("mma.sync.aligned." SHAPE_TYPES                                    \
+                   " {%0, %1, %2, %3}, {%4, %5, %4, %5}, {%4, %5}, {%0, %1, %2, %3};" \
+                   : "+r"(x.d[0]), "+r"(x.d[1]), "+r"(x.d[2]), "+r"(x.d[3])           \
+                   : "r"(o.u1), "r"(o.u2));                                           \
+    }                                                                                 \
+  };
+// Placeholder for architectures without the instruction: the host refuses the op there.
+#define GPUTOPO_MMA_ABSENT(OP)                                                               \
+  template <>                                                                                \
+  struct OpStep<ComputeOp::OP> : Mma32Chain<4> {                                             \
+    static __device__ __forceinline__ void step(T& x, const Operands& o) { x.d[0] ^= o.u1; } \
+  };
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+GPUTOPO_MMA4(MmaF16, "m16n8k16.row.col.f32.f16.f16.f32")
+GPUTOPO_MMA4(MmaBF16, "m16n8k16.row.col.f32.bf16.bf16.f32")
+GPUTOPO_MMA4(MmaTF32, "m16n8k8.row.col.f32.tf32.tf32.f32")
+GPUTOPO_MMA4(MmaI8, "m16n8k32.row.col.s32.s8.s8.s32")
+template <>
+struct OpStep<ComputeOp::MmaF64> : F64Chain {
+  using T = double2;
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    return {F64Chain::make(o, chain), F64Chain::make(o, chain + 1)};
+  }
+  static __device__ __forceinline__ std::uint32_t bits(T x) {
+    return F64Chain::bits(x.x) ^ F64Chain::bits(x.y);
+  }
+  static __device__ __forceinline__ void step(T& x, const Operands& o) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(x.x), "+d"(x.y)
+                 : "d"(o.d1), "d"(o.d2));
+  }
+};
+#else
+GPUTOPO_MMA_ABSENT(MmaF16)
+GPUTOPO_MMA_ABSENT(MmaBF16)
+GPUTOPO_MMA_ABSENT(MmaTF32)
+GPUTOPO_MMA_ABSENT(MmaI8)
+GPUTOPO_MMA_ABSENT(MmaF64)
+#endif
+// FP8 mma.sync: a tensor instruction on sm_89 and sm_100 on; ptxas emulates it on sm_90, which the
+// host refuses (compute_request.cpp), so the sm_90 kernel is the placeholder.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1000)
+GPUTOPO_MMA4(MmaE4M3, "m16n8k32.row.col.f32.e4m3.e4m3.f32")
+GPUTOPO_MMA4(MmaE5M2, "m16n8k32.row.col.f32.e5m2.e5m2.f32")
+#else
+GPUTOPO_MMA_ABSENT(MmaE4M3)
+GPUTOPO_MMA_ABSENT(MmaE5M2)
+#endif
+#undef GPUTOPO_MMA4
+#undef GPUTOPO_MMA_ABSENT
 
 }  // namespace gputopo::device::cuda

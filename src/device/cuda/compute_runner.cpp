@@ -70,6 +70,9 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
     args.d2 = 1e-12;
     args.u1 = 0x3c003c01u;
     args.u2 = 0x00010003u;
+    args.arg = r.arg.value_or(0);
+    // Atomics: a word per thread and chain; shared loads: 32 lanes at the stride, and 8 B over.
+    args.shared_words = std::max(r.warps_per_block * 32 * r.ilp, (32 * args.arg + 8) / 4 + 1);
     args.address_mask =
         r.op == ComputeOp::AtomGlobalOne || r.op == ComputeOp::AtomSharedOne ? 0u : ~0u;
     const double bound_ns =

@@ -8,12 +8,24 @@ namespace gputopo::device::sim {
 
 ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   r.only({"comment", "pipelines", "schedulers_per_sm", "overhead_cycles", "jitter_cycles",
-          "trip_overhead_cycles"});
+          "trip_overhead_cycles", "shared_banks"});
   ComputeSpec c;
   c.schedulers_per_sm = static_cast<int>(r.integer("schedulers_per_sm", 1, 16, 4));
   c.overhead_cycles = r.number("overhead_cycles", 0, 1e5, 0);
   c.jitter_cycles = r.number("jitter_cycles", 0, 1e4, 0);
   c.trip_overhead_cycles = r.number("trip_overhead_cycles", 0, 100, 0);
+  if (r.has("shared_banks")) {
+    const auto b = r.at("shared_banks");
+    b.only({"count", "width_bytes", "conflict_cycles"});
+    SharedBankSpec s;
+    s.count = static_cast<std::uint32_t>(b.integer("count", 1, 256, 32));
+    s.width_bytes = static_cast<std::uint32_t>(b.integer("width_bytes", 1, 64, 4));
+    if ((s.count & (s.count - 1)) != 0) b.at("count").fail("must be a power of two");
+    if ((s.width_bytes & (s.width_bytes - 1)) != 0 || s.width_bytes < 4)
+      b.at("width_bytes").fail("must be a power of two from 4");
+    s.conflict_cycles = b.number("conflict_cycles", 0, 1e4, 2);
+    c.shared_banks = s;
+  }
   const auto list = r.at("pipelines");
   if (!list.json().is_object()) list.fail("must be an object of ops");
   DeviceInfo gpu;

@@ -10,7 +10,13 @@ namespace gputopo::device::sim {
 ComputeResult model_compute(const SimConfig& config, const ComputeRequest& request,
                             std::uint64_t seed, double& busy) {
   const ComputeSpec& c = *config.compute;
-  const PipelineSpec& p = *c.pipeline(request.op);
+  PipelineSpec p = *c.pipeline(request.op);
+  if (const auto access = shared_access_bytes(request.op); access > 0 && c.shared_banks) {
+    const auto& b = *c.shared_banks;
+    const double passes = bank_wavefronts(access, request.arg.value_or(0), b.count, b.width_bytes);
+    p.latency_cycles += (passes - 1) * b.conflict_cycles;
+    p.per_clk_per_sm /= passes;
+  }
   const ComputeOpInfo& op = op_info(request.op);
   const double steps = request.chain_length;
   const double per_step = op.per_step;

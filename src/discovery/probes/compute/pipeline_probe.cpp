@@ -29,7 +29,7 @@ device::ComputeBatch batch_for(const std::vector<ComputeOp>& ops, const Shape& s
   for (int rep = 0; rep < kPipelineRepeats; ++rep)
     for (const ComputeOp op : ops)
       for (const std::uint32_t steps : {s.short_steps, s.long_steps})
-        b.requests.push_back({op, steps, s.ilp, s.warps, 1});
+        b.requests.push_back({op, steps, s.ilp, s.warps, 1, std::nullopt});
   return b;
 }
 
@@ -69,8 +69,14 @@ class PipelineProbe final : public Probe {
   void run(Context& ctx) override {
     const auto& info = ctx.info();
     std::vector<ComputeOp> ops;
-    for (const ComputeOp op : device::all_compute_ops())
-      if (device::has_op(info, op)) ops.push_back(op);
+    for (const ComputeOp op : device::all_compute_ops()) {
+      if (device::has_op(info, op)) {
+        ops.push_back(op);
+      } else if (device::op_info(op).warp_flops > 0) {
+        // A tensor-core row the GPU lacks says why (the scalar ops it lacks are simply absent).
+        put_unavailable(ctx, {op}, *device::lacks_op(info, op), false);
+      }
+    }
     const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size, 1));
     const std::uint32_t warps = std::clamp<std::uint32_t>(
         static_cast<std::uint32_t>(info.max_threads_per_block) / warp, 1, 32);
@@ -85,7 +91,7 @@ class PipelineProbe final : public Probe {
       thr = ctx.compute(batch_for(ops, throughput));
     } catch (const device::Error& e) {
       if (e.kind() != device::Error::Kind::BadRequest) throw;
-      put_unavailable(ctx, ops, e.what());
+      put_unavailable(ctx, ops, e.what(), true);
       return;
     }
 
@@ -146,6 +152,7 @@ class PipelineProbe final : public Probe {
                          {"throughputConfidence", *ta.confidence}});
         lowest = std::min({lowest, *la.confidence, *ta.confidence});
       }
+      if (o.warp_flops > 0) put_tensor_rates(ctx, o, ta, thr.conditions);
       ctx.put_compute(latency_key(name), std::move(la));
       ctx.put_compute(throughput_key(name), std::move(ta));
     }
@@ -157,16 +164,78 @@ class PipelineProbe final : public Probe {
   }
 
  private:
+  // A tensor-core op's throughput as operations per clock per SM (2 M N K per warp instruction)
+  // and as TFLOP/s (TOPS for integers) of the whole GPU at the clock the batch measured.
+  static void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o,
+                               const model::Attribute& thr, const device::RunConditions& c) {
+    const std::string name(o.name);
+    const bool integer = o.name == "mmaI8";
+    const std::string per_clk_unit = integer ? "OPS/clk/SM" : "FLOP/clk/SM";
+    const std::string per_s_unit = integer ? "TOPS" : "TFLOP/s";
+    if (!thr.available()) {
+      ctx.put_compute(ops_per_clk_key(name),
+                      model::Attribute::unavailable(model::Source::Measured, per_clk_unit,
+                                                    "the throughput was not measured"));
+      ctx.put_compute(tflops_key(name),
+                      model::Attribute::unavailable(model::Source::Measured, per_s_unit,
+                                                    "the throughput was not measured"));
+      return;
+    }
+    const double per_instr = static_cast<double>(o.warp_flops) / 32;  // per thread instruction
+    const double v = thr.value.get<double>() * per_instr;
+    auto a =
+        model::Attribute::measured(v, per_clk_unit,
+                                   name + "Throughput x " + std::to_string(o.warp_flops) +
+                                       " operations per warp instruction (2 M N K) / 32 threads",
+                                   *thr.confidence);
+    if (thr.interval)
+      a.interval = model::Interval{thr.interval->lo * per_instr, thr.interval->hi * per_instr};
+    a.evidence = {{"warpFlops", o.warp_flops}, {"sass", o.sass}};
+    if (thr.evidence.contains("latencyBound")) {
+      a.reason = thr.reason;
+      a.evidence["latencyBound"] = true;
+    }
+    const auto ns = ctx.ns_per_cycle(c);
+    const int sms = ctx.info().sm_count;
+    if (ns && *ns > 0 && sms > 0) {
+      const double scale = sms / *ns / 1e3;  // per clock per SM -> 1e12 per second, whole GPU
+      auto t = model::Attribute::measured(
+          v * scale, per_s_unit,
+          name + " per clock per SM x " + std::to_string(sms) + " SMs x SM clock (" +
+              Context::ns_method(c) + "); mma.sync of one block, not a tuned matrix product",
+          *thr.confidence);
+      if (a.interval) t.interval = model::Interval{a.interval->lo * scale, a.interval->hi * scale};
+      t.evidence = {{"clockMhz", 1e3 / *ns}, {"sms", sms}, {"opsPerClkPerSm", v}};
+      ctx.put_compute(tflops_key(name), std::move(t));
+    } else {
+      ctx.put_compute(tflops_key(name),
+                      model::Attribute::unavailable(model::Source::Measured, per_s_unit,
+                                                    "the SM clock is not known"));
+    }
+    ctx.put_compute(ops_per_clk_key(name), std::move(a));
+  }
+
   static void put_unavailable(Context& ctx, const std::vector<ComputeOp>& ops,
-                              const std::string& why) {
+                              const std::string& why, bool whole_table) {
     for (const ComputeOp op : ops) {
-      const std::string name(device::to_string(op));
+      const auto& o = device::op_info(op);
+      const std::string name(o.name);
       ctx.put_compute(latency_key(name),
                       model::Attribute::unavailable(model::Source::Measured, "cycles", why));
       ctx.put_compute(throughput_key(name),
                       model::Attribute::unavailable(model::Source::Measured, kThroughputUnit, why));
+      if (o.warp_flops > 0) {
+        const bool integer = o.name == "mmaI8";
+        ctx.put_compute(ops_per_clk_key(name),
+                        model::Attribute::unavailable(model::Source::Measured,
+                                                      integer ? "OPS/clk/SM" : "FLOP/clk/SM", why));
+        ctx.put_compute(tflops_key(name),
+                        model::Attribute::unavailable(model::Source::Measured,
+                                                      integer ? "TOPS" : "TFLOP/s", why));
+      }
     }
-    ctx.put_compute("pipelines", model::Attribute::unavailable(model::Source::Measured, "", why));
+    if (whole_table)
+      ctx.put_compute("pipelines", model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 };
 
@@ -174,6 +243,8 @@ class PipelineProbe final : public Probe {
 
 std::string latency_key(std::string_view op) { return std::string(op) + "Latency"; }
 std::string throughput_key(std::string_view op) { return std::string(op) + "Throughput"; }
+std::string ops_per_clk_key(std::string_view op) { return std::string(op) + "PerClkPerSm"; }
+std::string tflops_key(std::string_view op) { return std::string(op) + "Tflops"; }
 
 std::unique_ptr<Probe> make_pipeline_probe() { return std::make_unique<PipelineProbe>(); }
 

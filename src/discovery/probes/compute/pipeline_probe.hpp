@@ -19,10 +19,14 @@ inline constexpr int kPipelineRepeats = 5;
 
 // Writes compute.<op>Latency (cycles per instruction of a dependent chain),
 // compute.<op>Throughput (thread instructions per clock per SM, all warps of one block) and
-// compute.pipelines (the ops measured, with the whole table in its evidence).
+// compute.pipelines (the ops measured, with the whole table in its evidence); for tensor-core ops
+// also compute.<op>PerClkPerSm and compute.<op>Tflops.
 std::unique_ptr<Probe> make_pipeline_probe();
 
 std::string latency_key(std::string_view op);
 std::string throughput_key(std::string_view op);
+// Tensor-core ops only: operations per clock per SM, and TFLOP/s (TOPS) at the measured clock.
+std::string ops_per_clk_key(std::string_view op);
+std::string tflops_key(std::string_view op);
 
 }  // namespace gputopo::discovery
