@@ -224,7 +224,7 @@ namespace {
 class Mt4gWriter final : public Writer {
  public:
   std::string_view name() const override { return "mt4g"; }
-  std::string_view extension() const override { return ".json"; }
+  std::string_view extension() const override { return ".mt4g.json"; }
   void write(std::ostream& out, const model::Report& report) const override {
     out << to_mt4g(report).dump(4, ' ', false, Json::error_handler_t::replace) << "\n";
   }

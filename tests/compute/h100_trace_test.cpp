@@ -28,13 +28,17 @@ TEST_F(H100ComputeTrace, ReplaysToTheTableTheGpuGave) {
   auto replay = open_replay(dir_ / "raw");
   discovery::NullProgress progress;
   discovery::Options o;
-  o.only = {"pipelines"};
+  o.only = {"pipelines", "sharedBanks"};
   o.retry_backoff_s = 0;
   const auto r = discovery::discover(*replay, o, progress, nullptr);
   EXPECT_NEAR(value(r, "ffmaLatency"), 5.06, 0.01);
   EXPECT_NEAR(value(r, "ffmaThroughput"), 123.8, 0.5);
   EXPECT_NEAR(value(r, "dfmaLatency"), 8.97, 0.01);
   EXPECT_NEAR(value(r, "mufuEx2Throughput"), 16.0, 0.1);
+  EXPECT_NEAR(value(r, "mmaBf16Tflops"), 710.9, 1.0);
+  EXPECT_EQ(value(r, "sharedBankCount"), 32);
+  EXPECT_EQ(value(r, "sharedBankWidth"), 4);
+  EXPECT_NEAR(value(r, "sharedConflictCycles"), 1.98, 0.02);
   // FP32 issues twice as fast as INT32 and FP64, eight times as fast as the MUFU.
   EXPECT_GT(value(r, "ffmaThroughput"), 1.9 * value(r, "iadd3Throughput"));
   EXPECT_GT(value(r, "ffmaThroughput"), 1.9 * value(r, "dfmaThroughput"));

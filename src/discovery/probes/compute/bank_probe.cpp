@@ -24,18 +24,26 @@ ComputeOp op_for(std::uint32_t access) {
 }
 
 struct Line {
-  double latency[2] = {0, 0};  // 4-byte loads, 8-byte loads (their step also holds a VIMNMX)
-  double conflict = 0;
-  double worst = 0;  // the largest misfit of one pattern
+  double latency[2] = {0, 0};   // 4-byte loads, 8-byte loads (their step also holds a VIMNMX)
+  double conflict[2] = {0, 0};  // cycles per extra pass, per access size
+  double worst = 0;             // the largest misfit of one pattern, in its size's conflicts
 };
 
-// Least squares of cycles = latency[access] + conflict x (passes - 1): one slope, an intercept
-// per access size.
+int group_of(const BankPattern& p) { return p.access_bytes == 8 ? 1 : 0; }
+
+// An 8-byte broadcast is served in one pass but skips the split into wavefronts that every other
+// 8-byte pattern pays once (an H100: broadcast 29.5 cycles, 2 passes 32.5, then 2 per pass), so
+// it does not sit on the 8-byte line.
+bool on_line(const BankPattern& p) { return !(p.access_bytes == 8 && p.stride_bytes == 0); }
+
+// Least squares of cycles = latency[size] + conflict[size] x (passes - 1), a line per access
+// size; a size whose patterns all take the same passes borrows the other size's slope.
 Line fit_line(const std::vector<double>& cycles, const std::vector<std::uint32_t>& passes) {
   const auto& patterns = bank_patterns();
-  double mx[2] = {0, 0}, my[2] = {0, 0}, n[2] = {0, 0};
+  double mx[2] = {0, 0}, my[2] = {0, 0}, n[2] = {0, 0}, sxx[2] = {0, 0}, sxy[2] = {0, 0};
   for (std::size_t i = 0; i < cycles.size(); ++i) {
-    const int g = patterns[i].access_bytes == 8 ? 1 : 0;
+    if (!on_line(patterns[i])) continue;
+    const int g = group_of(patterns[i]);
     mx[g] += passes[i] - 1.0;
     my[g] += cycles[i];
     n[g] += 1;
@@ -45,20 +53,24 @@ Line fit_line(const std::vector<double>& cycles, const std::vector<std::uint32_t
       mx[g] /= n[g];
       my[g] /= n[g];
     }
-  double sxx = 0, sxy = 0;
   for (std::size_t i = 0; i < cycles.size(); ++i) {
-    const int g = patterns[i].access_bytes == 8 ? 1 : 0;
+    if (!on_line(patterns[i])) continue;
+    const int g = group_of(patterns[i]);
     const double x = passes[i] - 1.0 - mx[g];
-    sxx += x * x;
-    sxy += x * (cycles[i] - my[g]);
+    sxx[g] += x * x;
+    sxy[g] += x * (cycles[i] - my[g]);
   }
   Line l;
-  l.conflict = sxx > 0 ? sxy / sxx : 0;
-  for (int g = 0; g < 2; ++g) l.latency[g] = my[g] - l.conflict * mx[g];
+  for (int g = 0; g < 2; ++g) l.conflict[g] = sxx[g] > 0 ? sxy[g] / sxx[g] : 0;
+  for (int g = 0; g < 2; ++g)
+    if (!(sxx[g] > 0)) l.conflict[g] = l.conflict[1 - g];
+  for (int g = 0; g < 2; ++g) l.latency[g] = my[g] - l.conflict[g] * mx[g];
+  if (!(l.conflict[0] > 0) || !(l.conflict[1] > 0)) return l;
   for (std::size_t i = 0; i < cycles.size(); ++i) {
-    const int g = patterns[i].access_bytes == 8 ? 1 : 0;
-    l.worst =
-        std::max(l.worst, std::abs(cycles[i] - (l.latency[g] + l.conflict * (passes[i] - 1.0))));
+    if (!on_line(patterns[i])) continue;
+    const int g = group_of(patterns[i]);
+    const double predicted = l.latency[g] + l.conflict[g] * (passes[i] - 1.0);
+    l.worst = std::max(l.worst, std::abs(cycles[i] - predicted) / l.conflict[g]);
   }
   return l;
 }
@@ -94,11 +106,11 @@ std::optional<BankFit> fit_banks(const std::vector<double>& cycles) {
       f.passes.push_back(
           device::bank_wavefronts(p.access_bytes, p.stride_bytes, h.count, h.width_bytes));
     const Line l = fit_line(cycles, f.passes);
-    if (!(l.conflict > 0)) continue;
+    if (!(l.conflict[0] > 0) || !(l.conflict[1] > 0)) continue;
     f.latency = l.latency[0];
     f.latency64 = l.latency[1];
-    f.conflict = l.conflict;
-    f.residual = l.worst / l.conflict;
+    f.conflict = l.conflict[0];
+    f.residual = l.worst;
     all.push_back(f);
   }
   if (all.empty()) return std::nullopt;
@@ -163,7 +175,8 @@ class BankProbe final : public Probe {
         std::to_string(n) +
         " lane strides, cycles per load over two chain lengths; every bank layout of 8 to 128 "
         "banks of 4 to 16 B predicts each stride's passes, and the one whose passes fit "
-        "latency + conflict x (passes - 1) is taken (Mei & Chu's stride method)";
+        "latency + conflict x (passes - 1), a line per access size, is taken (Mei & Chu's stride "
+        "method)";
     if (!fit) {
       put_all_unavailable(
           ctx, "no stride changed the cost of a shared load: no bank conflict shows", rows);
