@@ -110,9 +110,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
   app.add_option("--only", o.only,
                  "discover only these elements or probes, comma-separated (l1, texture, readOnly, "
-                 "constantL1, constantL15, shared, l2, dram, layout, pipelines, or a probe such as "
-                 "l1.size); "
-                 "what they depend on runs too")
+                 "constantL1, constantL15, shared, l2, dram, layout, pipelines, sharedBanks, or a "
+                 "probe such as l1.size); what they depend on runs too")
       ->delimiter(',')
       ->type_name("LIST");
   std::string carveout = "0";
