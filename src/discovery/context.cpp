@@ -28,9 +28,12 @@ std::optional<std::string> Context::stop_reason() const {
     const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
     if (used.count() > *options_.time_budget_s) return "time budget exhausted";
   }
-  if (busy_deadline_ && std::chrono::steady_clock::now() > *busy_deadline_)
-    return "GPU busy past the busy budget (" + busy_why_ + ")";
+  if (busy_budget_spent()) return "GPU busy past the busy budget (" + busy_why_ + ")";
   return std::nullopt;
+}
+
+bool Context::busy_budget_spent() const {
+  return busy_deadline_ && std::chrono::steady_clock::now() > *busy_deadline_;
 }
 
 void Context::set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,

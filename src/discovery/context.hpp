@@ -81,6 +81,8 @@ class Context {
   void set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,
                          std::string why = {});
   bool busy_deadline_set() const { return busy_deadline_.has_value(); }
+  // Whether the busy deadline has passed: the reason stop_reason() gives.
+  bool busy_budget_spent() const;
 
   // Throws Stopped when the run must end now.
   void check_stop() const;

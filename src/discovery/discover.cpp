@@ -118,7 +118,7 @@ class Run {
     const auto& name = plan_.probes()[i]->name();
     const auto why = context_.stop_reason().value_or("run stopped");
     result_.timings.push_back({name, 0, "skipped: " + why});
-    if (why.rfind("GPU busy", 0) == 0) {
+    if (context_.busy_budget_spent()) {
       skipped_busy_.phases.push_back(name);
       skipped_busy_.why = "not run: " + why;
     }

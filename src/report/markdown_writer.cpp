@@ -16,10 +16,6 @@ std::string cell(std::string text) {
   return out;
 }
 
-std::string string_at(const model::Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 void write_table(std::ostream& out, const std::string& heading, const model::AttributeList& list) {
   if (list.empty()) return;
   out << "\n## " << heading << "\n\n| Attribute | Value | Source |\n|---|---|---|\n";

@@ -30,10 +30,6 @@ void add_group(std::vector<Row>& rows, int indent, const std::string& heading,
     rows.push_back({indent + 2, label_for(key), attribute_text(a), provenance_mark(a)});
 }
 
-std::string string_at(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 void write_banner(std::ostream& out, const model::Report& r) {
   std::string what = "SIMULATED GPU: every value below comes from a model, not from hardware";
   const Json& sim = r.run.is_object() && r.run.contains("sim") ? r.run["sim"] : Json();

@@ -16,11 +16,7 @@ namespace {
 using device::sim::SimConfig;
 
 Result banks_on(SimConfig config, std::uint64_t seed = 5) {
-  auto dev = device::sim::make_device(std::move(config), seed);
-  NullProgress progress;
-  Options o;
-  o.only = {"sharedBanks"};
-  return discover(*dev, o, progress, nullptr);
+  return testing::discover_config(std::move(config), {"sharedBanks"}, seed);
 }
 
 void expect_banks(const SimConfig& config, std::uint64_t seed = 5) {

@@ -18,11 +18,7 @@ namespace {
 using device::sim::SimConfig;
 
 Result pipelines_on(SimConfig config, std::uint64_t seed = 7) {
-  auto dev = device::sim::make_device(std::move(config), seed);
-  NullProgress progress;
-  Options o;
-  o.only = {"pipelines"};
-  return discover(*dev, o, progress, nullptr);
+  return testing::discover_config(std::move(config), {"pipelines"}, seed);
 }
 
 // What the probe's throughput shape (32 warps, 8 chains per thread) can reach on the simulated
