@@ -15,6 +15,7 @@
 #include "files/atomic_file.hpp"
 #include "model/printable.hpp"
 #include "report/run_info.hpp"
+#include "report/writers.hpp"
 
 namespace gputopo::cli {
 namespace {
@@ -42,6 +43,14 @@ std::optional<double> seconds(const std::string& text) {
       v <= 0)
     return std::nullopt;
   return v;
+}
+
+// The report formats, comma-separated.
+std::string format_names() {
+  std::string names;
+  for (const auto& w : report::writers())
+    names += (names.empty() ? "" : ", ") + std::string(w->name());
+  return names;
 }
 
 std::string one_line(std::string s) {
@@ -81,6 +90,7 @@ struct Typed {
   std::string carveout = "0";
   std::string wait_idle;
   std::string busy_budget;
+  std::string format;
   std::string replay;
 };
 
@@ -101,15 +111,20 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
       ->type_name("PRESET|FILE");
   app.add_option("--seed", t.seed, "seed of the simulated GPU's noise (default 1)")->type_name("N");
   app.add_flag("--json", o.json, "print the JSON report to stdout instead of the summary");
-  app.add_option("-o,--output", t.output, "also write the JSON report to FILE, atomically")
+  app.add_option("--format", t.format,
+                 "the format of stdout and of -o FILE: " + format_names() +
+                     " (default: text on stdout, json in FILE)")
+      ->type_name("NAME");
+  app.add_option("-o,--output", t.output,
+                 "also write the report to FILE (JSON unless --format), atomically")
       ->type_name("FILE");
   app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
   app.add_option("--only", o.only,
                  "discover only these elements or probes, comma-separated (l1, texture, readOnly, "
-                 "constantL1, constantL15, shared, l2, dram, layout, or a probe such as l1.size); "
-                 "what they depend on runs too")
+                 "constantL1, constantL15, shared, l2, dram, layout, pipelines, sharedBanks, or a "
+                 "probe such as l1.size); what they depend on runs too")
       ->delimiter(',')
       ->type_name("LIST");
   app.add_option("--carveout", t.carveout,
@@ -164,6 +179,12 @@ std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Opt
       o.busy_budget_s = *s;
     else
       return "--busy-budget " + t.busy_budget + ": expected a positive number of seconds or 'none'";
+  }
+  if (app.count("--format") > 0) {
+    if (report::find_writer(t.format) == nullptr)
+      return "--format " + t.format + ": expected one of " + format_names();
+    if (o.json && t.format != "json") return "--json and --format " + t.format + " disagree";
+    o.format = t.format;
   }
   return std::nullopt;
 }
@@ -224,6 +245,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
                      std::string(to_string(o.command)));
     if (o.command == Command::List && app.count("--output") > 0)
       return usage("-o applies to the discovery and info, not to list (use --json)");
+    if (o.command == Command::List && app.count("--format") > 0)
+      return usage("--format applies to the discovery and info, not to list (use --json)");
   }
   if (auto why = read_numbers(app, t, o)) return usage(*why);
   if (!o.only.empty()) {

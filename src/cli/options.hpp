@@ -22,6 +22,9 @@ struct Options {
   std::optional<std::string> sim;  // preset name or configuration file
   std::uint64_t seed = 1;
   bool json = false;
+  // --format: the writer of stdout and -o (report/writers.cpp); nullopt: text on stdout (JSON with
+  // --json), JSON in -o FILE.
+  std::optional<std::string> format;
   std::optional<std::string> output;      // -o FILE: the JSON report, written atomically
   std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
   std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from

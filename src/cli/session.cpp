@@ -31,8 +31,11 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
       started_wall_(std::chrono::system_clock::now()),
       started_(std::chrono::steady_clock::now()),
       device_index_(options.device) {
-  if (options_.output) outputs_.add_file(*report::find_writer("json"), *options_.output);
-  outputs_.add_stream(*report::find_writer(options_.json ? "json" : "text"), out_);
+  const auto format = [&](const char* otherwise) {
+    return report::find_writer(options_.format.value_or(otherwise));
+  };
+  if (options_.output) outputs_.add_file(*format("json"), *options_.output);
+  outputs_.add_stream(*format(options_.json ? "json" : "text"), out_);
   set_last_words([this] { last_words(); });
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "device/compute_request.hpp"
 #include "device/device_info.hpp"
 #include "device/device_state.hpp"
 #include "device/requests.hpp"
@@ -57,6 +58,12 @@ class Device {
   // SMs that run together in one thread-block cluster of `cluster_size` blocks, one group per
   // cluster (e.g. size 2 pairs the SMs of a TPC). Empty where clusters are not supported.
   virtual std::vector<std::vector<int>> co_resident_sms(int cluster_size) = 0;
+
+  // Compute micro-kernels (instruction latency and throughput); results in request order. A
+  // backend without them refuses every batch.
+  virtual ComputeBatchResult compute(const ComputeBatch&) {
+    throw Error(Error::Kind::BadRequest, "this device runs no compute micro-kernels");
+  }
 
   // What the driver says about other users and the card's health now (docs/busy.md). Every
   // field is optional; a backend that cannot tell returns the default.

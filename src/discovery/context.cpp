@@ -28,9 +28,12 @@ std::optional<std::string> Context::stop_reason() const {
     const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
     if (used.count() > *options_.time_budget_s) return "time budget exhausted";
   }
-  if (busy_deadline_ && std::chrono::steady_clock::now() > *busy_deadline_)
-    return "GPU busy past the busy budget (" + busy_why_ + ")";
+  if (busy_budget_spent()) return "GPU busy past the busy budget (" + busy_why_ + ")";
   return std::nullopt;
+}
+
+bool Context::busy_budget_spent() const {
+  return busy_deadline_ && std::chrono::steady_clock::now() > *busy_deadline_;
 }
 
 void Context::set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,
@@ -94,6 +97,14 @@ device::StreamResult Context::stream(const device::StreamRequest& request) {
   check_stop();
   auto result = steady([&] { return device_.stream(request); }, "bandwidth run");
   if (result.conditions.clock_changed) warn("SM clock changed during a bandwidth run");
+  step();
+  return result;
+}
+
+device::ComputeBatchResult Context::compute(const device::ComputeBatch& batch) {
+  check_stop();
+  auto result = steady([&] { return device_.compute(batch); }, "compute batch");
+  if (result.conditions.clock_changed) warn("SM clock changed during a compute batch");
   step();
   return result;
 }
@@ -182,13 +193,22 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
 }
 
 void Context::put_compute(const model::Key& key, model::Attribute attribute) {
+  put_compute_named(key.str(), std::move(attribute));
+}
+
+void Context::put_compute(const model::KeyFamily& family, std::string_view member,
+                          model::Attribute attribute) {
+  put_compute_named(family.of(member), std::move(attribute));
+}
+
+void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
   for (auto& [k, a] : compute_) {
-    if (k == key.name) {
+    if (k == name) {
       a = std::move(attribute);
       return;
     }
   }
-  compute_.emplace_back(key.str(), std::move(attribute));
+  compute_.emplace_back(name, std::move(attribute));
 }
 
 void Context::warn(std::string warning) {

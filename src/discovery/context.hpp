@@ -60,6 +60,7 @@ class Context {
   device::ChaseBatchResult interfere(const device::InterferenceBatch& batch);
   device::StreamResult stream(const device::StreamRequest& request);
   std::vector<std::vector<int>> co_resident_sms(int cluster_size);
+  device::ComputeBatchResult compute(const device::ComputeBatch& batch);
 
   // Device calls so far, and why a batch stayed disturbed after its re-runs since the last
   // take_batch_disturbance() ("" when none did).
@@ -83,6 +84,8 @@ class Context {
   void set_busy_deadline(std::optional<std::chrono::steady_clock::time_point> deadline,
                          std::string why = {});
   bool busy_deadline_set() const { return busy_deadline_.has_value(); }
+  // Whether the busy deadline has passed: the reason stop_reason() gives.
+  bool busy_budget_spent() const;
 
   // Throws Stopped when the run must end now.
   void check_stop() const;
@@ -99,6 +102,9 @@ class Context {
   Input input(const std::string& element, const model::Key& key) const;
   const std::map<std::string, model::AttributeList>& findings() const { return findings_; }
   void put_compute(const model::Key& key, model::Attribute attribute);
+  // The finding of one member of a key family, e.g. (opLatency, "ffma").
+  void put_compute(const model::KeyFamily& family, std::string_view member,
+                   model::Attribute attribute);
   const model::AttributeList& compute() const { return compute_; }
 
   void warn(std::string warning);
@@ -112,6 +118,7 @@ class Context {
   static std::string ns_method(const device::RunConditions& conditions);
 
  private:
+  void put_compute_named(const std::string& name, model::Attribute attribute);
   void step();
   // Runs a batch again, with back-off, while the SM clock changed during it.
   template <class Run>

@@ -76,6 +76,7 @@ class Run {
   };
 
   void start_guard() {
+    note_mig();
     if (context_.stop_reason()) return;
     if (const auto busy = guard_.start(); !busy.empty()) {
       context_.warn(busy +
@@ -84,6 +85,16 @@ class Run {
       if (guard_.busy_at_start()) arm_busy_deadline(busy);
     }
     if (!guard_.note().empty()) context_.warn(guard_.note());
+  }
+
+  // On a MIG instance the run measures the slice, which the report must not pass off as the card.
+  void note_mig() {
+    const auto* mig = model::find(context_.info().general, "migMode");
+    if (mig && mig->value == true)
+      context_.warn(
+          "MIG mode is on: this run measures the GPU instance it runs on, not the whole card; its "
+          "SM count and memory are the instance's, and the L2 and device memory it measures are "
+          "the instance's partition");
   }
 
   void arm_busy_deadline(const std::string& why) {
@@ -107,7 +118,7 @@ class Run {
     const auto& name = plan_.probes()[i]->name();
     const auto why = context_.stop_reason().value_or("run stopped");
     result_.timings.push_back({name, 0, "skipped: " + why});
-    if (why.rfind("GPU busy", 0) == 0) {
+    if (context_.busy_budget_spent()) {
       skipped_busy_.phases.push_back(name);
       skipped_busy_.why = "not run: " + why;
     }

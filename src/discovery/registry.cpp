@@ -1,5 +1,6 @@
 #include "discovery/registry.hpp"
 
+#include "discovery/probes/compute/compute_probes.hpp"
 #include "discovery/probes/dram/dram_probes.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
 #include "discovery/probes/l2/l2_probes.hpp"
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Probe>> registered_probes(const device::DeviceInfo& 
   add_l2_probes(probes, info);
   add_dram_probes(probes, info);
   add_layout_probes(probes, info);
+  add_compute_probes(probes, info);
   return probes;
 }
 

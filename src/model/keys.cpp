@@ -43,7 +43,12 @@ constexpr std::array kCatalogue{&apiSize,
                                 &tpcCount,
                                 &smsPerTpc,
                                 &gpcCount,
-                                &smsPerGpc};
+                                &smsPerGpc,
+                                &pipelines,
+                                &sharedBankCount,
+                                &sharedBankWidth,
+                                &sharedConflictCycles,
+                                &sharedLoadLatency};
 
 }  // namespace
 

@@ -20,6 +20,19 @@ struct Key {
   std::string str() const { return std::string(name); }
 };
 
+// A family of keys, one per member (a compute op): the member's name and the suffix, e.g.
+// "ffmaLatency" for member "ffma" of the family with suffix "Latency".
+struct KeyFamily {
+  std::string_view suffix;
+  std::string_view unit;
+  std::string_view elements;
+  std::string_view description;
+
+  std::string of(std::string_view member) const {
+    return std::string(member) + std::string(suffix);
+  }
+};
+
 namespace keys {
 // API values (the info report); no probe writes them.
 inline constexpr Key apiSize{"apiSize", "B", "l2, shared", "the driver's size"};
@@ -78,6 +91,23 @@ inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};
 inline constexpr Key gpcCount{"gpcCount", "", "compute", "GPCs"};
 inline constexpr Key smsPerGpc{"smsPerGpc", "", "compute", "SMs per GPC, per GPC"};
+inline constexpr Key pipelines{"pipelines", "", "compute",
+                               "the ops the pipeline probe measured, with the whole table"};
+inline constexpr Key sharedBankCount{"sharedBankCount", "banks", "compute", "shared-memory banks"};
+inline constexpr Key sharedBankWidth{"sharedBankWidth", "B", "compute", "bytes per bank"};
+inline constexpr Key sharedConflictCycles{"sharedConflictCycles", "cycles", "compute",
+                                          "cycles per extra pass of a bank conflict"};
+inline constexpr Key sharedLoadLatency{"sharedLoadLatency", "cycles", "compute",
+                                       "a 4-byte shared load's step in a dependent chain"};
+// Per compute op (device/compute_op.hpp names them).
+inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
+                                     "cycles per instruction of a dependent chain"};
+inline constexpr KeyFamily opThroughput{"Throughput", "instr/clk/SM", "compute",
+                                        "thread instructions per clock per SM"};
+inline constexpr KeyFamily opPerClkPerSm{"PerClkPerSm", "FLOP/clk/SM", "compute",
+                                         "tensor-core operations per clock per SM"};
+inline constexpr KeyFamily opTflops{"Tflops", "TFLOP/s", "compute",
+                                    "tensor-core TFLOP/s (TOPS) of the GPU at the measured clock"};
 }  // namespace keys
 
 // Every key, in report order.

@@ -120,4 +120,38 @@ std::string label_for(std::string_view key) {
   return label;
 }
 
+std::string attribute_text(const model::Attribute& a) {
+  if (!a.available()) return "not available" + (a.reason.empty() ? "" : ": " + a.reason);
+  std::string text = format_value(a.value, a.unit);
+  if (a.interval) {
+    const model::Json lo = a.interval->lo;
+    const model::Json hi = a.interval->hi;
+    if (std::isinf(a.interval->hi) && std::isfinite(a.interval->lo))
+      text += " (at least " + format_value(lo, a.unit) + ")";
+    else if (std::isinf(a.interval->lo) && std::isfinite(a.interval->hi))
+      text += " (at most " + format_value(hi, a.unit) + ")";
+    else
+      text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
+  }
+  return text;
+}
+
+std::string provenance_mark(const model::Attribute& a) {
+  switch (a.source) {
+    case model::Source::Api:
+      return "";
+    case model::Source::Table:
+      return "[table]";
+    case model::Source::Derived:
+      return "[derived]";
+    case model::Source::Measured:
+      return a.confidence ? "[measured " + format_number(*a.confidence) + "]" : "[measured]";
+  }
+  return "";
+}
+
+std::string string_at(const model::Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
 }  // namespace gputopo::report

@@ -19,6 +19,18 @@ std::string format_number(double v);
 // others as "<number> <unit>" ("1980 MHz", "295 cycles", "3352.1 GB/s"). Null gives "".
 std::string format_value(const model::Json& value, std::string_view unit);
 
+// An attribute's value as the summaries show it: the value in its unit with its interval ("240 KiB
+// (239 KiB to 241 KiB)", "at least 64 KiB"), or "not available: <reason>".
+std::string attribute_text(const model::Attribute& a);
+
+// Where a value comes from, as the summaries mark it: "" (the driver), "[table]", "[derived]",
+// "[measured 0.98]".
+std::string provenance_mark(const model::Attribute& a);
+
+// The string at j[key], "" when j is not an object or holds no string there (the report's `run`
+// and `tool` sections).
+std::string string_at(const model::Json& j, const char* key);
+
 // "smClockMax" -> "SM clock max", "l2PersistingMax" -> "L2 persisting max",
 // "constantL15" -> "Constant L1.5".
 std::string label_for(std::string_view key);

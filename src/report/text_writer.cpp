@@ -23,45 +23,11 @@ struct Row {
   bool heading = false;
 };
 
-std::string value_text(const Attribute& a) {
-  if (!a.available()) return "not available" + (a.reason.empty() ? "" : ": " + a.reason);
-  std::string text = format_value(a.value, a.unit);
-  if (a.interval) {
-    const Json lo = a.interval->lo;
-    const Json hi = a.interval->hi;
-    if (std::isinf(a.interval->hi) && std::isfinite(a.interval->lo))
-      text += " (at least " + format_value(lo, a.unit) + ")";
-    else if (std::isinf(a.interval->lo) && std::isfinite(a.interval->hi))
-      text += " (at most " + format_value(hi, a.unit) + ")";
-    else
-      text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
-  }
-  return text;
-}
-
-std::string mark_text(const Attribute& a) {
-  switch (a.source) {
-    case model::Source::Api:
-      return "";
-    case model::Source::Table:
-      return "[table]";
-    case model::Source::Derived:
-      return "[derived]";
-    case model::Source::Measured:
-      return a.confidence ? "[measured " + format_number(*a.confidence) + "]" : "[measured]";
-  }
-  return "";
-}
-
 void add_group(std::vector<Row>& rows, int indent, const std::string& heading,
                const model::AttributeList& list) {
   rows.push_back({indent, heading, "", "", true});
   for (const auto& [key, a] : list)
-    rows.push_back({indent + 2, label_for(key), value_text(a), mark_text(a)});
-}
-
-std::string string_at(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+    rows.push_back({indent + 2, label_for(key), attribute_text(a), provenance_mark(a)});
 }
 
 void write_banner(std::ostream& out, const model::Report& r) {

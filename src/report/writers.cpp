@@ -7,6 +7,8 @@ std::vector<std::unique_ptr<Writer>> make_writers() {
   std::vector<std::unique_ptr<Writer>> all;
   all.push_back(make_text_writer());
   all.push_back(make_json_writer());
+  all.push_back(make_markdown_writer());
+  all.push_back(make_mt4g_writer());
   return all;
 }
 

@@ -10,6 +10,8 @@ namespace gputopo::report {
 
 std::unique_ptr<Writer> make_text_writer();
 std::unique_ptr<Writer> make_json_writer();
+std::unique_ptr<Writer> make_mt4g_writer();
+std::unique_ptr<Writer> make_markdown_writer();
 
 // Every format gputopo writes, in registration order.
 const std::vector<std::unique_ptr<Writer>>& writers();

@@ -108,5 +108,21 @@ TEST(DiscoverFake, UnknownOnlyThrowsInvalidArgument) {
   EXPECT_THROW(discover(dev, o, progress, nullptr), std::invalid_argument);
 }
 
+TEST(DiscoverFake, AMigInstanceIsReportedAsTheSliceItIs) {
+  const auto mig_warning = [](const Result& r) {
+    for (const auto& w : r.warnings)
+      if (w.rfind("MIG mode is on", 0) == 0) return true;
+    return false;
+  };
+  FakeDevice card;
+  NullProgress progress;
+  Options o;
+  o.only = {"l1.fetch"};
+  EXPECT_FALSE(mig_warning(discover(card, o, progress, nullptr)));
+  FakeDevice slice;
+  slice.edit_info().general.emplace_back("migMode", model::Attribute::api(true));
+  EXPECT_TRUE(mig_warning(discover(slice, o, progress, nullptr)));
+}
+
 }  // namespace
 }  // namespace gputopo::discovery

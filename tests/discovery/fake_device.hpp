@@ -21,6 +21,7 @@ class FakeDevice : public device::Device {
   }
 
   const device::DeviceInfo& info() const override { return info_; }
+  device::DeviceInfo& edit_info() { return info_; }
 
   device::ChaseBatchResult chase(const device::ChaseBatch& batch) override {
     ++batches;

@@ -30,6 +30,16 @@ struct TimedResult {
   double seconds = 0;
 };
 
+// The discovery of `only` on a simulated GPU of `config` with its noise `seed`.
+inline Result discover_config(device::sim::SimConfig config, std::set<std::string> only,
+                              std::uint64_t seed) {
+  auto dev = device::sim::make_device(std::move(config), seed);
+  NullProgress progress;
+  Options o;
+  o.only = std::move(only);
+  return discover(*dev, o, progress, nullptr);
+}
+
 // The discovery of `only` on `preset` with the simulator's `seed`, run once per preset, selection
 // and seed and kept.
 inline const TimedResult& discover_preset(const std::string& preset, std::set<std::string> only,

@@ -9,6 +9,7 @@
 #include "device/cuda/chase_runner.hpp"
 #include "device/cuda/check.hpp"
 #include "device/cuda/cluster_groups.hpp"
+#include "device/cuda/compute_runner.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/cuda/stream_runner.hpp"
 
@@ -24,12 +25,14 @@ class CudaDevice final : public Device {
     usable(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     chases_ = std::make_unique<ChaseRunner>(info_, stream_, clock_);
     streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
+    computes_ = std::make_unique<ComputeRunner>(info_, stream_, clock_);
     if (const auto others = clock_.other_processes(); others && *others > 0)
       std::cerr << "gputopo: warning: " << *others << " other process(es) use GPU " << info_.index
                 << "; their work distorts timings\n";
   }
 
   ~CudaDevice() override {
+    computes_.reset();
     streams_.reset();
     chases_.reset();
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
@@ -74,6 +77,11 @@ class CudaDevice final : public Device {
     return streams_->run(request);
   }
 
+  ComputeBatchResult compute(const ComputeBatch& batch) override {
+    select();
+    return computes_->run(batch);
+  }
+
   DeviceState state() override { return clock_.state(); }
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
@@ -97,6 +105,7 @@ class CudaDevice final : public Device {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<ChaseRunner> chases_;
   std::unique_ptr<StreamRunner> streams_;
+  std::unique_ptr<ComputeRunner> computes_;
 };
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "device/compute_op.hpp"
 #include "device/cuda/chase_job.hpp"
+#include "device/cuda/compute_job.hpp"
 #include "device/cuda/stream_variant.hpp"
 
 namespace gputopo::device::cuda {
@@ -69,5 +71,10 @@ cudaError_t max_active_clusters(int cluster_size, std::uint32_t shared_bytes, in
 cudaError_t launch_cluster_probe(int cluster_size, int clusters, std::uint32_t shared_bytes,
                                  int* smids, std::uint32_t* started, std::uint64_t wait_ns,
                                  cudaStream_t s);
+
+// Compute micro-kernels (compute_kernels.cu): `blocks` blocks of `threads` threads, each thread
+// `ilp` (1, 2, 4 or 8) chains of `op`; cudaErrorInvalidValue for another ilp.
+cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
+                           std::uint32_t blocks, std::uint32_t threads, cudaStream_t s);
 
 }  // namespace gputopo::device::cuda

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "device/compute_request.hpp"
 #include "device/device_info.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
@@ -46,6 +47,16 @@ void visit_fields(R& r, F&& f) {
   f("bytes", r.bytes);
   f("repeats", r.repeats);
   f("space", r.space);
+}
+
+template <Either<ComputeRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("op", r.op);
+  f("chainLength", r.chain_length);
+  f("ilp", r.ilp);
+  f("warpsPerBlock", r.warps_per_block);
+  f("blocks", r.blocks);
+  f("arg", r.arg);
 }
 
 template <Either<RunConditions> R, class F>
@@ -99,7 +110,7 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates"};
+    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates", "arg"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -14,6 +14,8 @@ std::string_view name(InterferenceRequest::Placement p) {
 
 std::string_view name(StreamKind k) { return to_string(k); }
 
+std::string_view name(ComputeOp op) { return to_string(op); }
+
 std::string_view name(Error::Kind k) {
   switch (k) {
     case Error::Kind::NoDriver:

@@ -21,6 +21,7 @@ std::string_view name(Timing t);
 std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(Error::Kind k);
+std::string_view name(ComputeOp op);
 
 // Every value of each enum, for reading names back.
 constexpr auto enumerators(std::type_identity<Space>) {
@@ -45,6 +46,8 @@ constexpr auto enumerators(std::type_identity<Error::Kind>) {
   return std::array{K::NoDriver,    K::NoDevice,    K::Unsupported, K::BadRequest,
                     K::Measurement, K::OutOfMemory, K::Lost};
 }
+
+inline auto enumerators(std::type_identity<ComputeOp>) { return all_compute_ops(); }
 
 template <class E>
 E parse_name(const JsonField& f) {

@@ -19,6 +19,8 @@ std::string_view name(Op op) {
       return "stream";
     case Op::Clusters:
       return "clusters";
+    case Op::Compute:
+      return "compute";
   }
   return "unknown";
 }
@@ -50,6 +52,12 @@ model::Json identity(const StreamRequest& request) {
 
 model::Json clusters_identity(int cluster_size) {
   return {{"op", name(Op::Clusters)}, {"clusterSize", cluster_size}};
+}
+
+model::Json identity(const ComputeBatch& batch) {
+  model::Json requests = model::Json::array();
+  for (const auto& r : batch.requests) requests.push_back(encode(r));
+  return {{"op", name(Op::Compute)}, {"requests", std::move(requests)}};
 }
 
 std::string sample_file_name(std::size_t call, Op op, std::string_view suffix) {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "device/compute_request.hpp"
 #include "device/requests.hpp"
 #include "model/attribute.hpp"
 
@@ -17,10 +18,10 @@ inline constexpr int kFormatVersion = 1;
 inline constexpr std::string_view kManifestFile = "manifest.json";
 
 // The Device call a manifest entry records.
-enum class Op { Chase, Interfere, Stream, Clusters };
+enum class Op { Chase, Interfere, Stream, Clusters, Compute };
 std::string_view name(Op op);
 constexpr auto enumerators(std::type_identity<Op>) {
-  return std::array{Op::Chase, Op::Interfere, Op::Stream, Op::Clusters};
+  return std::array{Op::Chase, Op::Interfere, Op::Stream, Op::Clusters, Op::Compute};
 }
 
 // What identifies a call: the op and every request field and batch setting. These members open
@@ -29,6 +30,7 @@ model::Json identity(const ChaseBatch& batch);
 model::Json identity(const InterferenceBatch& batch);
 model::Json identity(const StreamRequest& request);
 model::Json clusters_identity(int cluster_size);
+model::Json identity(const ComputeBatch& batch);
 
 // "00042-chase.csv", "00042-chase-indices.csv": sorted by call, named by op.
 std::string sample_file_name(std::size_t call, Op op, std::string_view suffix = {});

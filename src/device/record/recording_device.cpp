@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "device/input_file.hpp"
+#include "device/record/compute_samples.hpp"
 #include "device/record/fitted_json.hpp"
 #include "device/record/raw_error.hpp"
 #include "device/record/raw_json.hpp"
@@ -157,6 +158,16 @@ class RecordingDevice final : public Recorder {
           entry["launch"] = encode(r);
           entry["conditions"] = encode(r.conditions);
           entry["samples"] = write_samples(Op::Stream, "", stream_samples_csv(r.gbps));
+        });
+  }
+
+  ComputeBatchResult compute(const ComputeBatch& batch) override {
+    return record(
+        identity(batch), [&] { return inner_->compute(batch); },
+        [&](const ComputeBatchResult& r, Json& entry) {
+          entry["results"] = r.results.size();
+          entry["conditions"] = encode(r.conditions);
+          entry["samples"] = write_samples(Op::Compute, "", compute_samples_csv(r.results));
         });
   }
 

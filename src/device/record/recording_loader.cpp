@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "device/input_file.hpp"
+#include "device/record/compute_samples.hpp"
 #include "device/record/fitted_json.hpp"
 #include "device/record/raw_error.hpp"
 #include "device/record/raw_json.hpp"
@@ -85,6 +86,16 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
       decode(c["conditions"], call.stream.conditions);
       call.stream.gbps = read_stream_samples(sample_path(dir, c["samples"]),
                                              c["results"].unsigned_integer(kMaxResults));
+      break;
+    }
+    case Op::Compute: {
+      ComputeBatch batch;
+      decode(c["requests"], batch.requests);
+      call.identity = dump_flat(identity(batch));
+      if (c.has("error")) break;
+      decode(c["conditions"], call.compute.conditions);
+      call.compute.results = read_compute_samples(
+          sample_path(dir, c["samples"]), c["results"].unsigned_integer(batch.requests.size()));
       break;
     }
     case Op::Clusters: {

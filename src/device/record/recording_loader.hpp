@@ -17,6 +17,7 @@ struct RecordedCall {
   ChaseBatchResult batch;  // chase, interfere
   StreamResult stream;     // stream
   std::vector<std::vector<int>> groups;  // clusters
+  ComputeBatchResult compute;            // compute
   std::optional<Error::Kind> error;      // set when the call raised an error
   std::string error_message;
 };

@@ -36,6 +36,10 @@ class ReplayDevice final : public Replay {
     return answer(Op::Stream, identity(request)).stream;
   }
 
+  ComputeBatchResult compute(const ComputeBatch& batch) override {
+    return answer(Op::Compute, identity(batch)).compute;
+  }
+
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     return answer(Op::Clusters, clusters_identity(cluster_size)).groups;
   }

@@ -9,6 +9,7 @@
 
 #include "device/requests.hpp"
 #include "device/sim/cache.hpp"
+#include "device/sim/compute_config.hpp"
 
 namespace gputopo::device::sim {
 
@@ -155,6 +156,7 @@ struct SimConfig {
   BandwidthSpec bandwidth;
   std::optional<CompetingLoadSpec> competing_load;
   FaultSpec faults;
+  std::optional<ComputeSpec> compute;  // nullopt: the simulated GPU runs no compute kernels
 
   const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
   std::uint64_t l2_bytes() const {

@@ -45,6 +45,21 @@ class EnvironmentDevice final : public Device {
     return result;
   }
 
+  ComputeBatchResult compute(const ComputeBatch& batch) override {
+    begin_call("compute kernel", 0);
+    ComputeBatchResult result = inner_->compute(batch);
+    mark_clock(result.conditions);
+    if (in_load()) {
+      Rng rng(mix64(seed_, call_));
+      for (auto& r : result.results)
+        for (auto& c : r.cycles)
+          c = static_cast<std::uint64_t>(static_cast<double>(c) * load_->slowdown *
+                                         (1 + 0.2 * rng.uniform()));
+      result.conditions.elapsed_ns *= load_->slowdown;
+    }
+    return result;
+  }
+
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     begin_call("cluster kernel", 0);
     return inner_->co_resident_sms(cluster_size);

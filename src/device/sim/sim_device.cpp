@@ -7,6 +7,7 @@
 
 #include "device/input_file.hpp"
 #include "device/sim/chase_engine.hpp"
+#include "device/sim/compute_model.hpp"
 #include "device/sim/environment.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
@@ -104,6 +105,28 @@ class SimDevice final : public Device {
     StreamResult result = model_stream(config_, request, next_seed(0));
     result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
     return result;
+  }
+
+  ComputeBatchResult compute(const ComputeBatch& batch) override {
+    if (!config_.compute)
+      bad("compute: this simulated GPU models no compute pipelines (its configuration has no "
+          "\"compute\" section)");
+    for (std::size_t i = 0; i < batch.requests.size(); ++i)
+      if (const auto why = compute_problem(batch.requests[i], info_))
+        bad(fmt::format("compute request {}: {}", i, *why));
+    ++calls_;
+    ComputeBatchResult out;
+    double busy = 0;
+    for (std::size_t i = 0; i < batch.requests.size(); ++i) {
+      busy += kLaunchCycles;
+      out.results.push_back(model_compute(config_, batch.requests[i], next_seed(i), busy));
+    }
+    RunConditions& c = out.conditions;
+    c.sm_clock_mhz_before = config_.device.sm_clock_max_mhz;
+    c.sm_clock_mhz_after = config_.device.sm_clock_max_mhz;
+    c.elapsed_cycles = busy;
+    c.elapsed_ns = busy / config_.device.sm_clock_max_mhz * 1e3;
+    return out;
   }
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {

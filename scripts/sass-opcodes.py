@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Opcode counts of gputopo's compute kernels, from a SASS listing (cuobjdump -sass or nvdisasm).
+
+Usage: sass-opcodes.py LISTING > OPCODES
+
+One line per compute kernel: "compute_kernel op N ilp K: OPCODE=COUNT ...", opcodes sorted. N is
+the device::ComputeOp value, K the chains per thread. tests/compute/sass_test.cpp reads the result
+(docs/compute.md, "Evidence").
+"""
+import collections
+import re
+import sys
+
+KERNEL = re.compile(r"compute_kernelILN\w*?ComputeOpE(\d+)ELi(\d+)E")
+FUNCTION = re.compile(r"(?:Function : |^\s*\.text\.)(\S+?):?\s*$")
+INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:\{\s*)?(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+
+
+def main(path):
+    kernels = {}
+    current = None
+    with open(path, encoding="utf-8", errors="replace") as listing:
+        for line in listing:
+            function = FUNCTION.search(line)
+            if function:
+                match = KERNEL.search(function.group(1))
+                current = (int(match.group(1)), int(match.group(2))) if match else None
+                if current:
+                    kernels.setdefault(current, collections.Counter())
+                continue
+            instruction = INSTRUCTION.search(line)
+            if instruction and current:
+                kernels[current][instruction.group(1)] += 1
+    if not kernels:
+        sys.exit(f"{path}: no compute kernels found (is it a SASS listing of gputopo?)")
+    print("# gputopo compute kernels: SASS opcode counts (scripts/sass-opcodes.py)")
+    for (op, ilp), counts in sorted(kernels.items()):
+        body = " ".join(f"{name}={counts[name]}" for name in sorted(counts))
+        print(f"compute_kernel op {op} ilp {ilp}: {body}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

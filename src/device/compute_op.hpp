@@ -1,0 +1,51 @@
+#pragma once
+
+// The instructions a compute request can time. Kept free of other project headers: the CUDA
+// kernels (nvcc, C++17) include it too. The order is the wire order: append, never reorder.
+#include <cstdint>
+
+namespace gputopo::device {
+
+enum class ComputeOp : std::uint8_t {
+  FAdd32,         // add.f32               FADD
+  FMul32,         // mul.f32               FMUL
+  FFma32,         // fma.rn.f32            FFMA
+  DAdd,           // add.f64               DADD
+  DFma,           // fma.rn.f64            DFMA
+  HFma2,          // fma.rn.f16x2          HFMA2
+  BFma2,          // fma.rn.bf16x2         HFMA2.BF16 (sm_80+)
+  IAdd3,          // add.u32 (3 sources)   IADD3
+  IMad,           // mad.lo.u32            IMAD
+  Lop3,           // lop3.b32              LOP3
+  Shf,            // shf.l.wrap.b32        SHF
+  Rcp,            // rcp.approx.ftz.f32    MUFU.RCP
+  Rsq,            // rsqrt.approx.ftz.f32  MUFU.RSQ
+  Sin,            // sin.approx.ftz.f32    MUFU.SIN
+  Ex2,            // ex2.approx.ftz.f32    MUFU.EX2
+  Lg2,            // lg2.approx.ftz.f32    MUFU.LG2
+  F2I,            // cvt.rzi.s32.f32       F2I
+  I2F,            // cvt.rn.f32.s32        I2F
+  F2F,            // cvt f64->f32->f64     F2F (two per step)
+  Shfl,           // shfl.sync.bfly        SHFL.BFLY
+  Vote,           // setp + vote.ballot    VOTE (with ISETP in the step)
+  Match,          // match.any.sync        MATCH.ANY (sm_70+)
+  AtomGlobal,     // atom.global.add, one address per thread
+  AtomGlobalOne,  // atom.global.add, every thread on one address
+  AtomShared,     // atom.shared.add, one address per thread
+  AtomSharedOne,  // atom.shared.add, every thread on one address
+  // Tensor cores: one warp-wide mma.sync per step, the accumulators chained (D = A B + D).
+  MmaF16,   // m16n8k16 f32 += f16 x f16   HMMA.16816.F32 (sm_80+)
+  MmaBF16,  // m16n8k16 f32 += bf16 x bf16 HMMA.16816.F32.BF16 (sm_80+)
+  MmaTF32,  // m16n8k8 f32 += tf32 x tf32  HMMA.1688.F32.TF32 (sm_80+)
+  MmaI8,    // m16n8k32 s32 += s8 x s8     IMMA.16832.S8.S8 (sm_80+)
+  MmaF64,   // m8n8k4 f64 += f64 x f64     DMMA.8x8x4 (sm_80+)
+  MmaE4M3,  // m16n8k32 f32 += e4m3 x e4m3 QMMA (sm_89; not sm_90, see compute_request.cpp)
+  MmaE5M2,  // m16n8k32 f32 += e5m2 x e5m2 QMMA (likewise)
+  // Shared-memory loads chained through the loaded address; the request's `arg` is the stride in
+  // bytes between a warp's lanes (0: every lane on one address), which sets the bank conflicts.
+  LdShared32,  // ld.shared.u32     LDS
+  LdShared64,  // ld.shared.v2.u32  LDS.64
+};
+inline constexpr int kComputeOpCount = 35;
+
+}  // namespace gputopo::device

@@ -1,0 +1,121 @@
+// Compute micro-kernels: one generic kernel over the op (compute_ops.cuh) and the number of
+// independent chains per thread (ILP). Every thread runs ILP chains of trips x kComputeUnroll
+// dependent steps, the chains interleaved; each warp reads %clock64 before and after. With one
+// chain and one warp the span is the latency of a dependent chain, with many the throughput.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "device/cuda/compute_ops.cuh"
+#include "device/cuda/device_clock.cuh"
+#include "device/cuda/kernels.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+// Trips between two reads of the deadline timer.
+constexpr std::uint32_t kDeadlineTrips = 64;
+
+template <ComputeOp Op, int Ilp>
+__global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
+  using S = OpStep<Op>;
+  extern __shared__ std::uint32_t s_words[];
+  Operands o;
+  o.u1 = args.u1;
+  o.u2 = args.u2;
+  o.f1 = args.f1;
+  o.f2 = args.f2;
+  o.d1 = args.d1;
+  o.d2 = args.d2;
+  o.address_mask = args.address_mask;
+  o.arg = args.arg;
+  o.thread = blockIdx.x * blockDim.x + threadIdx.x;
+  o.threads = gridDim.x * blockDim.x;
+  o.global_base = args.atom_words;
+  o.shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_words));
+  // Every word holds its own shared-window address: a shared load chained through what it loads
+  // stays on its word (the atomics only add to these values).
+  for (std::uint32_t w = threadIdx.x; w < args.shared_words; w += blockDim.x)
+    s_words[w] = o.shared_base + 4 * w;
+
+  typename S::T chain[Ilp];
+#pragma unroll
+  for (int j = 0; j < Ilp; ++j) chain[j] = S::make(o, j);
+  const std::uint64_t start_ns = read_globaltimer();
+  bool late = false;
+  __syncthreads();
+
+  const std::uint64_t start = read_clock64();
+  for (std::uint32_t trip = 0; trip < args.trips; ++trip) {
+#pragma unroll
+    for (std::uint32_t u = 0; u < kComputeUnroll; ++u) {
+#pragma unroll
+      for (int j = 0; j < Ilp; ++j) S::step(chain[j], o);
+    }
+    if (trip % kDeadlineTrips == kDeadlineTrips - 1 &&
+        read_globaltimer() - start_ns > args.deadline_ns) {
+      late = true;
+      break;
+    }
+  }
+  const std::uint64_t end = read_clock64();
+
+  std::uint32_t folded = 0;
+#pragma unroll
+  for (int j = 0; j < Ilp; ++j) folded ^= S::bits(chain[j]);
+  args.sink[threadIdx.x] = folded;
+  const std::uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) {
+    args.clocks[2 * warp] = start;
+    args.clocks[2 * warp + 1] = end;
+  }
+  __shared__ std::uint32_t s_late;
+  if (threadIdx.x == 0) s_late = 0;
+  __syncthreads();
+  if (late) s_late = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    args.smids[blockIdx.x] = read_smid();
+    args.status[blockIdx.x] =
+        static_cast<std::uint32_t>(s_late != 0 ? ComputeStatus::TimedOut : ComputeStatus::Done);
+  }
+}
+
+using Kernel = void (*)(ComputeLaunchArgs);
+
+template <ComputeOp Op>
+Kernel kernel_for(int ilp) {
+  switch (ilp) {
+    case 1:
+      return compute_kernel<Op, 1>;
+    case 2:
+      return compute_kernel<Op, 2>;
+    case 4:
+      return compute_kernel<Op, 4>;
+    case 8:
+      return compute_kernel<Op, 8>;
+    default:
+      return nullptr;
+  }
+}
+
+template <std::size_t... I>
+Kernel lookup(ComputeOp op, int ilp, std::index_sequence<I...>) {
+  Kernel k = nullptr;
+  ((static_cast<std::size_t>(op) == I ? (k = kernel_for<static_cast<ComputeOp>(I)>(ilp)) : k), ...);
+  return k;
+}
+
+}  // namespace
+
+cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
+                           std::uint32_t blocks, std::uint32_t threads, cudaStream_t s) {
+  const Kernel kernel =
+      lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
+  if (kernel == nullptr) return cudaErrorInvalidValue;
+  kernel<<<blocks, threads, static_cast<std::size_t>(args.shared_words) * 4, s>>>(args);
+  return cudaGetLastError();
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "device/compute_op.hpp"
+#include "device/sim/json_reader.hpp"
+
+namespace gputopo::device::sim {
+
+// What the simulated GPU's compute micro-kernels cost: configuration of the simulator, the
+// answers its compute probes must find (docs/sim.md, "compute").
+struct PipelineSpec {
+  double latency_cycles = 0;  // of one instruction of the op's timed SASS opcode
+  double per_clk_per_sm = 0;  // those instructions per clock per SM, counted per thread
+};
+
+// Shared-memory banks: a warp's load takes bank_wavefronts() passes; each pass past the first adds
+// conflict_cycles to its latency and divides the op's rate.
+struct SharedBankSpec {
+  std::uint32_t count = 32;
+  std::uint32_t width_bytes = 4;
+  double conflict_cycles = 2;
+};
+
+struct ComputeSpec {
+  std::array<std::optional<PipelineSpec>, kComputeOpCount> pipelines;  // indexed by ComputeOp
+  int schedulers_per_sm = 4;        // each issues one warp instruction per clock
+  double overhead_cycles = 0;       // added to every timed span (clock reads, loop set-up)
+  double jitter_cycles = 0;         // standard deviation of a timed span's noise
+  double trip_overhead_cycles = 0;  // added per loop trip to the issue of every warp
+  std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
+
+  const std::optional<PipelineSpec>& pipeline(ComputeOp op) const {
+    return pipelines[static_cast<std::size_t>(op)];
+  }
+};
+
+// Parses the "compute" section for a device of compute capability cc_major.cc_minor: every op
+// such a GPU has must be listed, and none it lacks.
+ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor);
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,51 @@
+#include "device/sim/compute_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "device/sim/rng.hpp"
+
+namespace gputopo::device::sim {
+
+ComputeResult model_compute(const SimConfig& config, const ComputeRequest& request,
+                            std::uint64_t seed, double& busy) {
+  const ComputeSpec& c = *config.compute;
+  PipelineSpec p = *c.pipeline(request.op);
+  if (const auto access = shared_access_bytes(request.op); access > 0 && c.shared_banks) {
+    const auto& b = *c.shared_banks;
+    const double passes = bank_wavefronts(access, request.arg.value_or(0), b.count, b.width_bytes);
+    p.latency_cycles += (passes - 1) * b.conflict_cycles;
+    p.per_clk_per_sm /= passes;
+  }
+  const ComputeOpInfo& op = op_info(request.op);
+  const double steps = request.chain_length;
+  const double per_step = op.per_step;
+  const double instructions_per_step = per_step + (op.extra.empty() ? 0.0 : 1.0);
+  const double threads = 32.0 * request.warps_per_block;
+  const double latency = steps * per_step * p.latency_cycles;
+  const double pipe = threads * request.ilp * steps * per_step / p.per_clk_per_sm;
+  const double warps_per_scheduler =
+      std::ceil(static_cast<double>(request.warps_per_block) / c.schedulers_per_sm);
+  const double trips = steps / kComputeStepsPerTrip;
+  const double issue = warps_per_scheduler * (request.ilp * steps * instructions_per_step +
+                                              trips * c.trip_overhead_cycles);
+  const double span = std::max({latency, pipe, issue}) + c.overhead_cycles;
+
+  Rng noise(mix64(seed, 0xc0de));
+  ComputeResult result;
+  const auto sms = static_cast<std::uint32_t>(config.device.sm_count);
+  for (std::uint32_t b = 0; b < request.blocks; ++b) {
+    double cycles = span;
+    if (c.jitter_cycles > 0) cycles += c.jitter_cycles * noise.normal();
+    const NoiseSpec& outliers = config.noise;
+    if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)
+      cycles += outliers.outlier_min_cycles +
+                noise.uniform() * (outliers.outlier_max_cycles - outliers.outlier_min_cycles);
+    result.cycles.push_back(static_cast<std::uint64_t>(std::max(1.0, std::round(cycles))));
+    result.sms.push_back(static_cast<int>(b % sms));
+  }
+  busy += span * std::ceil(static_cast<double>(request.blocks) / sms);
+  return result;
+}
+
+}  // namespace gputopo::device::sim

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "discovery/probe.hpp"
+
+namespace gputopo::discovery {
+
+// Chain lengths and shapes of the pipeline probe (docs/compute.md, "Pipelines").
+inline constexpr std::uint32_t kLatencyShortSteps = 256;
+inline constexpr std::uint32_t kLatencyLongSteps = 1024;
+inline constexpr std::uint32_t kThroughputShortSteps = 64;
+inline constexpr std::uint32_t kThroughputLongSteps = 256;
+inline constexpr std::uint32_t kThroughputIlp = 8;
+inline constexpr int kPipelineRepeats = 5;
+
+// Writes compute.<op>Latency (cycles per instruction of a dependent chain),
+// compute.<op>Throughput (thread instructions per clock per SM, all warps of one block) and
+// compute.pipelines (the ops measured, with the whole table in its evidence); for tensor-core ops
+// also compute.<op>PerClkPerSm and compute.<op>Tflops.
+std::unique_ptr<Probe> make_pipeline_probe();
+
+std::string latency_key(std::string_view op);
+std::string throughput_key(std::string_view op);
+// Tensor-core ops only: operations per clock per SM, and TFLOP/s (TOPS) at the measured clock.
+std::string ops_per_clk_key(std::string_view op);
+std::string tflops_key(std::string_view op);
+
+}  // namespace gputopo::discovery

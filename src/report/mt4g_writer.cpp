@@ -1,0 +1,236 @@
+#include "report/mt4g_writer.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "report/writers.hpp"
+
+namespace gputopo::report {
+namespace {
+
+using model::Json;
+
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+const model::Attribute* found(const model::AttributeList& list, const char* key) {
+  const model::Attribute* a = model::find(list, key);
+  return a && a->available() && a->value.is_number() ? a : nullptr;
+}
+
+const model::AttributeList* element(const model::Report& r, const char* key) {
+  for (const auto& e : r.memory)
+    if (e.key == key) return &e.attributes;
+  return nullptr;
+}
+
+std::string method(const model::Attribute& a) {
+  return "gputopo " + std::string(model::to_string(a.source)) +
+         (a.method.empty() ? "" : ": " + a.method);
+}
+
+// MT4G's measured-size object: {"size", "unit", "confidence", "method", "randomized"}.
+void put_size(Json& into, const char* name, const model::AttributeList& list, const char* key) {
+  const auto* a = found(list, key);
+  if (!a) return;
+  into[name] = {{"size", a->value.get<std::uint64_t>()},
+                {"unit", "bytes"},
+                {"confidence", a->confidence.value_or(1.0)},
+                {"method", method(*a)},
+                {"randomized", false}};
+}
+
+// MT4G's plain value: {"unit", "value"}, converted by `scale`.
+void put_value(Json& into, const char* name, const model::Attribute* a, const char* unit,
+               double scale = 1) {
+  if (!a) return;
+  const double v = a->value.get<double>() * scale;
+  if (std::floor(v) == v && std::abs(v) < 9e15)
+    into[name] = {{"unit", unit}, {"value", static_cast<std::int64_t>(v)}};
+  else
+    into[name] = {{"unit", unit}, {"value", v}};
+}
+
+// A dependent-chain latency: MT4G's readers take its `mean`. gputopo has no per-load p50 or p95
+// to give, so it writes only what it measured.
+void put_latency(Json& into, const model::AttributeList& list, const char* key) {
+  const auto* a = found(list, key);
+  if (!a) return;
+  into["latency"] = {{"mean", a->value.get<double>()},
+                     {"unit", "cycles"},
+                     {"confidence", a->confidence.value_or(1.0)},
+                     {"method", method(*a)}};
+}
+
+// GB/s (gputopo) to GiB/s (MT4G).
+void put_bandwidth(Json& into, const char* name, const model::AttributeList& list,
+                   const char* key) {
+  put_value(into, name, found(list, key), "GiB/s", 1e9 / kBytesPerGiB);
+}
+
+std::string mt4g_name(const std::string& element) {
+  if (element == "l1") return "L1";
+  if (element == "texture") return "Texture";
+  if (element == "readOnly") return "Read Only";
+  if (element == "constantL1") return "Constant L1";
+  return element;
+}
+
+Json cache(const model::AttributeList& list) {
+  Json c = Json::object();
+  put_size(c, "size", list, "size");
+  put_size(c, "lineSize", list, "lineSize");
+  put_size(c, "fetchGranularity", list, "fetchGranularity");
+  put_latency(c, list, "latency");
+  put_value(c, "missPenalty", found(list, "missPenalty"), "cycles");
+  if (const auto* n = found(list, "countPerSm")) c["amountPerMultiprocessor"] = n->value.get<int>();
+  if (const auto* shared = model::find(list, "sharedWith");
+      shared && shared->available() && shared->value.is_array() && !shared->value.empty()) {
+    Json names = Json::array();
+    for (const auto& other : shared->value) names.push_back(mt4g_name(other.get<std::string>()));
+    c["sharedWith"] = std::move(names);
+  }
+  return c;
+}
+
+Json general(const model::Report& r) {
+  Json g = Json::object();
+  const auto* name = model::find(r.device, "name");
+  g["name"] = name && name->value.is_string() ? name->value : Json("unknown");
+  g["vendor"] = "NVIDIA";
+  if (const auto* cc = model::find(r.device, "computeCapability"); cc && cc->value.is_string()) {
+    const std::string text = cc->value.get<std::string>();
+    const auto dot = text.find('.');
+    if (dot != std::string::npos)
+      g["computeCapability"] = {{"major", std::stoi(text.substr(0, dot))},
+                                {"minor", std::stoi(text.substr(dot + 1))}};
+  }
+  put_value(g, "clockRate", found(r.device, "smClockMax"), "kHz", 1000);
+  return g;
+}
+
+Json compute(const model::Report& r) {
+  Json c = Json::object();
+  const std::pair<const char*, const char*> keys[] = {
+      {"multiProcessorCount", "smCount"},
+      {"numberOfCoresPerMultiProcessor", "coresPerSm"},
+      {"warpSize", "warpSize"},
+      {"maxThreadsPerBlock", "maxThreadsPerBlock"},
+      {"maxThreadsPerMultiProcessor", "maxThreadsPerSm"},
+      {"maxBlocksPerMultiProcessor", "maxBlocksPerSm"},
+      {"regsPerBlock", "registersPerBlock"},
+      {"regsPerMultiProcessor", "registersPerSm"}};
+  for (const auto& [mt4g, ours] : keys)
+    if (const auto* a = found(r.compute, ours)) c[mt4g] = a->value.get<std::int64_t>();
+  return c;
+}
+
+// sys-sage reads a level's bandwidths whenever it finds its latency: both or neither.
+void keep_latency_with_bandwidths(Json& level) {
+  if (level.contains("latency") &&
+      (!level.contains("readBandwidth") || !level.contains("writeBandwidth")))
+    level.erase("latency");
+}
+
+Json main_memory(const model::Report& r) {
+  Json m = Json::object();
+  if (const auto* dram = element(r, "dram")) {
+    put_latency(m, *dram, "latency");
+    put_bandwidth(m, "readBandwidth", *dram, "readBandwidth");
+    put_bandwidth(m, "writeBandwidth", *dram, "writeBandwidth");
+  }
+  keep_latency_with_bandwidths(m);
+  put_value(m, "totalGlobalMem", found(r.device, "memorySize"), "bytes");
+  put_value(m, "memoryClockRate", found(r.device, "memoryClockMax"), "kHz", 1000);
+  put_value(m, "memoryBusWidth", found(r.device, "memoryBusWidth"), "bit");
+  return m;
+}
+
+Json l2(const model::AttributeList& list) {
+  Json l = Json::object();
+  put_value(l, "size", found(list, "apiSize") ? found(list, "apiSize") : found(list, "size"),
+            "bytes");
+  put_size(l, "lineSize", list, "lineSize");
+  put_size(l, "fetchGranularity", list, "fetchGranularity");
+  put_size(l, "segmentSize", list, "segmentSize");
+  put_latency(l, list, "nearLatency");
+  put_value(l, "missPenalty", found(list, "missPenalty"), "cycles");
+  put_bandwidth(l, "readBandwidth", list, "readBandwidth");
+  put_bandwidth(l, "writeBandwidth", list, "writeBandwidth");
+  keep_latency_with_bandwidths(l);
+  return l;
+}
+
+// MT4G's constant section: the constant memory, and its L1 and L1.5 where gputopo found what
+// sys-sage requires of them (size and fetch granularity, and the L1's latency).
+Json constant(const model::Report& r) {
+  Json c = Json::object();
+  put_value(c, "totalConstMem", found(r.compute, "constantMemory"), "bytes");
+  const auto* l1 = element(r, "constantL1");
+  const auto* l15 = element(r, "constantL15");
+  if (!l1 || !l15) return c;
+  Json l1_json = cache(*l1);
+  Json l15_json = cache(*l15);
+  const bool complete = l1_json.contains("size") && l1_json.contains("fetchGranularity") &&
+                        l1_json.contains("latency") && l15_json.contains("size") &&
+                        l15_json.contains("fetchGranularity");
+  if (!complete) return c;
+  c["l1"] = std::move(l1_json);
+  c["l1.5"] = std::move(l15_json);
+  return c;
+}
+
+Json shared(const model::Report& r) {
+  Json s = Json::object();
+  put_value(s, "sharedMemPerBlock", found(r.compute, "sharedMemoryPerBlock"), "bytes");
+  put_value(s, "sharedMemPerMultiProcessor", found(r.compute, "sharedMemoryPerSm"), "bytes");
+  put_value(s, "reservedSharedMemPerBlock", found(r.compute, "sharedMemoryReservedPerBlock"),
+            "bytes");
+  if (const auto* list = element(r, "shared")) put_latency(s, *list, "latency");
+  return s;
+}
+
+Json meta(const model::Report& r) {
+  Json m = Json::object();
+  if (r.run.is_object() && r.run.contains("timestamp")) m["timestamp"] = r.run["timestamp"];
+  const auto version = [&](const char* key) -> Json {
+    const auto* a = model::find(r.device, key);
+    return a && a->available() ? a->value : Json();
+  };
+  m["driver"] = version("driverCudaVersion");
+  m["runtime"] = version("runtimeVersion");
+  m["tool"] = r.tool.is_object() ? r.tool : Json::object();
+  m["simulated"] = r.simulated;
+  return m;
+}
+
+}  // namespace
+
+model::Json to_mt4g(const model::Report& report) {
+  Json memory = Json::object();
+  memory["main"] = main_memory(report);
+  if (const auto* list = element(report, "l2")) memory["l2"] = l2(*list);
+  for (const char* key : {"l1", "texture", "readOnly"})
+    if (const auto* list = element(report, key)) memory[key] = cache(*list);
+  memory["constant"] = constant(report);
+  memory["shared"] = shared(report);
+  return {{"general", general(report)},
+          {"compute", compute(report)},
+          {"memory", std::move(memory)},
+          {"meta", meta(report)}};
+}
+
+namespace {
+class Mt4gWriter final : public Writer {
+ public:
+  std::string_view name() const override { return "mt4g"; }
+  std::string_view extension() const override { return ".mt4g.json"; }
+  void write(std::ostream& out, const model::Report& report) const override {
+    out << to_mt4g(report).dump(4, ' ', false, Json::error_handler_t::replace) << "\n";
+  }
+};
+}  // namespace
+
+std::unique_ptr<Writer> make_mt4g_writer() { return std::make_unique<Mt4gWriter>(); }
+
+}  // namespace gputopo::report

@@ -1,0 +1,105 @@
+// The report formats of --format (docs/formats.md), written by the built binary.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_process.hpp"
+
+namespace gputopo::test {
+namespace {
+
+using nlohmann::json;
+
+ProcessResult gputopo(std::vector<std::string> args) {
+  args.insert(args.begin(), GPUTOPO_BINARY);
+  return run_process(args, 120);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const json& ours() {
+  static const json j = json::parse(gputopo({"--sim", "toy", "--json", "-q"}).out);
+  return j;
+}
+
+const json& mt4g() {
+  static const json j = json::parse(gputopo({"--sim", "toy", "--format", "mt4g", "-q"}).out);
+  return j;
+}
+
+// What sys-sage's MT4G v1 parser reads without a check: a missing one makes it throw.
+TEST(Mt4gFormat, HoldsEverythingSysSageRequires) {
+  const json& m = mt4g();
+  for (const char* key : {"name", "vendor"}) EXPECT_TRUE(m["general"][key].is_string()) << key;
+  EXPECT_TRUE(m["general"]["computeCapability"]["major"].is_number_integer());
+  EXPECT_TRUE(m["general"]["clockRate"]["value"].is_number_integer());
+  for (const char* key :
+       {"multiProcessorCount", "numberOfCoresPerMultiProcessor", "maxThreadsPerBlock", "warpSize",
+        "maxThreadsPerMultiProcessor", "maxBlocksPerMultiProcessor"})
+    EXPECT_TRUE(m["compute"][key].is_number_integer()) << key;
+  const json& memory = m["memory"];
+  EXPECT_TRUE(memory["main"]["totalGlobalMem"]["value"].is_number_integer());
+  EXPECT_TRUE(memory["l2"]["size"]["value"].is_number_integer());
+  for (const char* key : {"sharedMemPerBlock", "sharedMemPerMultiProcessor"})
+    EXPECT_TRUE(memory["shared"][key]["value"].is_number_integer()) << key;
+  for (const char* level : {"main", "l2"})
+    if (memory[level].contains("latency")) {
+      EXPECT_TRUE(memory[level]["readBandwidth"]["value"].is_number()) << level;
+      EXPECT_TRUE(memory[level]["writeBandwidth"]["value"].is_number()) << level;
+    }
+  EXPECT_TRUE(memory["constant"]["totalConstMem"]["value"].is_number_integer());
+  EXPECT_TRUE(m["meta"]["simulated"].get<bool>());
+}
+
+TEST(Mt4gFormat, CarriesGputoposValuesInMt4gsUnits) {
+  const json& m = mt4g();
+  const json& o = ours();
+  EXPECT_EQ(m["compute"]["multiProcessorCount"], o["compute"]["smCount"]["value"]);
+  EXPECT_EQ(m["memory"]["l1"]["size"]["size"], o["memory"]["l1"]["size"]["value"]);
+  EXPECT_EQ(m["memory"]["l1"]["size"]["confidence"], o["memory"]["l1"]["size"]["confidence"]);
+  EXPECT_DOUBLE_EQ(m["memory"]["l1"]["latency"]["mean"].get<double>(),
+                   o["memory"]["l1"]["latency"]["value"].get<double>());
+  EXPECT_NEAR(m["memory"]["main"]["readBandwidth"]["value"].get<double>(),
+              o["memory"]["dram"]["readBandwidth"]["value"].get<double>() * 1e9 / (1 << 30), 1e-6);
+  EXPECT_EQ(m["general"]["clockRate"]["value"].get<double>(),
+            o["device"]["smClockMax"]["value"].get<double>() * 1000);
+}
+
+TEST(MarkdownFormat, OneTablePerGroupWithProvenance) {
+  const ProcessResult r = gputopo({"--sim", "toy", "--format", "markdown", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part :
+       {"# gputopo ", "> **Simulated GPU**", "## General", "## Compute", "## Memory: L1",
+        "| Attribute | Value | Source |", "| Size | ", "[measured "})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part;
+  std::size_t rows = 0;
+  for (std::size_t at = r.out.find("\n|"); at != std::string::npos; at = r.out.find("\n|", at + 1))
+    ++rows;
+  EXPECT_GT(rows, 40u);
+}
+
+TEST(Formats, ChoiceIsCheckedAndAppliesToTheOutputFile) {
+  EXPECT_EQ(gputopo({"--sim", "toy", "--format", "bogus"}).exit_code, 2);
+  EXPECT_EQ(gputopo({"--sim", "toy", "--json", "--format", "text"}).exit_code, 2);
+  EXPECT_EQ(gputopo({"list", "--sim", "toy", "--format", "json"}).exit_code, 2);
+  const std::string file = ::testing::TempDir() + "gputopo-formats-" + std::to_string(::getpid());
+  const ProcessResult info = gputopo({"info", "--sim", "toy", "--format", "mt4g", "-o", file});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_EQ(json::parse(info.out)["compute"]["warpSize"], 32);
+  EXPECT_EQ(json::parse(read_file(file)), json::parse(info.out));
+  std::remove(file.c_str());
+}
+
+}  // namespace
+}  // namespace gputopo::test

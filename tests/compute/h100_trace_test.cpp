@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "../record/test_recordings.hpp"
+#include "device/record/replay.hpp"
+#include "discovery/discover.hpp"
+
+// The pipeline probe on a recording made on an H100 (docs/results/h100/compute): the table it
+// gives offline is the one the GPU gave, and the ranking of the pipes is the hardware's.
+namespace gputopo::device::record {
+namespace {
+
+using H100ComputeTrace = testing::TempDirTest;
+
+double value(const discovery::Result& r, const char* key) {
+  const auto* a = model::find(r.compute, key);
+  EXPECT_NE(a, nullptr) << key;
+  return a && a->value.is_number() ? a->value.get<double>() : -1;
+}
+
+TEST_F(H100ComputeTrace, ReplaysToTheTableTheGpuGave) {
+  std::filesystem::create_directories(dir_);
+  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
+                            "/runs/h100-compute-raw.tgz' -C '" + dir_.string() + "'";
+  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
+  auto replay = open_replay(dir_ / "raw");
+  discovery::NullProgress progress;
+  discovery::Options o;
+  o.only = {"pipelines", "sharedBanks"};
+  o.retry_backoff_s = 0;
+  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  EXPECT_NEAR(value(r, "ffmaLatency"), 5.06, 0.01);
+  EXPECT_NEAR(value(r, "ffmaThroughput"), 123.8, 0.5);
+  EXPECT_NEAR(value(r, "dfmaLatency"), 8.97, 0.01);
+  EXPECT_NEAR(value(r, "mufuEx2Throughput"), 16.0, 0.1);
+  EXPECT_NEAR(value(r, "mmaBf16Tflops"), 710.9, 1.0);
+  EXPECT_EQ(value(r, "sharedBankCount"), 32);
+  EXPECT_EQ(value(r, "sharedBankWidth"), 4);
+  EXPECT_NEAR(value(r, "sharedConflictCycles"), 1.98, 0.02);
+  // FP32 issues twice as fast as INT32 and FP64, eight times as fast as the MUFU.
+  EXPECT_GT(value(r, "ffmaThroughput"), 1.9 * value(r, "iadd3Throughput"));
+  EXPECT_GT(value(r, "ffmaThroughput"), 1.9 * value(r, "dfmaThroughput"));
+  EXPECT_GT(value(r, "ffmaThroughput"), 7.5 * value(r, "mufuRsqThroughput"));
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
