@@ -250,11 +250,19 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   }
   if (auto why = read_numbers(app, t, o)) return usage(*why);
   if (!o.only.empty()) {
-    try {
-      discovery::Plan(discovery::registered_probes(device::DeviceInfo{}),
-                      std::set<std::string>(o.only.begin(), o.only.end()));
-    } catch (const std::invalid_argument& e) {
-      return usage(std::string("--only: ") + e.what());
+    // A name of either vendor's elements is accepted here; the device's own decides later.
+    device::DeviceInfo amd;
+    amd.vendor = "AMD";
+    for (const auto& name : o.only) {
+      try {
+        discovery::Plan(discovery::registered_probes(device::DeviceInfo{}), {name});
+      } catch (const std::invalid_argument& e) {
+        try {
+          discovery::Plan(discovery::registered_probes(amd), {name});
+        } catch (const std::invalid_argument& e_amd) {
+          return usage(std::string("--only: ") + e.what() + "; on AMD: " + e_amd.what());
+        }
+      }
     }
   }
   if (sub.analyze->parsed()) {

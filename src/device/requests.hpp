@@ -94,6 +94,7 @@ struct InterferenceRequest {
   enum class Placement : std::uint8_t {
     SameThread,  // A and B on one thread (e.g. two spaces: sharing tests)
     TwoThreads,  // A and B on two threads of one block (amount tests)
+    TwoSms,      // A on SM `sm`, B on SM `sm_b`, in two blocks (caches shared among SMs)
   };
   ChaseRequest a;
   ChaseRequest b;
@@ -102,6 +103,7 @@ struct InterferenceRequest {
       0;  // TwoThreads: thread index in the block (warp = t / 32, lane = t % 32)
   std::uint32_t thread_b = 32;
   int sm = -1;
+  std::optional<int> sm_b = std::nullopt;  // TwoSms: the SM B runs on
 };
 
 struct InterferenceBatch {

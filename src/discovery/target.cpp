@@ -1,10 +1,17 @@
 #include "discovery/target.hpp"
 
+#include "model/vendor.hpp"
+
 namespace gputopo::discovery {
 
-std::vector<Target> l1_family_targets(std::uint64_t constant_bytes) {
+std::vector<Target> l1_family_targets(const device::DeviceInfo& info) {
   using device::Space;
-  const std::uint64_t constant_limit = constant_bytes ? constant_bytes : 64 * 1024;
+  const std::uint64_t constant_limit = info.constant_bytes ? info.constant_bytes : 64 * 1024;
+  if (model::is_amd(info))
+    return {
+        {"l1", Space::L1, 1, "", 0, false, false},
+        {"scalarL1", Space::Constant, 1, "", constant_limit, false, true},
+    };
   return {
       {"l1", Space::L1, 1, "", 0, true},
       {"texture", Space::Texture, 1, "", 0, true},
@@ -20,7 +27,8 @@ std::vector<std::string> element_keys(const std::vector<Target>& targets) {
   return keys;
 }
 
-std::vector<std::string> sharing_candidates() {
+std::vector<std::string> sharing_candidates(const device::DeviceInfo& info) {
+  if (model::is_amd(info)) return {"l1", "scalarL1"};
   return {"l1", "texture", "readOnly", "constantL1"};
 }
 

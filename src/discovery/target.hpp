@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device_info.hpp"
 #include "device/requests.hpp"
 
 namespace gputopo::discovery {
@@ -22,15 +23,20 @@ struct Target {
   std::uint64_t space_limit_bytes = 0;
   // Whether the carve-out applies (the L1/shared split decides this cache's size).
   bool carveout_applies = false;
+  // Whether several SMs may share one instance (AMD's scalar L1, shared by a few CUs): the
+  // discovery then finds which SMs share it.
+  bool shared_among_sms = false;
 };
 
-// The SM-private caches of an NVIDIA GPU, in report order.
-std::vector<Target> l1_family_targets(std::uint64_t constant_bytes);
+// The caches in front of the L2, in report order: NVIDIA's L1, texture, read-only, constant L1 and
+// L1.5; AMD's vector L1 (global loads, "l1") and scalar L1 (scalar loads, the Constant space,
+// "scalarL1").
+std::vector<Target> l1_family_targets(const device::DeviceInfo& info);
 
 // The element keys of `targets`, in their order.
 std::vector<std::string> element_keys(const std::vector<Target>& targets);
 
 // The targets whose physical sharing is tested against each other.
-std::vector<std::string> sharing_candidates();
+std::vector<std::string> sharing_candidates(const device::DeviceInfo& info);
 
 }  // namespace gputopo::discovery

@@ -33,6 +33,8 @@ struct DeviceInfo {
   double sm_clock_max_mhz = 0;    // 0 when unknown
   double mem_clock_max_mhz = 0;   // 0 when unknown
   int memory_bus_width_bits = 0;  // 0 when unknown
+  // AMD: the memory-side cache (Infinity Cache, MALL) the driver reports; 0 where it reports none.
+  std::uint64_t mall_bytes = 0;
 
   AttributeList general;
   AttributeList compute;

@@ -6,6 +6,7 @@
 
 #include "model/dram_peak.hpp"
 #include "model/keys.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::model {
 namespace {
@@ -20,7 +21,7 @@ struct MemoryFromApi {
   std::string_view source_key;
 };
 
-constexpr std::array<MemoryFromApi, 7> kMemoryFromApi{{
+constexpr std::array<MemoryFromApi, 8> kMemoryFromApi{{
     {"l2", &keys::apiSize, Group::Compute, "l2Size"},
     {"l2", &keys::persistingMax, Group::Compute, "l2PersistingMax"},
     {"shared", &keys::apiSize, Group::Compute, "sharedMemoryPerSm"},
@@ -28,6 +29,7 @@ constexpr std::array<MemoryFromApi, 7> kMemoryFromApi{{
     {"dram", &keys::size, Group::General, "memorySize"},
     {"dram", &keys::busWidth, Group::General, "memoryBusWidth"},
     {"dram", &keys::clock, Group::General, "memoryClockMax"},
+    {"mall", &keys::apiSize, Group::Compute, "mallSize"},
 }};
 
 Element& element(std::vector<Element>& memory, std::string_view key) {
@@ -60,8 +62,10 @@ Report make_info_report(const DeviceInfo& info) {
   r.compute = info.compute;
   for (const auto& m : kMemoryFromApi) {
     const AttributeList& group = m.group == Group::General ? info.general : info.compute;
+    const std::string_view name =
+        m.element == "shared" ? shared_memory_element(info) : std::string_view(m.element);
     if (const Attribute* a = find(group, m.source_key); a != nullptr)
-      element(r.memory, m.element).attributes.emplace_back(m.key->str(), *a);
+      element(r.memory, name).attributes.emplace_back(m.key->str(), *a);
   }
   for (auto& e : r.memory)
     if (e.key == "dram")

@@ -60,6 +60,10 @@ inline constexpr Key missPenaltyNs{"missPenaltyNs", "ns", "caches", "miss penalt
 inline constexpr Key countPerSm{"countPerSm", "", "L1 family", "instances per SM"};
 inline constexpr Key sharedWith{"sharedWith", "", "L1 family",
                                 "the other spaces served by the same physical cache"};
+inline constexpr Key sharedBySms{"sharedBySms", "", "scalarL1, l2 (AMD)",
+                                 "SMs (CUs) sharing one instance, the most common group"};
+inline constexpr Key instanceCount{"instanceCount", "", "scalarL1, l2 (AMD)",
+                                   "instances on the GPU: groups of SMs sharing one"};
 inline constexpr Key carveout{"carveout", "%", "L1 family",
                               "the shared-memory carve-out the element was measured under"};
 inline constexpr Key globalLoadsCached{"globalLoadsCached", "", "l1",

@@ -97,7 +97,8 @@ Json general(const model::Report& r) {
   Json g = Json::object();
   const auto* name = model::find(r.device, "name");
   g["name"] = name && name->value.is_string() ? name->value : Json("unknown");
-  g["vendor"] = "NVIDIA";
+  const auto* vendor = model::find(r.device, "vendor");
+  g["vendor"] = vendor && vendor->value.is_string() ? vendor->value : Json("NVIDIA");
   if (const auto* cc = model::find(r.device, "computeCapability"); cc && cc->value.is_string()) {
     const std::string text = cc->value.get<std::string>();
     const auto dot = text.find('.');
@@ -119,7 +120,10 @@ Json compute(const model::Report& r) {
       {"maxThreadsPerMultiProcessor", "maxThreadsPerSm"},
       {"maxBlocksPerMultiProcessor", "maxBlocksPerSm"},
       {"regsPerBlock", "registersPerBlock"},
-      {"regsPerMultiProcessor", "registersPerSm"}};
+      {"regsPerMultiProcessor", "registersPerSm"},
+      {"numXCDs", "xcdCount"},
+      {"computeUnitsPerDie", "cusPerXcd"},
+      {"numSIMDsPerCU", "simdsPerCu"}};
   for (const auto& [mt4g, ours] : keys)
     if (const auto* a = found(r.compute, ours)) c[mt4g] = a->value.get<std::int64_t>();
   return c;
@@ -158,6 +162,26 @@ Json l2(const model::AttributeList& list) {
   put_bandwidth(l, "readBandwidth", list, "readBandwidth");
   put_bandwidth(l, "writeBandwidth", list, "writeBandwidth");
   keep_latency_with_bandwidths(l);
+  // AMD: one L2 per XCD.
+  if (const auto* n = found(list, "instanceCount")) l["amount"] = n->value.get<int>();
+  return l;
+}
+
+// AMD's scalar L1: a cache, the CU groups that share one (MT4G's sharedBetween) and their number.
+Json scalar_l1(const model::AttributeList& list) {
+  Json c = cache(list);
+  if (const auto* shared = found(list, "sharedBySms");
+      shared && shared->evidence.is_object() && shared->evidence.contains("smGroups"))
+    c["sharedBetween"] = shared->evidence["smGroups"];
+  if (const auto* n = found(list, "instanceCount")) c["uniqueAmount"] = n->value.get<int>();
+  return c;
+}
+
+// AMD's memory-side cache (Infinity Cache), MT4G's l3.
+Json l3(const model::AttributeList& list) {
+  Json l = Json::object();
+  put_size(l, "size", list, "size");
+  put_latency(l, list, "latency");
   return l;
 }
 
@@ -186,7 +210,8 @@ Json shared(const model::Report& r) {
   put_value(s, "sharedMemPerMultiProcessor", found(r.compute, "sharedMemoryPerSm"), "bytes");
   put_value(s, "reservedSharedMemPerBlock", found(r.compute, "sharedMemoryReservedPerBlock"),
             "bytes");
-  if (const auto* list = element(r, "shared")) put_latency(s, *list, "latency");
+  for (const char* name : {"shared", "lds"})
+    if (const auto* list = element(r, name)) put_latency(s, *list, "latency");
   return s;
 }
 
@@ -212,6 +237,9 @@ model::Json to_mt4g(const model::Report& report) {
   if (const auto* list = element(report, "l2")) memory["l2"] = l2(*list);
   for (const char* key : {"l1", "texture", "readOnly"})
     if (const auto* list = element(report, key)) memory[key] = cache(*list);
+  if (const auto* list = element(report, "scalarL1")) memory["scalarL1"] = scalar_l1(*list);
+  if (const auto* list = element(report, "mall"); list && found(*list, "size"))
+    memory["l3"] = l3(*list);
   memory["constant"] = constant(report);
   memory["shared"] = shared(report);
   return {{"general", general(report)},

@@ -26,8 +26,8 @@ class DiscoverSim : public ::testing::TestWithParam<std::string> {
  protected:
   // One discovery per preset, shared by the tests.
   static const Result& run(const std::string& preset) {
-    return testing::discover_preset(
-               preset, {"l1", "texture", "readOnly", "constantL1", "constantL15", "shared"})
+    return testing::discover_preset(preset,
+                                    testing::l1_family_elements(device::sim::load_config(preset)))
         .result;
   }
 };
@@ -82,7 +82,7 @@ TEST_P(DiscoverSim, L1FamilyMatchesTheConfiguration) {
   const auto* cached = attr(r, "l1", "globalLoadsCached");
   ASSERT_NE(cached, nullptr);
   EXPECT_EQ(cached->value, !cfg.space(device::Space::L1).path.empty());
-  const auto* shared_latency = attr(r, "shared", "latency");
+  const auto* shared_latency = attr(r, testing::shared_element(cfg), "latency");
   EXPECT_NEAR(number(shared_latency), cfg.shared.latency_cycles,
               0.02 * cfg.shared.latency_cycles + 0.5);
 }

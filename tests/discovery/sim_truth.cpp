@@ -1,12 +1,14 @@
 #include "sim_truth.hpp"
 
+#include "device/sim/sim_info.hpp"
 #include "discovery/target.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery::testing {
 
 std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int carveout_percent) {
   std::vector<ElementTruth> out;
-  for (const Target& t : l1_family_targets(cfg.device.constant_bytes)) {
+  for (const Target& t : l1_family_targets(device::sim::make_info(cfg))) {
     ElementTruth e;
     e.element = t.element;
     const auto& space = cfg.space(t.space);
@@ -22,6 +24,7 @@ std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int
       e.line = g.line_bytes;
       e.fetch = g.fetch_bytes;
       e.instances = spec.instances_per_sm;
+      e.shared_by_sms = spec.shared_by_sms;
       e.random_replacement = g.replacement == device::sim::Replacement::Random;
       e.latency = spec.latency_cycles + space.extra_cycles;
     }
@@ -33,6 +36,16 @@ std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int
           a.element != "constantL15")
         a.shared_with.push_back(b.element);
   return out;
+}
+
+std::set<std::string> l1_family_elements(const device::sim::SimConfig& cfg) {
+  std::set<std::string> out{shared_element(cfg)};
+  for (const Target& t : l1_family_targets(device::sim::make_info(cfg))) out.insert(t.element);
+  return out;
+}
+
+std::string shared_element(const device::sim::SimConfig& cfg) {
+  return std::string(model::shared_memory_element(device::sim::make_info(cfg)));
 }
 
 }  // namespace gputopo::discovery::testing

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct ElementTruth {
   std::uint32_t line = 0;
   std::uint32_t fetch = 0;
   std::uint32_t instances = 1;
+  std::uint32_t shared_by_sms = 1;  // SMs sharing one instance (AMD's scalar L1)
   bool random_replacement = false;
   double latency = 0;  // mean hit latency in cycles, overhead excluded
   int cache_index = -1;
@@ -25,5 +27,11 @@ struct ElementTruth {
 };
 
 std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int carveout_percent);
+
+// The L1-family elements of the configuration's vendor and its shared memory ("shared", AMD's
+// "lds"), for Options::only.
+std::set<std::string> l1_family_elements(const device::sim::SimConfig& cfg);
+// The shared memory's element name on the configuration's GPU.
+std::string shared_element(const device::sim::SimConfig& cfg);
 
 }  // namespace gputopo::discovery::testing

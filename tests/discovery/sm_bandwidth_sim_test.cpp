@@ -18,11 +18,12 @@ class SmBandwidthSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SmBandwidthSim, PerSmReadBandwidthMatchesTheConfiguration) {
   const auto cfg = device::sim::load_config(GetParam());
-  const Result& r = testing::discover_preset(GetParam(), {"l1", "shared"}).result;
+  const std::string shared = testing::shared_element(cfg);
+  const Result& r = testing::discover_preset(GetParam(), {"l1", shared}).result;
   ASSERT_TRUE(r.completed);
-  const std::pair<const char*, double> expected[] = {
+  const std::pair<std::string, double> expected[] = {
       {"l1", cfg.bandwidth.l1_read_bytes_per_clk},
-      {"shared", cfg.bandwidth.shared_read_bytes_per_clk}};
+      {shared, cfg.bandwidth.shared_read_bytes_per_clk}};
   for (const auto& [element, per_clk] : expected) {
     SCOPED_TRACE(element);
     const auto* per_sm = attr(r, element, "readBytesPerClkPerSm");

@@ -45,7 +45,7 @@ TEST(SimConfig, EveryPresetLoadsAndNamesItself) {
     const auto device = open(name);
     EXPECT_TRUE(device->info().simulated);
     EXPECT_EQ(device->info().sm_count, cfg.device.sm_count);
-    EXPECT_EQ(device->info().l2_bytes, cfg.l2_bytes());
+    EXPECT_EQ(device->info().l2_bytes, cfg.l2_api_bytes());
   }
 }
 
@@ -159,7 +159,7 @@ TEST(SimConfig, RejectsModelsTooCostlyToRun) {
   const Json toy = Json::parse(preset_text("toy"));
   Json bad = toy;
   bad["device"]["sm_count"] = 4096;
-  EXPECT_NE(error_of(bad).find("device.sm_count: must be in [1, 256]"), std::string::npos)
+  EXPECT_NE(error_of(bad).find("device.sm_count: must be in [1, 320]"), std::string::npos)
       << error_of(bad);
 
   bad = toy;

@@ -59,6 +59,10 @@ class CudaDevice final : public Device {
     select();
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
+      if (r.placement == InterferenceRequest::Placement::TwoSms)
+        throw Error(Error::Kind::BadRequest,
+                    "interference on two SMs: the CUDA backend times A and B in one block (no "
+                    "NVIDIA SM-private cache is shared between SMs)");
       ChaseUnit u;
       u.a = r.a;
       u.b = r.b;

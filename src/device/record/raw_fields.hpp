@@ -39,6 +39,7 @@ void visit_fields(R& r, F&& f) {
   f("threadA", r.thread_a);
   f("threadB", r.thread_b);
   f("sm", r.sm);
+  f("smB", r.sm_b);
 }
 
 template <Either<StreamRequest> R, class F>
@@ -110,7 +111,7 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates", "arg"};
+    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates", "arg", "smB"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -9,7 +9,15 @@ std::string_view name(Pattern p) { return p == Pattern::Strided ? "strided" : "r
 std::string_view name(Timing t) { return to_string(t); }
 
 std::string_view name(InterferenceRequest::Placement p) {
-  return p == InterferenceRequest::Placement::SameThread ? "sameThread" : "twoThreads";
+  switch (p) {
+    case InterferenceRequest::Placement::SameThread:
+      return "sameThread";
+    case InterferenceRequest::Placement::TwoThreads:
+      return "twoThreads";
+    case InterferenceRequest::Placement::TwoSms:
+      return "twoSms";
+  }
+  return "unknown";
 }
 
 std::string_view name(StreamKind k) { return to_string(k); }

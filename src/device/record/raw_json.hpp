@@ -36,7 +36,7 @@ constexpr auto enumerators(std::type_identity<Timing>) {
 }
 constexpr auto enumerators(std::type_identity<InterferenceRequest::Placement>) {
   using P = InterferenceRequest::Placement;
-  return std::array{P::SameThread, P::TwoThreads};
+  return std::array{P::SameThread, P::TwoThreads, P::TwoSms};
 }
 constexpr auto enumerators(std::type_identity<StreamKind>) {
   return std::array{StreamKind::Read, StreamKind::Write, StreamKind::Copy};

@@ -24,7 +24,8 @@ struct ChaseEngine::Run {
   std::vector<std::uint32_t> next;  // random pattern only
   std::vector<Cache*> path;
   int segment = 0;
-  // Private levels in path order, L2 near, L2 far by the segment that held the line, DRAM.
+  // Private levels in path order, L2 near, L2 far by the segment that held the line, the
+  // memory-side cache (where there is one), DRAM.
   std::vector<LevelTiming> timing;
 
   std::uint64_t successor(std::uint64_t i) const {
@@ -39,6 +40,8 @@ struct ChaseEngine::Run {
         return timing[path.size()];
       case Served::L2Far:
         return timing[path.size() + 1 + served.position];
+      case Served::Mall:
+        return timing[timing.size() - 2];
       case Served::Dram:
         break;
     }
@@ -55,7 +58,7 @@ double ChaseEngine::sm_l2_offset(int sm) const {
 }
 
 ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::uint32_t warp,
-                                    std::uint64_t base, std::uint64_t seed) {
+                                    std::uint64_t base, std::uint64_t seed, int first_sm) {
   Run run;
   run.request = &request;
   run.base = base;
@@ -72,7 +75,7 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
   }
   const double extra = config_->space(request.space).extra_cycles;
   if (request.space == Space::Shared) return run;
-  run.path = memory_.path(request.space, warp);
+  run.path = memory_.path(request.space, warp, first_sm < 0 ? sm : first_sm, sm);
   run.segment = config_->l2.sm_segment[static_cast<std::size_t>(sm)];
   for (const int index : config_->space(request.space).path) {
     const CacheSpec& c = config_->caches[static_cast<std::size_t>(index)];
@@ -85,6 +88,9 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
        l2.jitter_cycles});
   for (const double far : l2.far_latency_by_segment)
     run.timing.push_back({far + offset + extra, l2.jitter_cycles});
+  if (config_->mall)
+    run.timing.push_back(
+        {config_->mall->latency_cycles + offset + extra, config_->mall->jitter_cycles});
   run.timing.push_back(
       {config_->dram.latency_cycles + offset + extra, config_->dram.jitter_cycles});
   return run;
@@ -174,11 +180,14 @@ ChaseResult ChaseEngine::interfere(const InterferenceRequest& request, int sm,
   memory_.configure(carveout_percent, shared_bytes);
   memory_.reset();
   const bool two = request.placement == InterferenceRequest::Placement::TwoThreads;
+  const bool two_sms = request.placement == InterferenceRequest::Placement::TwoSms;
   const auto warp_size = static_cast<std::uint32_t>(config_->device.warp_size);
   const std::uint32_t warp_a = two ? request.thread_a / warp_size : 0;
   const std::uint32_t warp_b = two ? request.thread_b / warp_size : 0;
+  const int sm_b = two_sms ? request.sm_b.value_or(sm) : sm;
   Run a = start(request.a, sm, warp_a, kArrayBase + region_offset(request.a), mix64(seed, 1));
-  Run b = start(request.b, sm, warp_b, 2 * kArrayBase + region_offset(request.b), mix64(seed, 2));
+  Run b =
+      start(request.b, sm_b, warp_b, 2 * kArrayBase + region_offset(request.b), mix64(seed, 2), sm);
   warm(a, std::uint64_t{request.a.warmup_passes} * a.elements, busy_cycles);
   warm(b, std::uint64_t{request.b.warmup_passes} * b.elements, busy_cycles);
   ChaseResult result;

@@ -33,8 +33,9 @@ class ChaseEngine {
 
  private:
   struct Run;
+  // `first_sm`: the SM of the request's other chase, when this one runs on another SM (-1: none).
   Run start(const ChaseRequest& request, int sm, std::uint32_t warp, std::uint64_t base,
-            std::uint64_t seed);
+            std::uint64_t seed, int first_sm = -1);
   void warm(Run& run, std::uint64_t loads, double& busy_cycles);
   // The cycles of the next load of `run` (jitter and outliers included), advancing it.
   double served_cycles(Run& run, Rng& noise, double& busy_cycles);

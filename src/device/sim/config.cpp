@@ -47,10 +47,17 @@ DeviceSpec parse_device(const JsonReader& r) {
           "constant_bytes",
           "sm_clock_max_mhz",
           "mem_clock_max_mhz",
-          "memory_bus_width_bits"});
+          "memory_bus_width_bits",
+          "vendor",
+          "xcd_count",
+          "simds_per_cu"});
   DeviceSpec d;
   d.name = r.at("name").string();
   if (d.name.empty()) r.at("name").fail("must not be empty");
+  if (r.has("vendor")) {
+    d.vendor = r.at("vendor").string();
+    if (d.vendor != "NVIDIA" && d.vendor != "AMD") r.at("vendor").fail("must be NVIDIA or AMD");
+  }
   d.architecture = r.at("architecture").string();
   const auto cc = r.at("compute_capability");
   const std::string text = cc.string();
@@ -87,6 +94,10 @@ DeviceSpec parse_device(const JsonReader& r) {
   d.sm_clock_max_mhz = r.at("sm_clock_max_mhz").number(1, 1e5);
   d.mem_clock_max_mhz = r.number("mem_clock_max_mhz", 0, 1e5, 0);
   d.memory_bus_width_bits = to_int(r.integer("memory_bus_width_bits", 0, 1u << 16, 0));
+  d.xcd_count = to_int(r.integer("xcd_count", 0, 64, 0));
+  if (d.xcd_count > 0 && d.sm_count % d.xcd_count != 0)
+    r.at("xcd_count").fail("must divide sm_count");
+  d.simds_per_cu = to_int(r.integer("simds_per_cu", 0, 64, 0));
   return d;
 }
 
@@ -155,8 +166,8 @@ void parse_sized(const JsonReader& r, CacheGeometry& g) {
 
 CacheSpec parse_cache(const JsonReader& r, std::string name) {
   r.only({"size_bytes", "ways", "sets", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
-          "hashed_index", "latency_cycles", "jitter_cycles", "instances_per_sm",
-          "instance_select"});
+          "hashed_index", "latency_cycles", "jitter_cycles", "instances_per_sm", "instance_select",
+          "shared_by_sms"});
   CacheSpec c;
   c.name = std::move(name);
   parse_lines(r, c.geometry);
@@ -180,6 +191,7 @@ CacheSpec parse_cache(const JsonReader& r, std::string name) {
     else
       r.at("instance_select").fail(fmt::format("unknown \"{}\" (modulo, contiguous)", how));
   }
+  c.shared_by_sms = static_cast<std::uint32_t>(r.integer("shared_by_sms", 1, 16, 1));
   return c;
 }
 
@@ -247,6 +259,9 @@ void check_model_size(const JsonReader& r, const SimConfig& cfg) {
   }
   add(r.at("l2").at("size_bytes"), cfg.l2.geometry.size_bytes / cfg.l2.geometry.line_bytes *
                                        static_cast<std::uint64_t>(cfg.l2.segments));
+  if (cfg.mall)
+    add(r.at("mall").at("size_bytes"),
+        cfg.mall->geometry.size_bytes / cfg.mall->geometry.line_bytes);
 }
 
 void parse_spaces(const JsonReader& r, SimConfig& cfg) {
@@ -286,8 +301,9 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
           "replacement", "hashed_index", "near_latency_cycles", "far_latency_cycles",
-          "jitter_cycles", "sm_latency_spread_cycles", "sm_segment"});
+          "jitter_cycles", "sm_latency_spread_cycles", "sm_segment", "far_segments"});
   L2Spec& l2 = cfg.l2;
+  l2.far_segments = r.boolean("far_segments", true);
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
   parse_lines(r, l2.geometry);
   const std::uint64_t total = r.at("size_bytes").integer(1, kMaxBytes);
@@ -329,6 +345,33 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
       list.fail(fmt::format("lists {} SMs, device.sm_count is {}", list.size(), sms));
     for (std::size_t i = 0; i < list.size(); ++i)
       l2.sm_segment[i] = to_int(list.at(i).integer(0, static_cast<std::uint64_t>(l2.segments - 1)));
+  }
+}
+
+MallSpec parse_mall(const JsonReader& r) {
+  r.only({"size_bytes", "ways", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
+          "hashed_index", "latency_cycles", "jitter_cycles"});
+  MallSpec m;
+  parse_lines(r, m.geometry);
+  parse_sized(r, m.geometry);
+  m.latency_cycles = r.at("latency_cycles").number(1, kMaxCycles);
+  m.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
+  return m;
+}
+
+// The instance each SM uses of a cache shared by several SMs: consecutive SMs of one GPC.
+void assign_sm_groups(SimConfig& cfg) {
+  const Topology topology = build_topology(cfg.layout, cfg.device.sm_count);
+  for (CacheSpec& c : cfg.caches) {
+    if (c.shared_by_sms <= 1) continue;
+    c.sm_group.assign(static_cast<std::size_t>(cfg.device.sm_count), 0);
+    int group = 0;
+    for (const auto& sms : topology.gpc_sms)
+      for (std::size_t i = 0; i < sms.size(); ++i) {
+        if (i > 0 && i % c.shared_by_sms == 0) ++group;
+        c.sm_group[static_cast<std::size_t>(sms[i])] = group;
+        if (i + 1 == sms.size()) ++group;
+      }
   }
 }
 
@@ -415,7 +458,8 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   }
   const JsonReader r(json, origin, "");
   r.only({"name", "comment", "sources", "device", "layout", "caches", "unified_l1_shared", "spaces",
-          "l2", "dram", "timing", "noise", "bandwidth", "competing_load", "faults", "compute"});
+          "l2", "mall", "dram", "timing", "noise", "bandwidth", "competing_load", "faults",
+          "compute"});
   SimConfig cfg;
   cfg.preset = r.at("name").string();
   if (cfg.preset.empty()) r.at("name").fail("must not be empty");
@@ -437,6 +481,8 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
           .fail("gives \"sets\" but unified_l1_shared.cache names another cache");
   parse_spaces(r.at("spaces"), cfg);
   parse_l2(r.at("l2"), cfg);
+  if (r.has("mall")) cfg.mall = parse_mall(r.at("mall"));
+  assign_sm_groups(cfg);
   check_model_size(r, cfg);
   parse_rest(r, cfg);
   parse_environment(r, cfg);

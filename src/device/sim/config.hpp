@@ -16,6 +16,7 @@ namespace gputopo::device::sim {
 // What the simulated driver reports (DeviceInfo) besides the memory model.
 struct DeviceSpec {
   std::string name;
+  std::string vendor = "NVIDIA";  // "NVIDIA" or "AMD": which element names the driver's GPU has
   std::string architecture;
   int cc_major = 0;
   int cc_minor = 0;
@@ -36,6 +37,8 @@ struct DeviceSpec {
   double sm_clock_max_mhz = 0;
   double mem_clock_max_mhz = 0;
   int memory_bus_width_bits = 0;
+  int xcd_count = 0;     // AMD: accelerator complex dies (0: the GPU has none)
+  int simds_per_cu = 0;  // AMD: SIMD units per CU (0: not said)
 };
 
 // SMs pair into TPCs, TPCs into GPCs; TPCs are dealt to GPCs round-robin, skipping full GPCs.
@@ -59,6 +62,10 @@ struct CacheSpec {
   double jitter_cycles = 0;
   std::uint32_t instances_per_sm = 1;
   InstanceSelect instance_select = InstanceSelect::Modulo;
+  // SMs that share one instance (AMD's scalar cache: 2 or 3 CUs): consecutive SMs of one GPC in
+  // the layout's order. sm_group[sm] numbers the instance an SM uses (empty when 1).
+  std::uint32_t shared_by_sms = 1;
+  std::vector<int> sm_group;
 };
 
 // One L1 capacity shared with shared memory, split by the carve-out.
@@ -93,6 +100,17 @@ struct L2Spec {
   double jitter_cycles = 0;
   double sm_latency_spread_cycles = 0;  // per-TPC offset in [0, spread], fixed per device
   std::vector<int> sm_segment;          // near segment of each SM
+  // False: an SM reaches its own segment only (AMD's L2 per XCD): what it evicts leaves the L2,
+  // and the driver reports one segment's size.
+  bool far_segments = true;
+};
+
+// A memory-side cache between the L2 and device memory (AMD's Infinity Cache, MALL): every L2
+// miss passes through it, whichever SM made it.
+struct MallSpec {
+  CacheGeometry geometry;
+  double latency_cycles = 0;
+  double jitter_cycles = 0;
 };
 
 struct DramSpec {
@@ -148,6 +166,7 @@ struct SimConfig {
   std::array<SpaceSpec, 6> spaces;  // indexed by Space
   SharedSpec shared;
   L2Spec l2;
+  std::optional<MallSpec> mall;
   DramSpec dram;
   double overhead_cycles = 0;
   // Per-load samples read this much less than latency + overhead: the clock reads overlap the load.
@@ -161,6 +180,10 @@ struct SimConfig {
   const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
   std::uint64_t l2_bytes() const {
     return l2.geometry.size_bytes * static_cast<unsigned>(l2.segments);
+  }
+  // The L2 size the driver reports: the whole L2, or one segment where an SM reaches only its own.
+  std::uint64_t l2_api_bytes() const {
+    return l2.far_segments ? l2_bytes() : l2.geometry.size_bytes;
   }
   // Shared bytes the driver configures for a carve-out (nullopt: the default) when the kernel
   // needs `extra_shared_bytes` on top of its own buffer (a shared-memory chase array).

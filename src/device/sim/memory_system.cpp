@@ -16,7 +16,9 @@ std::uint64_t cache_seed(std::size_t cache, std::size_t instance) {
 MemorySystem::MemorySystem(const SimConfig& config) : config_(&config) {
   for (int s = 0; s < config.l2.segments; ++s)
     segments_.emplace_back(config.l2.geometry, mix64(0x12000u, static_cast<std::uint64_t>(s)));
+  if (config.mall) mall_.emplace_back(config.mall->geometry, mix64(0x3a110u, 0));
   private_.resize(config.caches.size());
+  other_.resize(config.caches.size());
   configure(std::nullopt, 0);
 }
 
@@ -24,11 +26,13 @@ void MemorySystem::configure(std::optional<int> carveout_percent,
                              std::uint64_t extra_shared_bytes) {
   for (std::size_t c = 0; c < config_->caches.size(); ++c) {
     const CacheGeometry g = config_->geometry(c, carveout_percent, extra_shared_bytes);
-    auto& instances = private_[c];
-    if (!instances.empty() && same(instances.front().geometry(), g)) continue;
-    instances.clear();
-    for (std::uint32_t i = 0; i < config_->caches[c].instances_per_sm; ++i)
-      instances.emplace_back(g, cache_seed(c, i));
+    for (auto* sets : {&private_, &other_}) {
+      auto& instances = (*sets)[c];
+      if (!instances.empty() && same(instances.front().geometry(), g)) continue;
+      instances.clear();
+      for (std::uint32_t i = 0; i < config_->caches[c].instances_per_sm; ++i)
+        instances.emplace_back(g, cache_seed(c, i));
+    }
   }
 }
 
@@ -38,12 +42,14 @@ void MemorySystem::set_l2_fetch_bytes(std::uint32_t fetch_bytes) {
 }
 
 void MemorySystem::reset() {
-  for (auto& instances : private_)
-    for (auto& cache : instances) cache.reset();
+  for (auto* sets : {&private_, &other_})
+    for (auto& instances : *sets)
+      for (auto& cache : instances) cache.reset();
   for (auto& segment : segments_) segment.reset();
+  for (auto& mall : mall_) mall.reset();
 }
 
-std::vector<Cache*> MemorySystem::path(Space space, std::uint32_t warp) {
+std::vector<Cache*> MemorySystem::path(Space space, std::uint32_t warp, int sm, int other_sm) {
   std::vector<Cache*> caches;
   const std::uint32_t warps =
       static_cast<std::uint32_t>(config_->device.max_threads_per_block / config_->device.warp_size);
@@ -53,7 +59,12 @@ std::vector<Cache*> MemorySystem::path(Space space, std::uint32_t warp) {
     const std::uint32_t instance = spec.instance_select == InstanceSelect::Modulo
                                        ? warp % n
                                        : std::min(n - 1, warp * n / warps);
-    caches.push_back(&private_[static_cast<std::size_t>(index)][instance]);
+    const auto at = [](const std::vector<int>& v, int i) { return v[static_cast<std::size_t>(i)]; };
+    const bool own =
+        other_sm < 0 || other_sm == sm ||
+        (!spec.sm_group.empty() && at(spec.sm_group, sm) == at(spec.sm_group, other_sm));
+    auto& instances = own ? private_ : other_;
+    caches.push_back(&instances[static_cast<std::size_t>(index)][instance]);
   }
   return caches;
 }
@@ -68,26 +79,40 @@ Served MemorySystem::l2_load(int segment, std::uint64_t address) {
     near.touch(slot);
     if (near.sectors(slot) & bit) return {Served::L2Near, 0};
     near.add_sectors(slot, fetch);
-    return {Served::Dram, 0};
+    return beyond_l2(address);
   }
-  for (std::size_t s = 0; s < segments_.size(); ++s) {
+  for (std::size_t s = 0; s < segments_.size() && config_->l2.far_segments; ++s) {
     if (static_cast<int>(s) == segment || segments_[s].lines() == 0) continue;
     const std::int64_t far_slot = segments_[s].find(line);
     if (far_slot == Cache::kAbsent) continue;
     const Cache::Line moved = segments_[s].remove(far_slot);
     const bool hit = (moved.sectors & bit) != 0;
     l2_install(segment, line, moved.sectors | (hit ? 0u : fetch));
-    if (!hit) return {Served::Dram, 0};
+    if (!hit) return beyond_l2(address);
     return {Served::L2Far, static_cast<std::uint8_t>(s)};
   }
   l2_install(segment, line, fetch);
-  return {Served::Dram, 0};
+  return beyond_l2(address);
+}
+
+Served MemorySystem::beyond_l2(std::uint64_t address) {
+  if (mall_.empty()) return {Served::Dram, 0};
+  Cache& mall = mall_.front();
+  const std::uint64_t fetch = segments_.front().geometry().fetch_bytes;
+  const std::uint64_t line = mall.geometry().line_bytes;
+  const std::uint64_t first = address / fetch * fetch;
+  bool hit = false;
+  for (std::uint64_t a = first; a < first + fetch; a += line) {
+    const bool h = mall.access(a);
+    if (address >= a && address < a + line) hit = h;
+  }
+  return {hit ? Served::Mall : Served::Dram, 0};
 }
 
 void MemorySystem::l2_install(int segment, std::uint64_t line, std::uint32_t sectors) {
   const auto evicted = segments_[static_cast<std::size_t>(segment)].insert(line, sectors);
   const auto others = segments_.size() - 1;
-  if (!evicted || others == 0) return;
+  if (!evicted || others == 0 || !config_->l2.far_segments) return;
   auto target = static_cast<std::size_t>(mix64(evicted->number) % others);
   if (target >= static_cast<std::size_t>(segment)) ++target;
   segments_[target].insert(evicted->number, evicted->sectors);

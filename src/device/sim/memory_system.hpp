@@ -11,7 +11,7 @@ namespace gputopo::device::sim {
 
 // Where a load was served. Private levels are numbered by their position in the space's path.
 struct Served {
-  enum Kind : std::uint8_t { Private, L2Near, L2Far, Dram };
+  enum Kind : std::uint8_t { Private, L2Near, L2Far, Mall, Dram };
   Kind kind;
   std::uint8_t position;  // Private: index in the path; L2Far: the segment that held the line
 };
@@ -34,8 +34,11 @@ class MemorySystem {
   // Forgets everything cached: each request starts cold, as after an L2 flush.
   void reset();
 
-  // The caches a thread in `warp` passes through for `space`, nearest first.
-  std::vector<Cache*> path(Space space, std::uint32_t warp);
+  // The caches a thread in `warp` passes through for `space`, nearest first. With `other_sm`, the
+  // thread runs on another SM than `sm` (two-SM interference): it shares an instance with `sm`
+  // only where the cache is shared by SMs of one group that holds both; elsewhere it gets the
+  // other SM's own instance.
+  std::vector<Cache*> path(Space space, std::uint32_t warp, int sm = 0, int other_sm = -1);
   // Capacity of SM-private cache `index` as currently configured.
   const CacheGeometry& geometry(std::size_t index) const {
     return private_[index].front().geometry();
@@ -50,10 +53,15 @@ class MemorySystem {
  private:
   Served l2_load(int segment, std::uint64_t address);
   void l2_install(int segment, std::uint64_t line, std::uint32_t sectors);
+  // An L2 miss: served by the memory-side cache where there is one and it holds the line. The
+  // memory-side cache sees the whole block the L2 fetches.
+  Served beyond_l2(std::uint64_t address);
 
   const SimConfig* config_;
   std::vector<std::vector<Cache>> private_;  // [cache][instance]
+  std::vector<std::vector<Cache>> other_;    // another SM's instances, [cache][instance]
   std::vector<Cache> segments_;
+  std::vector<Cache> mall_;  // empty, or the memory-side cache
 };
 
 }  // namespace gputopo::device::sim

@@ -70,6 +70,14 @@ class SimDevice final : public Device {
           bad(fmt::format("{}: threads {} and {} must be below the block's {} threads", where,
                           r.thread_a, r.thread_b, limit));
       }
+      if (r.placement == InterferenceRequest::Placement::TwoSms) {
+        const int sms = config_.device.sm_count;
+        if (r.sm < 0 || !r.sm_b || *r.sm_b < 0 || *r.sm_b >= sms || *r.sm_b == r.sm)
+          bad(fmt::format("{}: two-SM interference needs sm and sm_b, two different SMs below {}",
+                          where, sms));
+        if (r.a.space == Space::Shared || r.b.space == Space::Shared)
+          bad(where + ": shared memory is private to a block; two SMs cannot share it");
+      }
       if (r.a.space == Space::Shared && r.b.space == Space::Shared &&
           r.a.array_bytes + r.b.array_bytes > shared_limit())
         bad(fmt::format("{}: the two shared arrays exceed the {} B a block may use", where,

@@ -14,7 +14,7 @@ DeviceInfo make_info(const SimConfig& config) {
   DeviceInfo info;
   info.index = 0;
   info.name = d.name;
-  info.vendor = "NVIDIA";
+  info.vendor = d.vendor;
   info.cc_major = d.cc_major;
   info.cc_minor = d.cc_minor;
   info.simulated = true;
@@ -24,7 +24,8 @@ DeviceInfo make_info(const SimConfig& config) {
   info.max_threads_per_sm = d.max_threads_per_sm;
   info.max_blocks_per_sm = d.max_blocks_per_sm;
   info.global_memory_bytes = d.global_memory_bytes;
-  info.l2_bytes = config.l2_bytes();
+  info.l2_bytes = config.l2_api_bytes();
+  info.mall_bytes = config.mall ? config.mall->geometry.size_bytes : 0;
   info.shared_per_block_bytes = d.shared_per_block_bytes;
   info.shared_per_block_optin_bytes = d.shared_per_block_optin_bytes;
   info.shared_per_sm_bytes = d.shared_per_sm_bytes;
@@ -63,6 +64,15 @@ DeviceInfo make_info(const SimConfig& config) {
 
   auto& c = info.compute;
   c.emplace_back("smCount", Attribute::api(d.sm_count));
+  if (d.xcd_count > 0) {
+    c.emplace_back("xcdCount", Attribute::api(d.xcd_count));
+    Attribute per_xcd = Attribute::api(d.sm_count / d.xcd_count);
+    per_xcd.source = model::Source::Derived;
+    per_xcd.method = "smCount / xcdCount";
+    c.emplace_back("cusPerXcd", std::move(per_xcd));
+  }
+  if (d.simds_per_cu > 0)
+    c.emplace_back("simdsPerCu", Attribute::table(d.simds_per_cu, "", kPreset));
   c.emplace_back("coresPerSm", Attribute::table(d.cores_per_sm, "", kPreset));
   Attribute cores = Attribute::api(d.sm_count * d.cores_per_sm);
   cores.source = model::Source::Derived;
@@ -80,6 +90,7 @@ DeviceInfo make_info(const SimConfig& config) {
   c.emplace_back("sharedMemoryReservedPerBlock",
                  Attribute::api(d.shared_reserved_per_block_bytes, "B"));
   c.emplace_back("l2Size", Attribute::api(info.l2_bytes, "B"));
+  if (info.mall_bytes > 0) c.emplace_back("mallSize", Attribute::api(info.mall_bytes, "B"));
   c.emplace_back("constantMemory", Attribute::api(d.constant_bytes, "B"));
   c.emplace_back("clusterLaunch", Attribute::api(config.layout.max_cluster_size > 0));
   c.emplace_back("maxClusterSize", Attribute::api(config.layout.max_cluster_size));

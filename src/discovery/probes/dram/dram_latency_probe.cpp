@@ -27,10 +27,19 @@ class DramLatencyProbe final : public Probe {
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
     const std::uint64_t l2 = ctx.info().l2_bytes;
+    // A memory-side cache behind the L2 (measured, or the driver's size) is passed as well.
+    std::uint64_t mall = ctx.info().mall_bytes;
+    if (const Input m = ctx.input("mall", keys::size); m)
+      mall = std::max(mall, static_cast<std::uint64_t>(*m.value));
     std::vector<std::uint64_t> footprints;
     std::uint32_t warmup = 1;
     std::string what;
-    if (l2 > 0) {
+    if (mall > l2) {
+      footprints = {round_up(mall + mall / 2, stride), round_up(2 * mall, stride)};
+      what =
+          "over 1.5 and 2 times the memory-side cache, warmed once (every load a capacity miss "
+          "of the L2 and of the memory-side cache)";
+    } else if (l2 > 0) {
       footprints = {round_up(2 * l2, stride), round_up(4 * l2, stride)};
       what = "over 2 and 4 times the API L2 size, warmed once (every load an L2 capacity miss)";
     } else {

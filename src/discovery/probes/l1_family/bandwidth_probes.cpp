@@ -38,8 +38,9 @@ std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs) {
       "l1", device::Space::L1, std::vector{device::StreamKind::Read}, l1_buffers, std::move(needs));
 }
 
-std::unique_ptr<Probe> make_shared_bandwidth_probe(std::vector<std::string> needs) {
-  return std::make_unique<StreamProbe>("shared", device::Space::Shared,
+std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element,
+                                                   std::vector<std::string> needs) {
+  return std::make_unique<StreamProbe>(element, device::Space::Shared,
                                        std::vector{device::StreamKind::Read}, shared_buffers,
                                        std::move(needs));
 }

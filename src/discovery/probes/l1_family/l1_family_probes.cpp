@@ -2,13 +2,15 @@
 
 #include <utility>
 
+#include "model/vendor.hpp"
+
 namespace gputopo::discovery {
 
 std::string probe_name(const Target& t, const std::string& kind) { return t.element + "." + kind; }
 
 void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
                           const device::DeviceInfo& info) {
-  const auto targets = l1_family_targets(info.constant_bytes);
+  const auto targets = l1_family_targets(info);
   std::vector<std::string> sharing_needs;
   std::vector<Target> sharing_targets;
   for (const Target& t : targets) {
@@ -34,7 +36,9 @@ void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
       probes.push_back(make_miss_penalty_probe(t, with({n("latency"), n("line")})));
       probes.push_back(make_amount_probe(t, with({n("size"), n("line")})));
     }
-    for (const auto& c : sharing_candidates()) {
+    if (t.shared_among_sms)
+      probes.push_back(make_sm_sharing_probe(t, {}, with({n("size"), n("line")})));
+    for (const auto& c : sharing_candidates(info)) {
       if (c == t.element) {
         sharing_targets.push_back(t);
         sharing_needs.push_back(n("size"));
@@ -44,9 +48,10 @@ void add_l1_family_probes(std::vector<std::unique_ptr<Probe>>& probes,
   }
   probes.push_back(make_sharing_probe(sharing_targets, std::move(sharing_needs)));
   probes.push_back(make_physical_cache_probe(std::move(sharing_targets)));
-  probes.push_back(make_shared_memory_probe());
+  const std::string shared(model::shared_memory_element(info));
+  probes.push_back(make_shared_memory_probe(shared));
   probes.push_back(make_l1_bandwidth_probe({"l1.size"}));
-  probes.push_back(make_shared_bandwidth_probe({}));
+  probes.push_back(make_shared_bandwidth_probe(shared, {}));
 }
 
 }  // namespace gputopo::discovery

@@ -7,6 +7,7 @@
 #include "device/device_info.hpp"
 #include "discovery/probe.hpp"
 #include "discovery/target.hpp"
+#include "model/keys.hpp"
 
 // The L1-family probes (L1, texture, read-only, constant L1 and L1.5, shared memory, sharing); each
 // kind lives in its own file, and the chase probes work on any target (the L2 reuses the fetch
@@ -47,8 +48,19 @@ std::unique_ptr<Probe> make_l1_cached_probe(const Target& l1);
 // Read bandwidth of the SMs' L1s and shared memories, whole GPU and per SM clock
 // (bandwidth_probes.cpp).
 std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs);
-std::unique_ptr<Probe> make_shared_bandwidth_probe(std::vector<std::string> needs);
-// Shared memory: size from the API, latency measured (shared_memory_probe.cpp).
-std::unique_ptr<Probe> make_shared_memory_probe();
+std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element,
+                                                   std::vector<std::string> needs);
+// Shared memory (AMD: the LDS) under its element name: size from the API, latency measured
+// (shared_memory_probe.cpp).
+std::unique_ptr<Probe> make_shared_memory_probe(const std::string& element);
+// Which SMs share one instance of a cache, by two-SM interference (sm_sharing_probe.cpp).
+struct SmSharingSpec {
+  const model::Key* size_key = &model::keys::size;  // the finding that holds the cache's size
+  // True: every SM is grouped (all pairs not yet grouped); false: only SM 0's group, the count
+  // derived from its size (for a large cache, where every pair would take too long).
+  bool all_groups = true;
+};
+std::unique_ptr<Probe> make_sm_sharing_probe(const Target& t, SmSharingSpec spec,
+                                             std::vector<std::string> needs);
 
 }  // namespace gputopo::discovery

@@ -10,7 +10,8 @@ namespace {
 // Shared memory: the latency of a warm chase in it (its size is the API's, in the info report).
 class SharedMemoryProbe final : public Probe {
  public:
-  SharedMemoryProbe() : Probe("shared.latency", {"shared"}, {}) {}
+  explicit SharedMemoryProbe(const std::string& element)
+      : Probe(element + ".latency", {element}, {}), element_(element) {}
 
   void run(Context& ctx) override {
     constexpr std::uint32_t kStride = 32;
@@ -28,24 +29,29 @@ class SharedMemoryProbe final : public Probe {
     const auto chains = std::span(result.results).first(2);
     const auto latency = chain_latency(chains, chained);
     if (!latency) {
-      ctx.put("shared", keys::latency,
+      ctx.put(element_, keys::latency,
               model::Attribute::unavailable(model::Source::Measured, "cycles",
                                             "the chains returned no timing"));
       return;
     }
     const auto& per_load = result.results.back();
     const auto loads = per_load_evidence(latencies(per_load), per_load.overhead_cycles);
-    put_chain_latency(ctx, "shared", kLatencyKeys, *latency, result.conditions,
+    put_chain_latency(ctx, element_, kLatencyKeys, *latency, result.conditions,
                       "dependent chain of shared-window addresses timed as a whole (cycles / "
                       "loads) over 2 and 4 KiB at 32 B stride; confidence: agreement of the "
                       "footprints and the share of per-load samples in one level",
                       loads.value("dominantLevelShare", 0.0));
-    add_evidence(ctx, "shared", keys::latency, "perLoad", loads);
+    add_evidence(ctx, element_, keys::latency, "perLoad", loads);
   }
+
+ private:
+  std::string element_;
 };
 
 }  // namespace
 
-std::unique_ptr<Probe> make_shared_memory_probe() { return std::make_unique<SharedMemoryProbe>(); }
+std::unique_ptr<Probe> make_shared_memory_probe(const std::string& element) {
+  return std::make_unique<SharedMemoryProbe>(element);
+}
 
 }  // namespace gputopo::discovery

@@ -1,6 +1,7 @@
 #include "discovery/probes/l2/l2_probes.hpp"
 
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 
@@ -11,7 +12,7 @@ Target l2_target() {
   return t;
 }
 
-void add_l2_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
+void add_l2_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo& info) {
   const Target l2 = l2_target();
   probes.push_back(make_fetch_probe(l2, {}));
   probes.push_back(make_l2_segment_probe({"l2.fetch"}));
@@ -20,6 +21,10 @@ void add_l2_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::De
   probes.push_back(make_l2_latency_probe({"l2.segments", "l2.line", "dram.latency"}));
   probes.push_back(make_l2_sm_latency_probe({"l2.fetch"}));
   probes.push_back(make_l2_bandwidth_probe({"l2.segments"}));
+  // AMD's L2 may be one of several (one per XCD), each reached by its own CUs only.
+  if (model::is_amd(info))
+    probes.push_back(
+        make_sm_sharing_probe(l2, {&model::keys::capacity, false}, {"l2.capacity", "l2.line"}));
 }
 
 }  // namespace gputopo::discovery
