@@ -1,6 +1,7 @@
 #include "cli/device_source.hpp"
 
 #include "device/cuda/backend.hpp"
+#include "device/hip/backend.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
 #include "device/sim/sim_device.hpp"
@@ -23,14 +24,41 @@ std::unique_ptr<device::Device> open_sim(const std::string& preset_or_file, cons
   }
 }
 
-// True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU).
+bool no_gpu(const device::Error& e) {
+  return e.kind() == device::Error::Kind::NoDriver || e.kind() == device::Error::Kind::NoDevice;
+}
+
+// True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU):
+// no NVIDIA GPU, and no AMD GPU where this build has the HIP backend.
 bool no_gpu_here(std::string& why) {
   try {
     device::cuda::list_devices();
     return false;
   } catch (const device::Error& e) {
     why = e.what();
-    return e.kind() == device::Error::Kind::NoDriver || e.kind() == device::Error::Kind::NoDevice;
+    if (!no_gpu(e) || !device::hip::built()) return no_gpu(e);
+  }
+  try {
+    device::hip::open(0);
+    return false;
+  } catch (const device::Error& e) {
+    why += std::string("; AMD: ") + e.what();
+    return no_gpu(e);
+  }
+}
+
+// The CUDA backend; where it finds no NVIDIA GPU and this build has the HIP backend, HIP.
+std::unique_ptr<device::Device> open_gpu(int index) {
+  if (!device::hip::built()) return device::cuda::open(index);
+  try {
+    return device::cuda::open(index);
+  } catch (const device::Error& e) {
+    if (!no_gpu(e)) throw;
+    try {
+      return device::hip::open(index);
+    } catch (const device::Error& h) {
+      throw device::Error(h.kind(), std::string(e.what()) + "; AMD: " + h.what());
+    }
   }
 }
 
@@ -61,7 +89,7 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
     opened.device = open_sim(kFallbackPreset, o);
     opened.sim = kFallbackPreset;
   } else {
-    opened.device = device::cuda::open(o.device);
+    opened.device = open_gpu(o.device);
   }
   if (o.raw_dir) {
     try {

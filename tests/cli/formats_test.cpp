@@ -76,6 +76,26 @@ TEST(Mt4gFormat, CarriesGputoposValuesInMt4gsUnits) {
             o["device"]["smClockMax"]["value"].get<double>() * 1000);
 }
 
+// On an AMD GPU, MT4G's AMD keys: the scalar L1 with the CU groups sharing one, the L2 count,
+// the SIMDs per CU (the simulated MI210: pairs of CUs, one L2).
+TEST(Mt4gFormat, WritesMt4gsAmdKeys) {
+  const ProcessResult r =
+      gputopo({"--sim", "mi210", "--format", "mt4g", "-q", "--only", "scalarL1,l2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json m = json::parse(r.out);
+  EXPECT_EQ(m["general"]["vendor"], "AMD");
+  EXPECT_EQ(m["compute"]["warpSize"], 64);
+  EXPECT_EQ(m["compute"]["numSIMDsPerCU"], 4);
+  const json& scalar = m["memory"]["scalarL1"];
+  EXPECT_EQ(scalar["size"]["size"], 16384);
+  ASSERT_TRUE(scalar["sharedBetween"].is_array());
+  std::size_t cus = 0;
+  for (const auto& group : scalar["sharedBetween"]) cus += group.size();
+  EXPECT_EQ(cus, 104u);
+  EXPECT_EQ(scalar["uniqueAmount"], scalar["sharedBetween"].size());
+  EXPECT_EQ(m["memory"]["l2"]["amount"], 1);
+}
+
 TEST(MarkdownFormat, OneTablePerGroupWithProvenance) {
   const ProcessResult r = gputopo({"--sim", "toy", "--format", "markdown", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
