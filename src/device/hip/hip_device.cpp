@@ -130,7 +130,7 @@ class HipDevice final : public Device {
       ChaseRun run;
       run.a = make_array(r, info_, ++calls_);
       run.cu_a = cu(r.sm);
-      run.flush_bytes = flush_bytes();
+      run.flush_bytes = flush_bytes(r.space);
       out.results.push_back(run_one(run, r.record_indices));
     }
     out.conditions.l2_fetch_limit_bytes = std::nullopt;
@@ -162,7 +162,7 @@ class HipDevice final : public Device {
         if (r.sm < 0 || !r.sm_b || *r.sm_b == r.sm) bad("interfere: two CUs need sm and sm_b");
         run.cu_b = cu(*r.sm_b);
       }
-      run.flush_bytes = flush_bytes();
+      run.flush_bytes = flush_bytes(r.a.space);
       out.results.push_back(run_one(run, false));
     }
     out.conditions.elapsed_ns = elapsed_ns_;
@@ -202,9 +202,11 @@ class HipDevice final : public Device {
     return cu_ids_[static_cast<std::size_t>(sm)];
   }
 
-  // Written before every request, so that it starts from cold caches: the L2s and a memory-side
-  // cache of up to 256 MiB, twice over.
-  std::uint64_t flush_bytes() const {
+  // Written before every request in the L2 space, so that it starts from cold caches: the L2s and
+  // a memory-side cache of up to 256 MiB, twice over. Requests in the SM-private spaces bring
+  // their arrays into the L2 with their warm-up pass anyway.
+  std::uint64_t flush_bytes(Space space) const {
+    if (space != Space::L2) return 0;
     return std::max<std::uint64_t>(512 * kMiB, 4 * info_.l2_bytes * 8);
   }
 

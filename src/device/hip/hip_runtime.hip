@@ -20,13 +20,21 @@ __device__ int physical_cu() { return (__builtin_amdgcn_s_getreg(4 | (31 << 11))
 
 constexpr int kL1 = 0, kL2 = 1, kConstant = 4, kShared = 5;  // device::Space
 
+// The block's dynamic LDS: a shared-space chase copies its array here.
+extern __shared__ std::uint32_t dynamic_lds[];
+
 // One dependent load in `space`; the wait is inside, so the next clock read follows the data.
 template <int Space>
 __device__ std::uint32_t load(const std::uint32_t* base, const std::uint32_t* lds,
                               std::uint32_t j) {
   std::uint32_t v;
   if constexpr (Space == kShared) {
-    v = reinterpret_cast<const volatile std::uint32_t*>(lds)[j];
+    // A direct index into the LDS array (ds_read_b32); the empty asm keeps the load between the
+    // clock reads around it.
+    (void)lds;
+    asm volatile("" : "+v"(j));
+    v = dynamic_lds[j];
+    asm volatile("s_waitcnt lgkmcnt(0)" : "+v"(v));
   } else if constexpr (Space == kConstant) {
     // A scalar load through the scalar L1: the index is uniform over the wavefront.
     const std::uint32_t* p = base + __builtin_amdgcn_readfirstlane(j);
@@ -125,7 +133,7 @@ struct Job {
 // two-CU runs). A timed wavefront runs all its lanes on one address; lane 0 records.
 __global__ void chase_kernel(Job job, std::uint32_t* cycles, std::uint64_t* indices, int* claims,
                              int* ran_on, volatile int* flags) {
-  extern __shared__ std::uint32_t lds[];
+  std::uint32_t* lds = dynamic_lds;
   __shared__ int role;
   const int cu = physical_cu();
   if (threadIdx.x == 0) {
