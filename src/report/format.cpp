@@ -13,12 +13,13 @@ namespace gputopo::report {
 namespace {
 
 // Words written in capitals (or otherwise) in labels.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kWords{{
-    {"sm", "SM"},   {"pci", "PCI"},   {"uuid", "UUID"}, {"id", "ID"},        {"ecc", "ECC"},
-    {"mig", "MIG"}, {"l1", "L1"},     {"l2", "L2"},     {"l15", "L1.5"},     {"cuda", "CUDA"},
-    {"gpu", "GPU"}, {"rdma", "RDMA"}, {"mps", "MPS"},   {"numa", "NUMA"},    {"dram", "DRAM"},
-    {"tpc", "TPC"}, {"gpc", "GPC"},   {"1d", "1D"},     {"optin", "opt-in"}, {"api", "API"},
-    {"tlb", "TLB"}, {"mhz", "MHz"},   {"sms", "SMs"},   {"ns", "(ns)"},
+constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kWords{{
+    {"sm", "SM"},   {"pci", "PCI"},     {"uuid", "UUID"}, {"id", "ID"},        {"ecc", "ECC"},
+    {"mig", "MIG"}, {"l1", "L1"},       {"l2", "L2"},     {"l15", "L1.5"},     {"cuda", "CUDA"},
+    {"gpu", "GPU"}, {"rdma", "RDMA"},   {"mps", "MPS"},   {"numa", "NUMA"},    {"dram", "DRAM"},
+    {"tpc", "TPC"}, {"gpc", "GPC"},     {"1d", "1D"},     {"optin", "opt-in"}, {"api", "API"},
+    {"tlb", "TLB"}, {"mhz", "MHz"},     {"sms", "SMs"},   {"ns", "(ns)"},      {"xcd", "XCD"},
+    {"cus", "CUs"}, {"simds", "SIMDs"}, {"cu", "CU"},     {"lds", "LDS"},      {"mall", "MALL"},
 }};
 
 std::string lower(std::string_view s) {
