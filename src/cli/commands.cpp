@@ -119,6 +119,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   discovery_options.carveout_percent = o.carveout;
   discovery_options.time_budget_s = o.time_budget_s;
   discovery_options.busy_budget_s = o.busy_budget_s;
+  if (o.full_depth) discovery_options.depth = discovery::Depth::Full;
   if (!opened.sim.empty() || o.replay_dir) discovery_options.retry_backoff_s = 0;
   discovery::Result result;
   try {

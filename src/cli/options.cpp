@@ -32,8 +32,8 @@ std::optional<T> whole_number(const std::string& text, T lo, T hi) {
 }
 
 // The options that only the discovery (no command, or analyze) uses.
-constexpr std::string_view kDiscoveryOnly[] = {"--only",     "--raw",       "--time-budget",
-                                               "--carveout", "--wait-idle", "--busy-budget"};
+constexpr std::string_view kDiscoveryOnly[] = {
+    "--only", "--raw", "--time-budget", "--carveout", "--wait-idle", "--busy-budget", "--depth"};
 
 // A positive, finite number of seconds.
 std::optional<double> seconds(const std::string& text) {
@@ -91,6 +91,7 @@ struct Typed {
   std::string wait_idle;
   std::string busy_budget;
   std::string format;
+  std::string depth = "quick";
   std::string replay;
 };
 
@@ -142,6 +143,10 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
                  "once other work is found on the GPU, measure at most this many seconds more "
                  "while it lasts, or 'none' (default 20)")
       ->type_name("SECONDS|none");
+  app.add_option("--depth", t.depth,
+                 "quick (default, about 3 s on an H100) or full: also the cache geometry and "
+                 "translation measurements too slow for the default (docs/cli.md)")
+      ->type_name("quick|full");
   app.add_flag("--version", t.version, "print the version and exit");
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
@@ -180,6 +185,9 @@ std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Opt
     else
       return "--busy-budget " + t.busy_budget + ": expected a positive number of seconds or 'none'";
   }
+  if (t.depth != "quick" && t.depth != "full")
+    return "--depth " + t.depth + ": expected quick or full";
+  o.full_depth = t.depth == "full";
   if (app.count("--format") > 0) {
     if (report::find_writer(t.format) == nullptr)
       return "--format " + t.format + ": expected one of " + format_names();

@@ -29,12 +29,12 @@ struct Options {
   std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
   std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from
   bool quiet = false;
-  std::vector<std::string> only;    // --only: elements or probes to discover
-  std::optional<int> carveout = 0;  // --carveout: percent shared; nullopt: driver default
-  std::optional<double> time_budget_s;
-  std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU  //
-                                             // --time-budget: seconds for the whole discovery
+  std::vector<std::string> only;             // --only: elements or probes to discover
+  std::optional<int> carveout = 0;           // --carveout: percent shared; nullopt: driver default
+  std::optional<double> time_budget_s;       // --time-budget: seconds for the whole discovery
+  std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU
   std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
+  bool full_depth = false;                   // --depth full
   std::vector<std::string> argv;             // as given, for the report's run section
 };
 
