@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 // The catalogue of report attribute keys: every key a report's memory elements and measured
 // compute values carry, with its unit and meaning. Its order is the order of an element's
@@ -114,6 +116,11 @@ inline constexpr KeyFamily opTflops{"Tflops", "TFLOP/s", "compute",
 std::span<const Key* const> catalogue();
 // The catalogue entry of a report key; nullptr for a name outside the catalogue.
 const Key* key_named(std::string_view name);
+// Every key family.
+std::span<const KeyFamily* const> key_families();
+// The family whose member `name` is (e.g. opLatency for "ffmaLatency"), with the member's name;
+// nullopt for a catalogue key or a name of no family.
+std::optional<std::pair<const KeyFamily*, std::string_view>> family_member(std::string_view name);
 // A key's position in the catalogue; keys outside it come last.
 std::size_t report_rank(std::string_view name);
 
