@@ -122,10 +122,11 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
-  app.add_option("--only", o.only,
-                 "discover only these elements or probes, comma-separated (l1, texture, readOnly, "
-                 "constantL1, constantL15, shared, l2, dram, layout, pipelines, sharedBanks, or a "
-                 "probe such as l1.size); what they depend on runs too")
+  app.add_option(
+         "--only", o.only,
+         "discover only these elements or probes, comma-separated (" +
+             discovery::selectable_names(discovery::registered_probes(device::DeviceInfo{})) +
+             ", or a probe such as l1.size); what they depend on runs too")
       ->delimiter(',')
       ->type_name("LIST");
   app.add_option("--carveout", t.carveout,

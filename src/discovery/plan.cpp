@@ -16,7 +16,9 @@ bool all_selected(const std::vector<std::string>& elements, const std::set<std::
                      [&](const std::string& e) { return only.count(e) > 0; });
 }
 
-std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
+}  // namespace
+
+std::string selectable_names(const std::vector<std::unique_ptr<Probe>>& probes) {
   std::vector<std::string> elements;
   for (const auto& p : probes) {
     // A probe that writes no memory element (the layout) is selected by its own name.
@@ -25,11 +27,9 @@ std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
       if (!contains(elements, e)) elements.push_back(e);
   }
   std::string out;
-  for (const auto& e : elements) out += (out.empty() ? "" : ",") + e;
+  for (const auto& e : elements) out += (out.empty() ? "" : ", ") + e;
   return out;
 }
-
-}  // namespace
 
 Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::string>& only) {
   std::map<std::string, std::size_t> by_name;
@@ -50,7 +50,7 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
     }
     if (!matched)
       throw std::invalid_argument("unknown element or probe '" + name + "' (known: " +
-                                  known_names(registered) + ", or a probe such as l1.size)");
+                                  selectable_names(registered) + ", or a probe such as l1.size)");
   }
 
   // Elements to report, in registration order.

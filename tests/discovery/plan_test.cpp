@@ -85,7 +85,7 @@ TEST(Plan, UnknownNameIsAUsageError) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'l3'"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("a,b"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("a, b"), std::string::npos);
   }
 }
 
