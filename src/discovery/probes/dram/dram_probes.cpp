@@ -3,8 +3,8 @@
 namespace gputopo::discovery {
 
 void add_dram_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
-  probes.push_back(make_dram_latency_probe({"l2.fetch", "l2.line"}));
-  probes.push_back(make_dram_bandwidth_probe({}));
+  probes.push_back(make_dram_latency_probe());
+  probes.push_back(make_dram_bandwidth_probe());
 }
 
 }  // namespace gputopo::discovery

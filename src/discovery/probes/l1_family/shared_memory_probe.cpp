@@ -10,7 +10,9 @@ namespace {
 // Shared memory: the latency of a warm chase in it (its size is the API's, in the info report).
 class SharedMemoryProbe final : public Probe {
  public:
-  SharedMemoryProbe() : Probe("shared.latency", {"shared"}, {}) {}
+  SharedMemoryProbe() : Probe("shared.latency", {"shared"}) {
+    declare({}, {{"shared", &keys::latency}, {"shared", &keys::latencyNs}});
+  }
 
   void run(Context& ctx) override {
     constexpr std::uint32_t kStride = 32;

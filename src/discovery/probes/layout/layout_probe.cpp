@@ -29,7 +29,7 @@ model::Json groups_json(const SmGroups& groups) {
 // pairs, or consecutive SM ids) whose SMs read the same per-SM L2 latency (l2.smLatency).
 class LayoutProbe final : public Probe {
  public:
-  explicit LayoutProbe(std::vector<std::string> needs) : Probe("layout", {}, std::move(needs)) {}
+  LayoutProbe() : Probe("layout", {}) { declare({{"l2", &keys::nearLatencyBySm}}, {}); }
 
   void run(Context& ctx) override {
     const int sms = ctx.info().sm_count;
@@ -179,8 +179,6 @@ class LayoutProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_layout_probe(std::vector<std::string> needs) {
-  return std::make_unique<LayoutProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_layout_probe() { return std::make_unique<LayoutProbe>(); }
 
 }  // namespace gputopo::discovery
