@@ -72,6 +72,8 @@ std::string_view to_string(Command c) {
       return "list";
     case Command::Analyze:
       return "analyze";
+    case Command::Tree:
+      return "tree";
   }
   return "unknown";
 }
@@ -92,12 +94,14 @@ struct Typed {
   std::string busy_budget;
   std::string format;
   std::string replay;
+  bool full = false;
 };
 
 struct Subcommands {
   CLI::App* info;
   CLI::App* list;
   CLI::App* analyze;
+  CLI::App* tree;
 };
 
 // Declares every option and subcommand on `app`, into `o` and `t`.
@@ -151,9 +155,14 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
                   app.add_subcommand("list", "the GPUs of this host, one line each"),
                   app.add_subcommand("analyze",
                                      "re-run the discovery offline from a --raw recording (the "
-                                     "same options it ran with)")};
+                                     "same options it ran with)"),
+                  app.add_subcommand("tree",
+                                     "the main job, drawn as a tree: GPU, L2, GPCs, TPCs, SMs "
+                                     "with their caches (docs/topology.md)")};
   sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
-  for (auto* s : {sub.info, sub.list, sub.analyze}) s->fallthrough();
+  sub.tree->add_flag("--full", t.full,
+                     "every GPC, TPC and SM on a line of its own, with intervals and marks");
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree}) s->fallthrough();
   app.require_subcommand(0, 1);
   return sub;
 }
@@ -264,6 +273,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     }
     o.command = Command::Analyze;
     o.replay_dir = t.replay;
+  }
+  if (sub.tree->parsed()) {
+    if (app.count("--json") > 0 || app.count("--format") > 0)
+      return usage(
+          "tree draws stdout as a tree: --json and --format do not apply (-o FILE "
+          "takes the JSON report)");
+    o.command = Command::Tree;
+    o.stdout_format = t.full ? "tree-full" : "tree";
   }
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
