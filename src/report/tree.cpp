@@ -156,13 +156,17 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full) {
   for (int s = 0; s < sms; ++s)
     if (!placed.count(s)) unplaced.push_back(s);
   if (unplaced.empty()) return out;
+  // The compact form keeps the reason's first clause; the full form all of it.
+  std::string reason = gpc_attr ? gpc_attr->reason : "";
+  if (const auto cut = reason.find("; "); !full && cut != std::string::npos)
+    reason = reason.substr(0, cut) + " (more: compute.gpcCount)";
   std::string why;
   if (!gpc_attr)
     why = "GPCs not measured (the layout probe did not run)";
   else if (!gpcs.empty() || !loose.empty())
-    why = "GPC not established" + (gpc_attr->reason.empty() ? "" : ": " + gpc_attr->reason);
+    why = "GPC not established" + (reason.empty() ? "" : ": " + reason);
   else
-    why = "GPCs not established" + (gpc_attr->reason.empty() ? "" : ": " + gpc_attr->reason);
+    why = "GPCs not established" + (reason.empty() ? "" : ": " + reason);
   TreeNode node{"GPC", "?", " (" + count_text(unplaced.size(), "SM") + "; " + why + ")",
                 tpc_nodes(unplaced, tpcs, sm)};
   if (!tpc_attr) node.children.insert(node.children.begin(), note("TPCs: not measured"));
