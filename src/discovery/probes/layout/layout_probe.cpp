@@ -209,8 +209,18 @@ class LayoutProbe final : public Probe {
       std::string out;
       for (const auto& u : list) {
         if (!out.empty()) out += ", ";
+        // A run of consecutive SMs as "124-125", others joined with "+": "0+2".
+        const bool run = u.back() - u.front() + 1 == static_cast<int>(u.size());
         out += std::to_string(u.front());
-        if (u.size() > 1) out += "-" + std::to_string(u.back());
+        if (u.size() > 1 && run) {
+          out.push_back('-');
+          out.append(std::to_string(u.back()));
+        } else {
+          for (std::size_t i = 1; i < u.size(); ++i) {
+            out.push_back('+');
+            out.append(std::to_string(u[i]));
+          }
+        }
       }
       return out;
     };
