@@ -4,7 +4,7 @@
 set -euo pipefail
 # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes): the sanitize preset.
 packages=(cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev python3 clang libclang-rt-dev)
+          libbenchmark-dev libhwloc-dev python3 clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,7 @@
 #include "cli/wait_idle.hpp"
 #include "device/cuda/backend.hpp"
 #include "discovery/discover.hpp"
+#include "host/locality.hpp"
 #include "model/info_report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -57,27 +58,47 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
   } else {
     devices = device::cuda::list_devices();
   }
+  // Where each GPU sits in the host (hwloc); a simulated GPU has no host.
+  std::vector<host::Locality> where;
+  for (const auto& d : devices) {
+    host::Locality l;
+    l.reason = "simulated GPU: no host";
+    where.push_back(simulated ? l : host::locality_of(d.pci_bus_id));
+  }
   if (o.json) {
     model::Json j;
     j["schema"] = report::kSchemaVersion;
     j["tool"] = report::tool_info();
     j["devices"] = model::Json::array();
-    for (const auto& d : devices)
-      j["devices"].push_back({{"index", d.index},
-                              {"name", d.name},
-                              {"computeCapability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-                              {"memorySize", d.memory_bytes},
-                              {"pciBusId", d.pci_bus_id},
-                              {"simulated", simulated}});
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const auto& d = devices[i];
+      model::Json entry = {{"index", d.index},
+                           {"name", d.name},
+                           {"computeCapability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+                           {"memorySize", d.memory_bytes},
+                           {"pciBusId", d.pci_bus_id},
+                           {"simulated", simulated}};
+      if (where[i].established)
+        entry["locality"] = {{"numaNodes", where[i].numa_nodes}, {"cpus", where[i].cpus}};
+      else
+        entry["locality"] = {{"notEstablished", where[i].reason}};
+      j["devices"].push_back(entry);
+    }
     out << report::to_json_text(j);
     return 0;
   }
-  for (const auto& d : devices)
-    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}\n", d.index, d.name,
-                       d.cc_major, d.cc_minor,
-                       report::format_bytes(static_cast<double>(d.memory_bytes)),
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}", d.index, d.name, d.cc_major,
+                       d.cc_minor, report::format_bytes(static_cast<double>(d.memory_bytes)),
                        d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id,
                        simulated ? " (SIMULATED: " + *o.sim + ")" : "");
+    if (!simulated)
+      out << (where[i].established
+                  ? fmt::format(", NUMA node {}, CPUs {}", where[i].numa_nodes, where[i].cpus)
+                  : ", host locality not established: " + where[i].reason);
+    out << "\n";
+  }
   return 0;
 }
 

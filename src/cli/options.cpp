@@ -72,6 +72,8 @@ std::string_view to_string(Command c) {
       return "list";
     case Command::Analyze:
       return "analyze";
+    case Command::Tree:
+      return "tree";
   }
   return "unknown";
 }
@@ -93,12 +95,14 @@ struct Typed {
   std::string format;
   std::string depth = "quick";
   std::string replay;
+  bool full = false;
 };
 
 struct Subcommands {
   CLI::App* info;
   CLI::App* list;
   CLI::App* analyze;
+  CLI::App* tree;
 };
 
 // Declares every option and subcommand on `app`, into `o` and `t`.
@@ -157,9 +161,14 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
                   app.add_subcommand("list", "the GPUs of this host, one line each"),
                   app.add_subcommand("analyze",
                                      "re-run the discovery offline from a --raw recording (the "
-                                     "same options it ran with)")};
+                                     "same options it ran with)"),
+                  app.add_subcommand("tree",
+                                     "the main job, drawn as a tree: GPU, L2, GPCs, TPCs, SMs "
+                                     "with their caches (docs/topology.md)")};
   sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
-  for (auto* s : {sub.info, sub.list, sub.analyze}) s->fallthrough();
+  sub.tree->add_flag("--full", t.full,
+                     "every GPC, TPC and SM on a line of its own, with intervals and marks");
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree}) s->fallthrough();
   app.require_subcommand(0, 1);
   return sub;
 }
@@ -195,6 +204,23 @@ std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Opt
     if (o.json && t.format != "json") return "--json and --format " + t.format + " disagree";
     o.format = t.format;
   }
+  return std::nullopt;
+}
+
+// info or list into `o`; what is wrong when an option does not apply to it.
+std::optional<std::string> read_info_or_list(const CLI::App& app, const Subcommands& sub,
+                                             Options& o) {
+  if (sub.info->parsed()) o.command = Command::Info;
+  if (sub.list->parsed()) o.command = Command::List;
+  if (o.command != Command::Info && o.command != Command::List) return std::nullopt;
+  for (const std::string_view name : kDiscoveryOnly)
+    if (app.count(std::string(name)) > 0)
+      return std::string(name) + " applies to the discovery, not to " +
+             std::string(to_string(o.command));
+  if (o.command == Command::List && app.count("--output") > 0)
+    return "-o applies to the discovery and info, not to list (use --json)";
+  if (o.command == Command::List && app.count("--format") > 0)
+    return "--format applies to the discovery and info, not to list (use --json)";
   return std::nullopt;
 }
 
@@ -245,18 +271,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     err << "gputopo: " << model::printable(message) << " (see gputopo --help)\n";
     return ParseResult{std::nullopt, kExitUsage};
   };
-  if (sub.info->parsed()) o.command = Command::Info;
-  if (sub.list->parsed()) o.command = Command::List;
-  if (o.command == Command::Info || o.command == Command::List) {
-    for (const std::string_view name : kDiscoveryOnly)
-      if (app.count(std::string(name)) > 0)
-        return usage(std::string(name) + " applies to the discovery, not to " +
-                     std::string(to_string(o.command)));
-    if (o.command == Command::List && app.count("--output") > 0)
-      return usage("-o applies to the discovery and info, not to list (use --json)");
-    if (o.command == Command::List && app.count("--format") > 0)
-      return usage("--format applies to the discovery and info, not to list (use --json)");
-  }
+  if (auto why = read_info_or_list(app, sub, o)) return usage(*why);
   if (auto why = read_numbers(app, t, o)) return usage(*why);
   if (!o.only.empty()) {
     try {
@@ -273,6 +288,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     }
     o.command = Command::Analyze;
     o.replay_dir = t.replay;
+  }
+  if (sub.tree->parsed()) {
+    if (app.count("--json") > 0 || app.count("--format") > 0)
+      return usage(
+          "tree draws stdout as a tree: --json and --format do not apply (-o FILE "
+          "takes the JSON report)");
+    o.command = Command::Tree;
+    o.stdout_format = t.full ? "tree-full" : "tree";
   }
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");

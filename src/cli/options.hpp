@@ -14,6 +14,7 @@ enum class Command {
   Info,      // what the driver knows, instantly
   List,      // one line per GPU
   Analyze,   // the main job, answered from a --raw recording instead of a device
+  Tree,      // the main job, drawn on stdout as a tree (report/tree.hpp)
 };
 
 struct Options {
@@ -25,9 +26,10 @@ struct Options {
   // --format: the writer of stdout and -o (report/writers.cpp); nullopt: text on stdout (JSON with
   // --json), JSON in -o FILE.
   std::optional<std::string> format;
-  std::optional<std::string> output;      // -o FILE: the JSON report, written atomically
-  std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
-  std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from
+  std::optional<std::string> stdout_format;  // the writer of stdout alone (`tree`: tree, tree-full)
+  std::optional<std::string> output;         // -o FILE: the JSON report, written atomically
+  std::optional<std::string> raw_dir;        // --raw DIR: every request and its samples
+  std::optional<std::string> replay_dir;     // analyze DIR: the recording to answer from
   bool quiet = false;
   std::vector<std::string> only;             // --only: elements or probes to discover
   std::optional<int> carveout = 0;           // --carveout: percent shared; nullopt: driver default

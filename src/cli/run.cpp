@@ -21,6 +21,7 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
         return run_info(o, out, err);
       case Command::Discover:
       case Command::Analyze:
+      case Command::Tree:
         return run_discover(o, out, err, interrupted);
     }
   } catch (const std::bad_alloc&) {

@@ -91,7 +91,7 @@ DeviceSpec parse_device(const JsonReader& r) {
 }
 
 LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
-  r.only({"sms_per_tpc", "gpc_tpcs", "max_cluster_size"});
+  r.only({"sms_per_tpc", "gpc_tpcs", "lone_tpcs", "max_cluster_size"});
   LayoutSpec l;
   l.sms_per_tpc = to_int(r.at("sms_per_tpc").integer(1, 64));
   const auto gpcs = r.at("gpc_tpcs");
@@ -102,6 +102,13 @@ LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
   if (sms != device.sm_count)
     gpcs.fail(fmt::format("holds {} SMs ({} per TPC), but device.sm_count is {}", sms,
                           l.sms_per_tpc, device.sm_count));
+  if (r.has("lone_tpcs")) {
+    const auto lone = r.at("lone_tpcs");
+    if (lone.size() != l.gpc_tpcs.size())
+      lone.fail(fmt::format("lists {} GPCs, gpc_tpcs {}", lone.size(), l.gpc_tpcs.size()));
+    for (std::size_t i = 0; i < lone.size(); ++i)
+      l.lone_tpcs.push_back(to_int(lone.at(i).integer(0, l.gpc_tpcs[i])));
+  }
   l.max_cluster_size = to_int(r.integer("max_cluster_size", 0, 64, 0));
   return l;
 }

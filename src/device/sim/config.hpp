@@ -42,7 +42,10 @@ struct DeviceSpec {
 struct LayoutSpec {
   int sms_per_tpc = 2;
   std::vector<int> gpc_tpcs;  // TPCs per GPC
-  int max_cluster_size = 0;   // 0: thread-block clusters unsupported
+  // Per GPC, how many of its TPCs (the last dealt to it) no cluster combines with other TPCs: a
+  // cluster runs there only within the TPC. Empty: none.
+  std::vector<int> lone_tpcs;
+  int max_cluster_size = 0;  // 0: thread-block clusters unsupported
 };
 
 enum class InstanceSelect : std::uint8_t {
