@@ -126,7 +126,7 @@ class TlbProbe final : public Probe {
       }
       ctx.expect_batches(1);
       try {
-        result = ctx.chase(batch);
+        result = chase_largest_first(ctx, batch);
         break;
       } catch (const device::Error& e) {
         const bool short_of_memory =
@@ -227,7 +227,7 @@ class TlbProbe final : public Probe {
       for (const auto o : {offset_, 9 * offset_})
         sweep_batch.requests.push_back(request(n, page + o));
     ctx.expect_batches(1);
-    const auto sweep_result = ctx.chase(sweep_batch);
+    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
     std::vector<SweepPoint> sweep;
     model::Json raw = model::Json::array();
     for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -289,6 +289,23 @@ class TlbProbe final : public Probe {
                                                 std::to_string(levels.size()) + " steps in " +
                                                 count_text + limit_note));
     sharing(ctx, levels.front().first_rise - 1, page);
+  }
+
+  // Runs the batch with its largest arrays first, so that the backend allocates its array memory
+  // once per batch rather than at every larger array; results come back in the batch's order.
+  static device::ChaseBatchResult chase_largest_first(Context& ctx,
+                                                      const device::ChaseBatch& batch) {
+    std::vector<std::size_t> order(batch.requests.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return batch.requests[a].array_bytes > batch.requests[b].array_bytes;
+    });
+    device::ChaseBatch sorted = batch;
+    for (std::size_t i = 0; i < order.size(); ++i) sorted.requests[i] = batch.requests[order[i]];
+    auto result = ctx.chase(sorted);
+    auto results = result.results;
+    for (std::size_t i = 0; i < order.size(); ++i) result.results[order[i]] = results[i];
+    return result;
   }
 
   static std::string element(int k) { return "tlb" + std::to_string(k); }
