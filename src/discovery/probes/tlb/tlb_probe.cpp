@@ -27,6 +27,9 @@ constexpr int kMaxLevels = 3;
 // The stride sweep's two footprints: a half and an eighth of the element limit.
 constexpr std::array<std::uint64_t, 2> kDivisors{2, 8};
 constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
+// Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
+// level misses once a page all along the chain, and the sweep is the quick run's largest cost.
+constexpr std::uint64_t kStrideSweepLoads = 512;
 
 std::string bytes_text(std::uint64_t b) {
   if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
@@ -118,8 +121,8 @@ class TlbProbe final : public Probe {
           ns[f] = std::max<std::uint64_t>(
               2, std::min(max_count / kDivisors[f], memory / kDivisors[f] * 2 / (p + 9 * offset_)));
           for (const auto o : {offset_, 9 * offset_}) {
-            batch.requests.push_back(request(ns[f], p + o, 1024));
-            batch.requests.push_back(request(2 * ns[f], p / 2 + o, 1024));
+            batch.requests.push_back(request(ns[f], p + o, kStrideSweepLoads, false));
+            batch.requests.push_back(request(2 * ns[f], p / 2 + o, kStrideSweepLoads, false));
           }
         }
         pair_count.push_back(ns);
@@ -310,11 +313,13 @@ class TlbProbe final : public Probe {
 
   static std::string element(int k) { return "tlb" + std::to_string(k); }
 
-  // A chain over `count` elements, warmed once, timing at least one pass (so that a level that
-  // misses in a few of its sets shows in full) and at least `loads` loads.
+  // A chain over `count` elements, warmed once, timing at least `loads` loads and, with
+  // `whole_pass`, at least one pass (so that a level that misses in a few of its sets shows in
+  // full).
   static device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
-                                      std::uint64_t loads = 2048) {
-    const auto timed = std::min<std::uint64_t>(std::max(loads, count), kMaxTimedLoads);
+                                      std::uint64_t loads = 2048, bool whole_pass = true) {
+    const auto timed =
+        std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
     auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
                            static_cast<std::uint32_t>(timed));
     r.sm = kLatencySm;
