@@ -146,6 +146,24 @@ TEST(TlbSimConfigurations, SeparateFirstLevelsPerSpace) {
   expect_truth(c, discover_tlb(c, Depth::Quick, 11));
 }
 
+// The constant path can be tested where the 64 KiB bank spans over twice the first level's pages
+// (4 KiB pages, 4 entries): once sharing the global loads' first level, once with its own.
+TEST(TlbSimConfigurations, ConstantPathWhereTheBankSpansEnoughPages) {
+  for (const bool shared : {true, false}) {
+    auto c = toy_with(
+        {level("a", 4, 4, 4096, 30), level("b", 256, 8, 4096, 120), level("c", 4, 4, 4096, 30)},
+        {0, 1});
+    c.tlb.paths[static_cast<std::size_t>(Space::ReadOnly)] = {2, 1};
+    if (!shared) c.tlb.paths[static_cast<std::size_t>(Space::Constant)] = {2, 1};
+    const auto r = discover_tlb(c, Depth::Quick);
+    expect_truth(c, r);
+    const auto* with = attr(r, "tlb1", "sharedWith");
+    ASSERT_NE(with, nullptr);
+    EXPECT_FALSE(
+        with->evidence.value("notEstablished", model::Json::object()).contains("constant"));
+  }
+}
+
 // The quick run stops at 2048 pages and 8 GiB; a level beyond is found by --depth full only.
 TEST(TlbSimConfigurations, LargeLevelsNeedTheFullDepth) {
   const auto c =

@@ -50,17 +50,9 @@ struct Level {
 
 // Loads of the global space through the L2 (ld.global.cg: the SM's caches do not answer them, so
 // every load is translated), timed as dependent chains on one SM; the array's lines stay in the
-// L2, so the latency above an L2 hit is translation. Two sweeps:
-// - strides: n elements `s` apart, s from 4 KiB up. Below the page size consecutive elements share
-//   pages and a level missing (its reach exceeded) misses once a page, a share s / page of the
-//   loads: the excess over an L2 hit doubles with the stride. From the page on every load misses:
-//   the excess stops growing. The page is the first stride whose excess the next stride keeps
-//   (within 30 %): a stride whose lines the L2 cannot hold (its index maps them to few sets) shows
-//   as a spike, not as a plateau.
-// - element counts at a stride of one page: each element has a page of its own and consecutive
-//   elements take consecutive pages (no set of a set-associative TLB is favoured). Each level is a
-//   step: misses start one element past its entries and every load misses once each set holds one
-//   page too many, so the elements between the two count the sets.
+// L2, so the latency above an L2 hit is translation. Two sweeps (docs/methods.md, "Translation
+// (TLB)"): stride pairs over one footprint give the page; element counts at one page an element
+// give the levels, each a step whose first miss counts the entries and whose last the sets.
 class TlbProbe final : public Probe {
  public:
   explicit TlbProbe(std::vector<std::string> needs)
@@ -165,6 +157,7 @@ class TlbProbe final : public Probe {
     if (!memory_note.empty()) limit_note += "; " + memory_note;
     model::Json evidence = {
         {"hitCycles", base},
+        {"weakerInputs", weaker},
         {"arrayBytesLimit", memory},
         {"strideSweep",
          {{"columns", {"stride", "elements", "cycles", "cyclesAtHalfStrideTwiceElements"}},
@@ -436,7 +429,7 @@ class TlbProbe final : public Probe {
       spaces.push_back(space);
     }
     const std::uint64_t constant_pages = ctx.info().constant_bytes / page;
-    if (constant_pages >= b_count && page >= 4096)
+    if (constant_pages >= b_count)
       spaces.push_back(Space::Constant);
     else
       skipped["constant"] = "the constant bank (" + bytes_text(ctx.info().constant_bytes) +
@@ -447,8 +440,8 @@ class TlbProbe final : public Probe {
     batch.requests.push_back(make(Space::L2, 1));
     batch.requests.push_back(make(Space::L2, b_count));
     for (const Space space : spaces) {
-      auto r = make(space, space == Space::Constant ? b_count : b_count);
-      if (space == Space::Constant) {
+      auto r = make(space, b_count);
+      if (space == Space::Constant) {  // the bank holds whole pages: chase one element a page
         r.b.stride_bytes = static_cast<std::uint32_t>(page);
         r.b.array_bytes = b_count * page;
         r.b.recorded_loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(b_count, 4096));
