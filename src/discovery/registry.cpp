@@ -5,6 +5,7 @@
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
 #include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/probes/tlb/tlb_probes.hpp"
 
 namespace gputopo::discovery {
 
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Probe>> registered_probes(const device::DeviceInfo& 
   add_l1_family_probes(probes, info);
   add_l2_probes(probes, info);
   add_dram_probes(probes, info);
+  add_tlb_probes(probes, info);
   add_layout_probes(probes, info);
   add_compute_probes(probes, info);
   return probes;

@@ -56,11 +56,11 @@ inline constexpr Key sectorSize{"sectorSize", "B", "l2",
 inline constexpr Key latency{"latency", "cycles", "caches, shared, dram",
                              "load-to-use latency of a hit, a dependent chain"};
 inline constexpr Key latencyNs{"latencyNs", "ns", "caches, shared, dram", "latency in ns"};
-inline constexpr Key missPenalty{"missPenalty", "cycles", "caches",
+inline constexpr Key missPenalty{"missPenalty", "cycles", "caches, TLB levels",
                                  "extra latency of a miss over a hit"};
 inline constexpr Key missPenaltyNs{"missPenaltyNs", "ns", "caches", "miss penalty in ns"};
 inline constexpr Key countPerSm{"countPerSm", "", "L1 family", "instances per SM"};
-inline constexpr Key sharedWith{"sharedWith", "", "L1 family",
+inline constexpr Key sharedWith{"sharedWith", "", "L1 family, tlb1",
                                 "the other spaces served by the same physical cache"};
 inline constexpr Key carveout{"carveout", "%", "L1 family",
                               "the shared-memory carve-out the element was measured under"};
@@ -88,6 +88,14 @@ inline constexpr Key nearLatencyBySm{"nearLatencyBySm", "cycles", "l2",
                                      "slowest minus fastest SM's near latency"};
 inline constexpr Key readFractionOfPeak{"readFractionOfPeak", "%", "dram",
                                         "readBandwidth / peakBandwidth"};
+inline constexpr Key tlbLevels{"tlbLevels", "", "tlb",
+                               "TLB levels the global loads through the L2 go through"};
+inline constexpr Key pageSize{"pageSize", "B", "tlb, TLB levels",
+                              "the page size a TLB level holds (tlb: the first level's)"};
+inline constexpr Key entries{"entries", "", "TLB levels", "pages a TLB level holds"};
+inline constexpr Key reach{"reach", "B", "TLB levels", "entries x pageSize"};
+inline constexpr Key associativity{"associativity", "", "TLB levels",
+                                   "ways: entries / sets, where the sets can be separated"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};

@@ -422,7 +422,8 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   }
   const JsonReader r(json, origin, "");
   r.only({"name", "comment", "sources", "device", "layout", "caches", "unified_l1_shared", "spaces",
-          "l2", "dram", "timing", "noise", "bandwidth", "competing_load", "faults", "compute"});
+          "l2", "dram", "timing", "noise", "bandwidth", "competing_load", "faults", "compute",
+          "tlb"});
   SimConfig cfg;
   cfg.preset = r.at("name").string();
   if (cfg.preset.empty()) r.at("name").fail("must not be empty");
@@ -449,6 +450,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   parse_environment(r, cfg);
   if (r.has("compute"))
     cfg.compute = parse_compute(r.at("compute"), cfg.device.cc_major, cfg.device.cc_minor);
+  if (r.has("tlb")) cfg.tlb = parse_tlb(r.at("tlb"));
   return cfg;
 }
 

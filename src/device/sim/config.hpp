@@ -10,6 +10,7 @@
 #include "device/requests.hpp"
 #include "device/sim/cache.hpp"
 #include "device/sim/compute_config.hpp"
+#include "device/sim/tlb.hpp"
 
 namespace gputopo::device::sim {
 
@@ -160,6 +161,7 @@ struct SimConfig {
   std::optional<CompetingLoadSpec> competing_load;
   FaultSpec faults;
   std::optional<ComputeSpec> compute;  // nullopt: the simulated GPU runs no compute kernels
+  TlbSpec tlb;                         // no levels: loads cost no translation
 
   const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
   std::uint64_t l2_bytes() const {
