@@ -86,6 +86,17 @@ inline constexpr Key nearLatencyBySm{"nearLatencyBySm", "cycles", "l2",
                                      "slowest minus fastest SM's near latency"};
 inline constexpr Key readFractionOfPeak{"readFractionOfPeak", "%", "dram",
                                         "readBandwidth / peakBandwidth"};
+inline constexpr Key associativity{"associativity", "", "caches",
+                                   "ways per set, where the index lets them be separated"};
+inline constexpr Key sets{"sets", "", "caches", "sets (of the L2: per segment)"};
+inline constexpr Key indexFunction{"indexFunction", "", "caches",
+                                   "plain modulo on which address bits, or hashed"};
+inline constexpr Key replacementPolicy{"replacementPolicy", "", "caches",
+                                       "LRU, FIFO, tree-PLRU, random or other"};
+inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly, constantL1, l2",
+                                    "lineSize / sector (the smallest fetch)"};
+inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
+                              "what a miss brings in: sector, line, or n sectors"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};

@@ -96,6 +96,18 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
                 : fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
             "building a strided chase array");
       strided_pending = true;
+    } else if (r.pattern == Pattern::Sequence) {
+      const auto& order = r.sequence;
+      auto* table = successor_table.reserve(order.size() * sizeof(std::uint64_t));
+      check(cudaMemcpyAsync(table, order.data(), order.size() * sizeof(std::uint64_t),
+                            cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync (chase sequence)");
+      check(scatter_sequence(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
+                             order.size(), layout.stride_words, stream),
+            "building a sequence chase array");
+      // The table is reused by the next array.
+      wait_for(stream, kBuildSeconds, "building the chase arrays");
+      strided_pending = false;
     } else {
       const auto next = successors(layout.elements, r.pattern);
       auto* table = successor_table.reserve(next.size() * sizeof(std::uint64_t));
@@ -138,7 +150,10 @@ void LaunchArrays::upload_constants(const std::vector<const ChaseUnit*>& units,
     r.space = Space::Constant;
     r.array_bytes = packing.arrays[c].bytes;
     r.stride_bytes = packing.arrays[c].stride_bytes;
-    auto image = image32(make_layout(r, limits), packing.arrays[c].pattern);
+    r.warmup_passes = 0;
+    r.pattern = packing.arrays[c].pattern;
+    r.sequence = packing.arrays[c].sequence;
+    auto image = image32(make_layout(r, limits), r.pattern, r.sequence);
     // A chain holds byte offsets into the bank.
     if (packing.arrays[c].chain)
       for (auto& word : image)
