@@ -97,6 +97,8 @@ inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly
                                     "lineSize / sector (the smallest fetch)"};
 inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
                               "what a miss brings in: sector, line, or n sectors"};
+inline constexpr Key writePolicy{"writePolicy", "", "l1, l2",
+                                 "write-back or write-through (stores against device memory)"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};

@@ -178,6 +178,19 @@ TEST_P(GeometrySim, EveryCacheMatchesItsConfiguration) {
       std::min<std::uint64_t>(std::clamp<std::uint64_t>(512 * l2.size_bytes, 64u << 20, 1u << 30),
                               cfg.device.global_memory_bytes / 32);
   check(r, "l2", l2, true, top_bit(l2, largest));
+
+  // Write-back where the L2 takes stores faster than device memory by the probe's margin.
+  const auto* write = attr(r, "l2", "writePolicy");
+  ASSERT_NE(write, nullptr);
+  const double ratio = cfg.bandwidth.l2_write_gbps / cfg.bandwidth.dram_write_gbps;
+  if (cfg.l2.write_back && ratio > 1.25) {
+    EXPECT_EQ(write->value, "write-back") << write->reason;
+  } else if (!cfg.l2.write_back || ratio < 1.05) {
+    EXPECT_FALSE(write->available()) << write->value;
+  }
+  const auto* l1_write = attr(r, "l1", "writePolicy");
+  ASSERT_NE(l1_write, nullptr);
+  EXPECT_FALSE(l1_write->available());
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GeometrySim, ::testing::ValuesIn(device::sim::preset_names()),

@@ -292,7 +292,8 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
           "replacement", "hashed_index", "index_xor_bits", "near_latency_cycles",
-          "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment"});
+          "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment",
+          "write_policy"});
   L2Spec& l2 = cfg.l2;
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
   parse_lines(r, l2.geometry);
@@ -318,6 +319,12 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   l2.far_latency_cycles = mean(l2.far_latency_by_segment);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
+  if (r.has("write_policy")) {
+    const auto policy = r.at("write_policy").string();
+    if (policy != "write-back" && policy != "write-through")
+      r.at("write_policy").fail(fmt::format("unknown \"{}\" (write-back, write-through)", policy));
+    l2.write_back = policy == "write-back";
+  }
 
   const int sms = cfg.device.sm_count;
   l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);

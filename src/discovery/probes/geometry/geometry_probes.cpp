@@ -29,6 +29,8 @@ void add_geometry_probes(std::vector<std::unique_ptr<Probe>>& probes,
   probes.push_back(make_set_geometry_probe(
       {l2, &keys::segmentSize}, {"l2.segments", "l2.line", "l2.latency", "dram.latency"}));
   probes.push_back(make_derived_line_probe("l2", {"l2.line", "l2.fetch"}));
+  probes.push_back(make_write_policy_probe("l1", {}));
+  probes.push_back(make_write_policy_probe("l2", {"l2.bandwidth", "dram.bandwidth"}));
 }
 
 }  // namespace gputopo::discovery

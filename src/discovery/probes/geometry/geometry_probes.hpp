@@ -25,6 +25,10 @@ struct GeometryTarget {
 };
 
 std::unique_ptr<Probe> make_set_geometry_probe(GeometryTarget t, std::vector<std::string> needs);
+// The L2's write policy from its write bandwidth against device memory's; the L1's says why it is
+// not established (write_policy_probe.cpp).
+std::unique_ptr<Probe> make_write_policy_probe(const std::string& element,
+                                               std::vector<std::string> needs);
 std::unique_ptr<Probe> make_derived_line_probe(const std::string& element,
                                                std::vector<std::string> needs);
 
