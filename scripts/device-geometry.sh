@@ -26,9 +26,9 @@ python3 - "$out" "$runs" > "$out/summary.txt" 2>&1 <<'PY'
 import json, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 keys = ["lineSize", "fetchGranularity", "sectorSize", "size", "segmentSize", "associativity",
-        "sets", "indexFunction", "replacementPolicy", "sectorsPerLine", "missFill"]
+        "sets", "indexFunction", "replacementPolicy", "sectorsPerLine", "missFill", "writePolicy"]
 geometry = {"associativity", "sets", "indexFunction", "replacementPolicy", "sectorsPerLine",
-            "missFill"}
+            "missFill", "writePolicy"}
 for depth in ("quick", "full"):
     reports = []
     for i in range(1, runs + 1):
@@ -43,7 +43,7 @@ for depth in ("quick", "full"):
         print(f"  duration {r['run'].get('durationSeconds', 0):.2f} s, status {r['run'].get('status')}")
     print("  -- geometry phases (seconds per run)")
     names = [p["name"] for p in reports[0]["run"].get("phases", [])
-             if p["name"].endswith((".geometry", ".sectors"))]
+             if p["name"].endswith((".geometry", ".sectors", ".writePolicy"))]
     for n in names:
         secs = []
         for r in reports:
@@ -57,7 +57,7 @@ for depth in ("quick", "full"):
                 continue
             vals = [r["memory"].get(element, {}).get(k, {}).get("value") for r in reports]
             same = all(json.dumps(v) == json.dumps(vals[0]) for v in vals)
-            shown = vals[0] if vals[0] is not None else "not established: " + \
+            shown = vals[0] if vals[0] is not None else "(none) " + \
                 reports[0]["memory"][element][k].get("reason", "")[:110]
             print(f"  {element}.{k:18s} {'identical' if same else 'DIFFER ' + json.dumps(vals)[:80]:10s} {shown}")
     print("  -- evidence of the first run")
