@@ -2,6 +2,7 @@
 
 #include "discovery/probes/compute/compute_probes.hpp"
 #include "discovery/probes/dram/dram_probes.hpp"
+#include "discovery/probes/geometry/geometry_probes.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
 #include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
@@ -19,6 +20,7 @@ std::vector<std::unique_ptr<Probe>> registered_probes(const device::DeviceInfo& 
   add_tlb_probes(probes, info);
   add_layout_probes(probes, info);
   add_compute_probes(probes, info);
+  add_geometry_probes(probes, info);
   return probes;
 }
 

@@ -94,8 +94,19 @@ inline constexpr Key pageSize{"pageSize", "B", "tlb, TLB levels",
                               "the page size a TLB level holds (tlb: the first level's)"};
 inline constexpr Key entries{"entries", "", "TLB levels", "pages a TLB level holds"};
 inline constexpr Key reach{"reach", "B", "TLB levels", "entries x pageSize"};
-inline constexpr Key associativity{"associativity", "", "TLB levels",
-                                   "ways: entries / sets, where the sets can be separated"};
+inline constexpr Key associativity{"associativity", "", "caches, TLB levels",
+                                   "ways per set, where the index lets them be separated"};
+inline constexpr Key sets{"sets", "", "caches", "sets (of the L2: per segment)"};
+inline constexpr Key indexFunction{"indexFunction", "", "caches",
+                                   "plain modulo on which address bits, or hashed"};
+inline constexpr Key replacementPolicy{"replacementPolicy", "", "caches",
+                                       "LRU, FIFO, tree-PLRU, random or other"};
+inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly, constantL1, l2",
+                                    "lineSize / sector (the smallest fetch)"};
+inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
+                              "what a miss brings in: sector, line, or n sectors"};
+inline constexpr Key writePolicy{"writePolicy", "", "l1, l2",
+                                 "write-back or write-through (stores against device memory)"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};

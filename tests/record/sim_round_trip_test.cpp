@@ -22,11 +22,22 @@ TEST_F(SimRoundTrip, ReplayAnswersEverySimulatedCallExactly) {
     sweep.requests.push_back(testing::chase_request(Space::L1, kib << 10));
   ChaseBatch l2;
   l2.requests.push_back(testing::chase_request(Space::L2, 8 << 20));
+  ChaseBatch sequence;
+  ChaseRequest order;
+  order.space = Space::L1;
+  order.array_bytes = 64 << 10;
+  order.stride_bytes = 4;
+  order.warmup_passes = 0;
+  order.pattern = Pattern::Sequence;
+  order.sequence = {0, 4096, 8192, 1, 12288, 2};
+  order.recorded_loads = 6;
+  sequence.requests.push_back(order);
   {
     auto recorder = record_to(sim::open("toy"), dir_);
     live.push_back(recorder->chase(sweep));
     live.push_back(recorder->chase(l2));
     live.push_back(recorder->interfere(testing::amount_batch()));
+    live.push_back(recorder->chase(sequence));
   }
   auto replay = open_replay(dir_);
   auto fresh = sim::open("toy");
@@ -45,6 +56,10 @@ TEST_F(SimRoundTrip, ReplayAnswersEverySimulatedCallExactly) {
   same(replay->chase(sweep), live[0]);
   same(replay->chase(l2), live[1]);
   same(replay->interfere(testing::amount_batch()), live[2]);
+  same(replay->chase(sequence), live[3]);
+  // The sequence is part of the request: another order was not recorded.
+  sequence.requests[0].sequence = {0, 8192, 4096, 1, 12288, 2};
+  EXPECT_THROW(replay->chase(sequence), Error);
 }
 
 }  // namespace

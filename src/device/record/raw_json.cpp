@@ -4,7 +4,17 @@ namespace gputopo::device::record {
 
 std::string_view name(Space s) { return to_string(s); }
 
-std::string_view name(Pattern p) { return p == Pattern::Strided ? "strided" : "random"; }
+std::string_view name(Pattern p) {
+  switch (p) {
+    case Pattern::Strided:
+      return "strided";
+    case Pattern::Random:
+      return "random";
+    case Pattern::Sequence:
+      return "sequence";
+  }
+  return "unknown";
+}
 
 std::string_view name(Timing t) { return to_string(t); }
 

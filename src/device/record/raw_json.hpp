@@ -29,7 +29,7 @@ constexpr auto enumerators(std::type_identity<Space>) {
                     Space::Texture, Space::Constant, Space::Shared};
 }
 constexpr auto enumerators(std::type_identity<Pattern>) {
-  return std::array{Pattern::Strided, Pattern::Random};
+  return std::array{Pattern::Strided, Pattern::Random, Pattern::Sequence};
 }
 constexpr auto enumerators(std::type_identity<Timing>) {
   return std::array{Timing::PerLoad, Timing::Chain};
@@ -88,8 +88,11 @@ Json encode(const T& v) {
   } else {
     Json j = Json::object();
     visit_fields(v, [&](const char* key, const auto& member) {
-      if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value)
+      using M = std::remove_cvref_t<decltype(member)>;
+      if constexpr (IsOptional<M>::value)
         if (!member && later_field(key)) return;
+      if constexpr (IsVector<M>::value)
+        if (member.empty() && later_field(key)) return;
       j[key] = encode(member);
     });
     return j;
@@ -126,9 +129,16 @@ void decode(const JsonField& f, T& v) {
     for (std::size_t i = 0; i < v.size(); ++i) decode(f.at(i), v[i]);
   } else {
     visit_fields(v, [&](const char* key, auto& member) {
-      if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value) {
+      using M = std::remove_cvref_t<decltype(member)>;
+      if constexpr (IsOptional<M>::value) {
         if (!f.has(key)) {
           member.reset();
+          return;
+        }
+      }
+      if constexpr (IsVector<M>::value) {
+        if (!f.has(key) && later_field(key)) {
+          member.clear();
           return;
         }
       }

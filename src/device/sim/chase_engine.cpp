@@ -22,13 +22,19 @@ struct ChaseEngine::Run {
   std::uint64_t elements = 0;
   std::uint64_t position = 0;
   std::vector<std::uint32_t> next;  // random pattern only
+  std::size_t step = 0;             // sequence pattern: index of `position` in the sequence
   std::vector<Cache*> path;
   bool translates = false;  // the space's loads past its private caches go through TLB levels
   int segment = 0;
   // Private levels in path order, L2 near, L2 far by the segment that held the line, DRAM.
   std::vector<LevelTiming> timing;
 
-  std::uint64_t successor(std::uint64_t i) const {
+  std::uint64_t successor(std::uint64_t i) {
+    const auto& sequence = request->sequence;
+    if (!sequence.empty()) {
+      step = step + 1 == sequence.size() ? 0 : step + 1;
+      return sequence[step];
+    }
     if (!next.empty()) return next[i];
     return i + 1 == elements ? 0 : i + 1;
   }

@@ -135,6 +135,12 @@ void parse_lines(const JsonReader& r, CacheGeometry& g) {
   if (g.fetch_bytes < g.sector_bytes) r.at("fetch_bytes").fail("must be at least sector_bytes");
   g.replacement = r.has("replacement") ? parse_replacement(r.at("replacement")) : Replacement::Lru;
   g.hashed_index = r.boolean("hashed_index", false);
+  if (r.has("index_xor_bits")) {
+    const auto bits = r.at("index_xor_bits");
+    const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(g.line_bytes));
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      g.index_xor_bits.push_back(static_cast<std::uint32_t>(bits.at(i).integer(line_bit + 1, 62)));
+  }
 }
 
 void check_lines(const JsonReader& where, const CacheGeometry& g) {
@@ -162,7 +168,7 @@ void parse_sized(const JsonReader& r, CacheGeometry& g) {
 
 CacheSpec parse_cache(const JsonReader& r, std::string name) {
   r.only({"size_bytes", "ways", "sets", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
-          "hashed_index", "latency_cycles", "jitter_cycles", "instances_per_sm",
+          "hashed_index", "index_xor_bits", "latency_cycles", "jitter_cycles", "instances_per_sm",
           "instance_select"});
   CacheSpec c;
   c.name = std::move(name);
@@ -292,8 +298,9 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
 
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
-          "replacement", "hashed_index", "near_latency_cycles", "far_latency_cycles",
-          "jitter_cycles", "sm_latency_spread_cycles", "sm_segment"});
+          "replacement", "hashed_index", "index_xor_bits", "near_latency_cycles",
+          "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment",
+          "write_policy"});
   L2Spec& l2 = cfg.l2;
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
   parse_lines(r, l2.geometry);
@@ -319,6 +326,12 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   l2.far_latency_cycles = mean(l2.far_latency_by_segment);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
+  if (r.has("write_policy")) {
+    const auto policy = r.at("write_policy").string();
+    if (policy != "write-back" && policy != "write-through")
+      r.at("write_policy").fail(fmt::format("unknown \"{}\" (write-back, write-through)", policy));
+    l2.write_back = policy == "write-back";
+  }
 
   const int sms = cfg.device.sm_count;
   l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);

@@ -97,6 +97,9 @@ struct L2Spec {
   double jitter_cycles = 0;
   double sm_latency_spread_cycles = 0;  // per-TPC offset in [0, spread], fixed per device
   std::vector<int> sm_segment;          // near segment of each SM
+  // Write-through: every store goes on to device memory, so stores to an L2-resident buffer run
+  // at most at the device-memory write bandwidth.
+  bool write_back = true;
 };
 
 struct DramSpec {
