@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "analysis/summary.hpp"
@@ -36,8 +37,16 @@ std::string bytes_text(std::uint64_t b) {
     return std::to_string(b >> 30) + " GiB";
   if (b >= (std::uint64_t{1} << 20) && b % (std::uint64_t{1} << 20) == 0)
     return std::to_string(b >> 20) + " MiB";
-  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
-  return std::to_string(b) + " B";
+  if (b >= 1024 && b % 1024 == 0 && b < (std::uint64_t{1} << 20))
+    return std::to_string(b >> 10) + " KiB";
+  char text[32];
+  if (b >= (std::uint64_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(b) / (1 << 30));
+  else if (b >= (std::uint64_t{1} << 20))
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(b) / (1 << 20));
+  else
+    return std::to_string(b) + " B";
+  return text;
 }
 
 struct Level {
