@@ -113,14 +113,17 @@ std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& option
   return runs;
 }
 
+// The links are measured only after every discovery ended, and not after an interrupt.
 Json host_section(OpenedHost& h, const std::vector<GpuRun>& runs,
-                  const std::vector<std::vector<std::size_t>>& groups) {
+                  const std::vector<std::vector<std::size_t>>& groups, bool interrupted) {
   std::vector<host::LinkedGpu> linked;
   Json gpus = Json::array();
   for (std::size_t i = 0; i < h.gpus.size(); ++i) {
     const bool failed = runs[i].status == "failed";
-    linked.push_back({failed ? nullptr : h.gpus[i].get(),
-                      "GPU " + std::to_string(i) + " failed: " + runs[i].error, h.numa_node[i]});
+    linked.push_back({failed || interrupted ? nullptr : h.gpus[i].get(),
+                      interrupted ? std::string("the run was interrupted")
+                                  : "GPU " + std::to_string(i) + " failed: " + runs[i].error,
+                      h.numa_node[i]});
     Json g = {{"index", i},
               {"name", h.gpus[i] ? h.gpus[i]->info().name : std::string("unknown")},
               {"status", runs[i].status},
@@ -160,7 +163,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   Json doc;
   doc["schema"] = report::kSchemaVersion;
   doc["tool"] = report::tool_info();
-  doc["host"] = host_section(h, runs, groups);
+  doc["host"] = host_section(h, runs, groups, interrupted.load());
   const std::string status = overall(runs);
   Json run = {{"command", to_string(o.command)},
               {"commandLine", o.argv},

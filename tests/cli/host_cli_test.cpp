@@ -139,6 +139,49 @@ TEST(HostCli, AFailingGpuKeepsTheOthersReportsAndExitsFour) {
   }
 }
 
+TEST(HostCli, DifferentGpusFormGroupsOfIdenticalOnes) {
+  const fs::path file = fs::path(::testing::TempDir()) / "mixed-host.json";
+  std::ofstream(file) << R"({
+    "numaNodes": [0, 1],
+    "hostLink": {"pinnedH2dGBps": 20, "pinnedD2hGBps": 20, "pageableH2dGBps": 8,
+                 "pageableD2hGBps": 8, "latencyUs": 3, "remoteNumaFactor": 1},
+    "gpus": [{"preset": "toy", "numaNode": 0}, {"preset": "noisy", "numaNode": 1},
+             {"preset": "toy", "numaNode": 1}],
+    "linkTypes": {"pcie": {"type": "PCIe", "GBps": 20, "bidirGBps": 30, "latencyUs": 5,
+                           "access": false}},
+    "links": [["", "pcie", "pcie"], ["pcie", "", "pcie"], ["pcie", "pcie", ""]]
+  })";
+  const Json doc = host_json(file.string());
+  expect_valid(doc);
+  EXPECT_EQ(doc["host"]["identical"], Json::parse("[[0,2],[1]]"));
+  for (const auto& p : doc["host"]["peers"]) {
+    EXPECT_FALSE(p["access"].get<bool>());
+    EXPECT_FALSE(p["atomics"].get<bool>());
+    EXPECT_TRUE(p["readGBps"].contains("notEstablished"));
+  }
+  // The same bandwidth from either node: no dependence.
+  for (const auto& l : doc["host"]["hostLinks"])
+    EXPECT_FALSE(l["numa"]["dependsOnNode"].get<bool>()) << l["numa"].dump();
+}
+
+TEST(HostCli, WithoutAGpuTheSimulatedHostStandsIn) {
+  if (gputopo({"list"}).exit_code == 0) GTEST_SKIP() << "this host has a GPU";
+  std::vector<std::string> args = {"-d", "all", "--json", "--only", "l1.line"};
+  const ProcessResult r = gputopo(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("SIMULATED host 'h100-x1'"), std::string::npos) << r.err;
+  const Json doc = model::parse_json_input(r.out);
+  EXPECT_EQ(doc["run"]["sim"]["preset"], "h100-x1");
+  EXPECT_EQ(doc["host"]["gpuCount"], 1);
+}
+
+TEST(HostCli, AGpuPresetIsAHostOfOneGpuWithoutHostLinks) {
+  const Json doc = host_json("toy");
+  EXPECT_EQ(doc["host"]["gpuCount"], 1);
+  EXPECT_TRUE(doc["host"]["hostLinks"][0]["pinnedH2dGBps"].contains("notEstablished"));
+  EXPECT_TRUE(doc["host"]["numaNodes"].contains("notEstablished"));
+}
+
 TEST(HostCli, AllIsForTheMainJobAndList) {
   EXPECT_EQ(gputopo({"--sim", "dgx-h100", "-d", "all", "info"}).exit_code, 2);
   EXPECT_EQ(gputopo({"--sim", "dgx-h100", "-d", "all", "tree"}).exit_code, 2);
