@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "model/attribute.hpp"
+
 namespace gputopo::host {
 namespace {
 
@@ -21,12 +23,23 @@ double median(std::vector<double> v) {
 
 Json not_established(const std::string& why) { return {{"notEstablished", why}}; }
 
-// A measured value: the median of the samples with their range, unit and method.
+// A measured link value as an attribute (docs/schema.md): the median of the copies, their range as
+// the interval, and a confidence of 1 - (range / median), floored at 0.
 Json measured(const std::vector<double>& values, const char* unit, const std::string& method) {
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  return {{"value", median(values)},  {"unit", unit},    {"min", *lo}, {"max", *hi},
-          {"samples", values.size()}, {"method", method}};
+  const double m = median(values);
+  model::Attribute a =
+      model::Attribute::measured(m, unit, method, std::max(0.0, 1 - (*hi - *lo) / m));
+  a.interval = model::Interval{*lo, *hi};
+  a.evidence = {{"samples", values.size()}};
+  return model::to_json(a);
 }
+
+Json unmeasured(const char* unit, const std::string& why) {
+  return model::to_json(model::Attribute::unavailable(model::Source::Measured, unit, why));
+}
+
+bool has_value(const Json& attribute) { return !attribute.at("value").is_null(); }
 
 class Meter {
  public:
@@ -37,7 +50,7 @@ class Meter {
   Json bandwidth(device::TransferRequest r, int directions, const std::string& method) {
     r.bytes = o_.bytes;
     r.repeats = o_.repeats;
-    return run(r, [&](const device::TransferResult& t) {
+    return run(r, "GB/s", [&](const device::TransferResult& t) {
       std::vector<double> gbps;
       for (double s : t.seconds)
         gbps.push_back(static_cast<double>(directions) * static_cast<double>(r.bytes) / s / 1e9);
@@ -48,7 +61,7 @@ class Meter {
   Json latency(device::TransferRequest r, const std::string& method) {
     r.bytes = o_.latency_bytes;
     r.repeats = o_.latency_repeats;
-    return run(r, [&](const device::TransferResult& t) {
+    return run(r, "us", [&](const device::TransferResult& t) {
       std::vector<double> us;
       for (double s : t.seconds) us.push_back(s * 1e6);
       return measured(us, "us", method);
@@ -56,18 +69,18 @@ class Meter {
   }
 
   template <class Make>
-  Json run(const device::TransferRequest& r, Make&& make) {
-    if (!gpu_.device) return not_established(gpu_.why);
+  Json run(const device::TransferRequest& r, const char* unit, Make&& make) {
+    if (!gpu_.device) return unmeasured(unit, gpu_.why);
     try {
       last_ = gpu_.device->transfer(r);
-      if (last_.seconds.empty()) return not_established("the device returned no samples");
+      if (last_.seconds.empty()) return unmeasured(unit, "the device returned no samples");
       return make(last_);
     } catch (const device::Error& e) {
       if (e.kind() == device::Error::Kind::Lost) {
         gpu_.why = fmt::format("GPU {} was lost: {}", gpu_.device->info().index, e.what());
         gpu_.device = nullptr;
       }
-      return not_established(e.what());
+      return unmeasured(unit, e.what());
     }
   }
 
@@ -90,12 +103,13 @@ Json numa_dependence(Meter& meter, const HostNuma& numa) {
     device::TransferRequest r;
     r.numa_node = node;
     Json v = meter.bandwidth(r, 1, "pinned host-to-device copies, buffer bound to the node");
-    if (!v.contains("value")) return not_established(v["notEstablished"].get<std::string>());
+    if (!has_value(v)) return not_established(v["reason"].get<std::string>());
     if (!meter.last().numa_bound) return not_established(meter.last().numa_reason);
     const double m = v["value"].get<double>();
     slowest = slowest == 0 ? m : std::min(slowest, m);
     fastest = std::max(fastest, m);
-    spread = std::max(spread, (v["max"].get<double>() - v["min"].get<double>()) / m);
+    spread =
+        std::max(spread, (v["interval"][1].get<double>() - v["interval"][0].get<double>()) / m);
     per_node.push_back({{"node", node}, {"pinnedH2dGBps", v}});
   }
   // Dependent when the nodes' medians differ by more than 5 % and by more than the samples of
@@ -174,17 +188,17 @@ Json peer_entry(LinkedGpu& from, LinkedGpu& to, int from_index, int to_index,
   };
   const std::string method = "cudaMemcpyPeerAsync, event-timed";
   j["readGBps"] = link.access ? meter.bandwidth(req(TransferKind::PeerRead), 1, method)
-                              : not_established(no_access);
+                              : unmeasured("GB/s", no_access);
   j["writeGBps"] = link.access ? meter.bandwidth(req(TransferKind::PeerWrite), 1, method)
-                               : not_established(no_access);
+                               : unmeasured("GB/s", no_access);
   j["bidirectionalGBps"] =
       link.access ? meter.bandwidth(req(TransferKind::PeerBidirectional), 2,
                                     method + " on two streams at once, both directions summed")
-                  : not_established(no_access);
+                  : unmeasured("GB/s", no_access);
   j["latencyUs"] =
       link.access ? meter.latency(req(TransferKind::PeerRead),
                                   fmt::format("{} B peer copies, event-timed", o.latency_bytes))
-                  : not_established(no_access);
+                  : unmeasured("us", no_access);
   return j;
 }
 
@@ -195,10 +209,10 @@ Json outliers(const Json& peers, const Json& hosts, double fraction) {
   std::map<std::string, std::vector<double>> groups;
   const auto key = [](const Json& p) { return p.contains("link") ? p["link"].dump() : ""; };
   for (const auto& p : peers)
-    if (p.contains("readGBps") && p["readGBps"].contains("value"))
+    if (p.contains("readGBps") && has_value(p["readGBps"]))
       groups[key(p)].push_back(p["readGBps"]["value"].get<double>());
   for (const auto& p : peers) {
-    if (!p.contains("readGBps") || !p["readGBps"].contains("value")) continue;
+    if (!p.contains("readGBps") || !has_value(p["readGBps"])) continue;
     const double m = median(groups[key(p)]), v = p["readGBps"]["value"].get<double>();
     if (std::abs(v - m) > fraction * m)
       list.push_back(
@@ -208,10 +222,9 @@ Json outliers(const Json& peers, const Json& hosts, double fraction) {
   }
   std::vector<double> host;
   for (const auto& h : hosts)
-    if (h["pinnedH2dGBps"].contains("value"))
-      host.push_back(h["pinnedH2dGBps"]["value"].get<double>());
+    if (has_value(h["pinnedH2dGBps"])) host.push_back(h["pinnedH2dGBps"]["value"].get<double>());
   for (const auto& h : hosts) {
-    if (!h["pinnedH2dGBps"].contains("value")) continue;
+    if (!has_value(h["pinnedH2dGBps"])) continue;
     const double m = median(host), v = h["pinnedH2dGBps"]["value"].get<double>();
     if (std::abs(v - m) > fraction * m)
       list.push_back({{"what", fmt::format("pinned host-to-device of GPU {}", h["gpu"].get<int>())},

@@ -7,15 +7,13 @@ namespace {
 
 using model::Json;
 
-// "53.9 GB/s (52.1-54.0, 5 copies)" or "not established: why".
+// "53.9 GB/s (52.1-54.0, 5 copies, confidence 0.97)" or "not established: why".
 std::string value_text(const Json& v) {
-  if (!v.is_object() || !v.contains("value"))
-    return "not established: " + (v.is_object() && v.contains("notEstablished")
-                                      ? v["notEstablished"].get<std::string>()
-                                      : std::string("no value"));
-  return fmt::format("{:.3g} {} ({:.3g}-{:.3g}, {} copies)", v["value"].get<double>(),
-                     v["unit"].get<std::string>(), v["min"].get<double>(), v["max"].get<double>(),
-                     v["samples"].get<int>());
+  if (v["value"].is_null()) return "not established: " + v["reason"].get<std::string>();
+  return fmt::format("{:.3g} {} ({:.3g}-{:.3g}, {} copies, confidence {:.2f})",
+                     v["value"].get<double>(), v["unit"].get<std::string>(),
+                     v["interval"][0].get<double>(), v["interval"][1].get<double>(),
+                     v["evidence"]["samples"].get<int>(), v["confidence"].get<double>());
 }
 
 std::string link_text(const Json& link) {
