@@ -1,10 +1,7 @@
 #include "device/cuda/transfer_runner.hpp"
 
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -12,6 +9,7 @@
 
 #include "device/cuda/check.hpp"
 #include "device/cuda/nvml.hpp"
+#include "host/numa_binding.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
@@ -25,8 +23,8 @@ std::string bus_id(int device) {
   return id;
 }
 
-// Host memory from mmap, bound to a NUMA node when asked (the kernel's mbind, the call hwloc's
-// area binding makes), touched so that its pages exist, and registered with CUDA when pinned.
+// Host memory from mmap, bound to a NUMA node through hwloc when asked, touched so that its pages
+// exist, and registered with CUDA when pinned.
 class HostBuffer {
  public:
   HostBuffer(std::size_t bytes, bool pinned, int numa_node, TransferResult& result)
@@ -52,16 +50,8 @@ class HostBuffer {
 
  private:
   void bind(int node, TransferResult& result) {
-    constexpr int kBits = 8 * sizeof(unsigned long);
-    std::vector<unsigned long> mask(static_cast<std::size_t>(node / kBits + 1), 0);
-    mask[static_cast<std::size_t>(node / kBits)] |= 1ul << (node % kBits);
-    if (syscall(SYS_mbind, data_, bytes_, kMpolBind, mask.data(), mask.size() * kBits + 1,
-                kMpolMfMove) == 0) {
-      result.numa_bound = true;
-    } else {
-      result.numa_reason = std::string("mbind to NUMA node ") + std::to_string(node) +
-                           " failed: " + std::strerror(errno);
-    }
+    result.numa_reason = host::bind_to_numa_node(data_, bytes_, node);
+    result.numa_bound = result.numa_reason.empty();
   }
   std::size_t bytes_;
   void* data_ = nullptr;
