@@ -14,9 +14,8 @@
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
-namespace {
+namespace {}  // namespace
 
-// A host configuration names its GPUs; a GPU configuration does not.
 bool is_host_config(const std::string& name) {
   if (device::sim::is_host_preset(name)) return true;
   std::error_code ec;
@@ -28,6 +27,8 @@ bool is_host_config(const std::string& name) {
     return false;
   }
 }
+
+namespace {
 
 // "0-1,3" -> {0, 1, 3}; empty on anything else.
 std::vector<int> parse_list(const std::string& text) {

@@ -29,6 +29,9 @@ struct OpenedHost {
 
 inline constexpr const char* kFallbackHost = "h100-x1";
 
+// True for a host preset, or a file whose configuration names its GPUs (a host configuration).
+bool is_host_config(const std::string& preset_or_file);
+
 OpenedHost open_host(const Options& options, std::ostream& notices);
 
 }  // namespace gputopo::cli

@@ -182,6 +182,15 @@ TEST(HostCli, AGpuPresetIsAHostOfOneGpuWithoutHostLinks) {
   EXPECT_TRUE(doc["host"]["numaNodes"].contains("notEstablished"));
 }
 
+TEST(HostCli, OneGpuOfAHostIsReportedAlone) {
+  const ProcessResult r = gputopo({"--sim", "dgx-h100", "-d", "7", "info", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(model::parse_json_input(r.out)["run"]["device"], 7);
+  const ProcessResult out_of_range = gputopo({"--sim", "dgx-h100", "-d", "8", "info"});
+  EXPECT_EQ(out_of_range.exit_code, 3);
+  EXPECT_NE(out_of_range.err.find("has 8 GPUs"), std::string::npos) << out_of_range.err;
+}
+
 TEST(HostCli, AllIsForTheMainJobAndList) {
   EXPECT_EQ(gputopo({"--sim", "dgx-h100", "-d", "all", "info"}).exit_code, 2);
   EXPECT_EQ(gputopo({"--sim", "dgx-h100", "-d", "all", "tree"}).exit_code, 2);
