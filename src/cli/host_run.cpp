@@ -210,6 +210,9 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
     if (runs[i].status == "failed")
       err << "gputopo: GPU " << i << " failed: " << runs[i].error
           << "; the other GPUs' reports were written\n";
+  if (status == "interrupted")
+    err << "gputopo: the run interrupted; partial results were written"
+        << (o.output ? " to " + *o.output : std::string()) << "\n";
   if (status == "complete")
     for (auto* r : h.recorders)
       if (r) r->finish();
