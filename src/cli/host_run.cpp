@@ -11,6 +11,7 @@
 #include "cli/device_source.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/host_source.hpp"
+#include "cli/wait_idle.hpp"
 #include "discovery/discover.hpp"
 #include "files/atomic_file.hpp"
 #include "model/info_report.hpp"
@@ -157,6 +158,9 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   const auto started_wall = std::chrono::system_clock::now();
   const auto started = std::chrono::steady_clock::now();
   OpenedHost h = open_host(o, err);
+  if (o.wait_idle_s)
+    for (const auto& gpu : h.gpus)
+      if (gpu) wait_idle(*gpu, *o.wait_idle_s, err, o.quiet, interrupted);
   const auto groups = identical_groups(h);
   std::vector<GpuRun> runs =
       discover_all(h, discovery_options(o, !h.sim.empty()), groups, interrupted);
