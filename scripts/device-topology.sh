@@ -6,11 +6,15 @@
 #   - gputopo tree (compact and --full) of a full discovery, with its JSON report;
 #   - gputopo list, text and JSON: each GPU's NUMA nodes and CPUs from hwloc, where the machine
 #     has libhwloc.so.15 (else "hwloc not found"), and whether the binary links hwloc (it must not);
-#   - a summary of the GPC evidence: counts measured and predicted, the structures that match.
+#   - gputopo -d all (every GPU and its links; on one GPU a 1 x 1 peer matrix with the host link,
+#     pinned and pageable copies, latency and the NUMA dependence measured), text and JSON, one
+#     recorded with --raw (DIR/gpuN);
+#   - a summary of the GPC evidence: counts measured and predicted, the structures that match;
+#     the host section.
 # usage: scripts/device-topology.sh OUT_DIR
 # BIN_DIR (default .devbin) holds gputopo built with the `device` preset
 # (cmake --preset device && cmake --build --preset device -j2 && cp build/device/src/cli/gputopo .devbin/).
-# Everything lands in OUT_DIR within about three minutes; a summary is printed last. Changes
+# Everything lands in OUT_DIR within about four minutes; a summary is printed last. Changes
 # nothing about the GPU (no clocks, no NVLink multicast).
 set -uo pipefail
 out=${1:?usage: device-topology.sh OUT_DIR}
@@ -48,6 +52,14 @@ echo "tree exit $?" >> "$out/exit-codes.txt"
 timeout 120 "$gputopo" tree --full --only layout,l1,l2,shared > "$out/tree-full.txt" 2> "$out/tree-full.err"
 echo "tree --full exit $?" >> "$out/exit-codes.txt"
 
+timeout 300 "$gputopo" -d all --only layout --json -o "$out/host.json" --raw "$out/host-raw" \
+  > /dev/null 2> "$out/host.err"
+echo "-d all exit $?" >> "$out/exit-codes.txt"
+[ -d "$out/host-raw" ] && tar -czf "$out/host-raw.tgz" -C "$out" host-raw && rm -rf "$out/host-raw"
+timeout 300 "$gputopo" -d all --only layout > "$out/host.txt" 2> "$out/host-text.err"
+echo "-d all (text) exit $?" >> "$out/exit-codes.txt"
+numactl --hardware > "$out/numactl.txt" 2>&1 || cat /sys/devices/system/node/online > "$out/numactl.txt" 2>&1
+
 python3 - "$out" > "$out/summary.txt" 2>&1 <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -75,7 +87,27 @@ try:
         print(f"GPU {d['index']} {d['name']} PCI {d['pciBusId']} locality {d.get('locality')}")
 except Exception as e:  # noqa: BLE001
     print(f"list: no JSON ({e})")
+try:
+    h = json.load(open(f"{out}/host.json"))["host"]
+    print(f"host: {h['gpuCount']} GPU(s), NUMA nodes {h['numaNodes']}, peers {len(h['peers'])},"
+          f" outliers {h['outliers']}")
+    for g in h["gpus"]:
+        print(f"  GPU {g['index']} {g['name']} {g['status']} locality {g['locality']}")
+    def v(x):
+        return f"{x['value']:.3g} {x['unit']} ({x['min']:.3g}-{x['max']:.3g})" if "value" in x \
+            else f"not established: {x.get('notEstablished')}"
+    for l in h["hostLinks"]:
+        print(f"  GPU {l['gpu']} (node {l['numaNode']}): pinned H2D {v(l['pinnedH2dGBps'])},"
+              f" D2H {v(l['pinnedD2hGBps'])}; pageable H2D {v(l['pageableH2dGBps'])},"
+              f" D2H {v(l['pageableD2hGBps'])}; latency {v(l['latencyUs'])}")
+        print(f"    NUMA: {l['numa']}")
+    for p in h["peers"]:
+        print(f"  peer {p['from']}->{p['to']}: {p.get('link')} read {v(p.get('readGBps', {}))}")
+except Exception as e:  # noqa: BLE001
+    print(f"-d all: no host document ({e})")
 PY
 cat "$out/ldd-check.txt" "$out/exit-codes.txt" "$out/summary.txt"
 echo "--- tree"
 cat "$out/tree.txt"
+echo "--- host section (-d all)"
+sed -n '/^Host: /,$p' "$out/host.txt"

@@ -110,7 +110,9 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   std::string presets;
   for (const auto& name : device::sim::preset_names())
     presets += (presets.empty() ? "" : ", ") + name;
-  app.add_option("-d,--device", t.device, "GPU index (default 0)")->type_name("N");
+  app.add_option("-d,--device", t.device,
+                 "GPU index (default 0), or all: every GPU of the host and its links")
+      ->type_name("N");
   app.add_option("--sim", t.sim,
                  "run on a simulated GPU: a preset (" + presets + ") or a JSON file (docs/sim.md)")
       ->type_name("PRESET|FILE");
@@ -175,10 +177,12 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
 
 // The numbers among the options into `o`; what is wrong with the first one that is malformed.
 std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Options& o) {
-  if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
+  if (t.device == "all")
+    o.all_devices = true;
+  else if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
     o.device = *v;
   else
-    return "-d " + t.device + ": expected a GPU index, a whole number from 0";
+    return "-d " + t.device + ": expected a GPU index, a whole number from 0, or all";
   if (auto v = whole_number<std::uint64_t>(t.seed, 0, std::numeric_limits<std::uint64_t>::max()))
     o.seed = *v;
   else
@@ -297,6 +301,9 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.command = Command::Tree;
     o.stdout_format = t.full ? "tree-full" : "tree";
   }
+  if (o.all_devices &&
+      (o.command == Command::Analyze || o.command == Command::Tree || o.command == Command::Info))
+    return usage(std::string(to_string(o.command)) + " works on one GPU: give -d N, not -d all");
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
   if (app.count("--output") > 0) {

@@ -20,6 +20,7 @@ enum class Command {
 struct Options {
   Command command = Command::Discover;
   int device = 0;
+  bool all_devices = false;        // -d all: every GPU of the host, and the host section
   std::optional<std::string> sim;  // preset name or configuration file
   std::uint64_t seed = 1;
   bool json = false;

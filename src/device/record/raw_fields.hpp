@@ -6,6 +6,7 @@
 
 #include "device/compute_request.hpp"
 #include "device/device_info.hpp"
+#include "device/links.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
 
@@ -106,6 +107,34 @@ void visit_fields(R& r, F&& f) {
   f("vectorBytes", r.vector_bytes);
   f("unroll", r.unroll);
   f("candidates", r.candidates);
+}
+
+template <Either<TransferRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("kind", r.kind);
+  f("memory", r.memory);
+  f("numaNode", r.numa_node);
+  f("peer", r.peer);
+  f("bytes", r.bytes);
+  f("repeats", r.repeats);
+}
+
+template <Either<TransferResult> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("seconds", r.seconds);
+  f("numaBound", r.numa_bound);
+  f("numaReason", r.numa_reason);
+}
+
+template <Either<PeerLink> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("access", r.access);
+  f("atomics", r.atomics);
+  f("type", r.type);
+  f("nvlinkCount", r.nvlink_count);
+  f("nvlinkGeneration", r.nvlink_generation);
+  f("performanceRank", r.performance_rank);
+  f("nvlinkReason", r.nvlink_reason);
 }
 
 // Fields added after the first recordings were made: written only when they hold a value, so a

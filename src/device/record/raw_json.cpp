@@ -26,6 +26,24 @@ std::string_view name(StreamKind k) { return to_string(k); }
 
 std::string_view name(ComputeOp op) { return to_string(op); }
 
+std::string_view name(TransferKind k) {
+  switch (k) {
+    case TransferKind::HostToDevice:
+      return "hostToDevice";
+    case TransferKind::DeviceToHost:
+      return "deviceToHost";
+    case TransferKind::PeerRead:
+      return "peerRead";
+    case TransferKind::PeerWrite:
+      return "peerWrite";
+    case TransferKind::PeerBidirectional:
+      return "peerBidirectional";
+  }
+  return "unknown";
+}
+
+std::string_view name(HostMemory m) { return m == HostMemory::Pinned ? "pinned" : "pageable"; }
+
 std::string_view name(Error::Kind k) {
   switch (k) {
     case Error::Kind::NoDriver:

@@ -22,6 +22,8 @@ std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(Error::Kind k);
 std::string_view name(ComputeOp op);
+std::string_view name(TransferKind k);
+std::string_view name(HostMemory m);
 
 // Every value of each enum, for reading names back.
 constexpr auto enumerators(std::type_identity<Space>) {
@@ -45,6 +47,15 @@ constexpr auto enumerators(std::type_identity<Error::Kind>) {
   using K = Error::Kind;
   return std::array{K::NoDriver,    K::NoDevice,    K::Unsupported, K::BadRequest,
                     K::Measurement, K::OutOfMemory, K::Lost};
+}
+
+constexpr auto enumerators(std::type_identity<TransferKind>) {
+  using K = TransferKind;
+  return std::array{K::HostToDevice, K::DeviceToHost, K::PeerRead, K::PeerWrite,
+                    K::PeerBidirectional};
+}
+constexpr auto enumerators(std::type_identity<HostMemory>) {
+  return std::array{HostMemory::Pinned, HostMemory::Pageable};
 }
 
 inline auto enumerators(std::type_identity<ComputeOp>) { return all_compute_ops(); }
