@@ -6,7 +6,7 @@ set -euo pipefail
 # hipcc (HIP 5.2.3, LLVM 15; 66 MB to fetch, 353 MB installed, 14 s to install from a warm apt
 # cache): the HIP backend, built for gfx90a by the test preset (docs/amd.md).
 packages=(cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev python3 clang libclang-rt-dev hipcc)
+          libbenchmark-dev libhwloc-dev python3 clang libclang-rt-dev hipcc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -114,8 +114,9 @@ double within_group_variance_share(const std::vector<double>& latency, const SmG
     within += (x - group_mean) * (x - group_mean);
   }
   if (total <= 0 || count <= groups_used) return 1;
-  return (within / static_cast<double>(count - groups_used)) /
-         (total / static_cast<double>(count - 1));
+  // Mean squares, unbiased: past 1 (groups that explain nothing, by chance) it is capped at 1.
+  return std::min(1.0, (within / static_cast<double>(count - groups_used)) /
+                           (total / static_cast<double>(count - 1)));
 }
 
 GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& groups_by_size,

@@ -22,7 +22,7 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
 
 // The share of the per-SM latency variance that `groups` leave inside themselves (SMs in no group
 // and unmeasured SMs, NaN, left out): near 0 where the groups explain the spread, about 1 where
-// they explain none of it. 1 where it cannot be computed.
+// they explain none of it (at most 1). 1 where it cannot be computed.
 double within_group_variance_share(const std::vector<double>& latency, const SmGroups& groups);
 
 // A TPC grouping of the SMs: a candidate partition that the per-SM L2 latency confirms. SMs of one

@@ -7,11 +7,13 @@
 
 #include "cli/device_source.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/host_source.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/session.hpp"
 #include "cli/wait_idle.hpp"
 #include "device/cuda/backend.hpp"
 #include "discovery/discover.hpp"
+#include "host/locality.hpp"
 #include "model/info_report.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -46,38 +48,65 @@ bool g_device_abandoned = false;
 
 bool device_abandoned() { return g_device_abandoned; }
 
+namespace {
+
+// Each GPU's locality as the host section writes it ("numaNodes", "cpus" or "notEstablished").
+model::Json locality_json(const host::Locality& l) {
+  return l.established ? model::Json{{"numaNodes", l.numa_nodes}, {"cpus", l.cpus}}
+                       : model::Json{{"notEstablished", l.reason}};
+}
+
+std::string locality_text(const model::Json& l) {
+  if (l.contains("notEstablished"))
+    return ", host locality not established: " + l["notEstablished"].get<std::string>();
+  return ", NUMA node " + l["numaNodes"].get<std::string>() +
+         (l.contains("cpus") ? ", CPUs " + l["cpus"].get<std::string>() : std::string());
+}
+
+}  // namespace
+
 int run_list(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<device::cuda::ListedDevice> devices;
-  bool simulated = false;
-  if (o.sim) {
-    OpenedDevice opened = open_device(o, false, err);
-    const device::DeviceInfo& info = opened.device->info();
-    devices.push_back({0, info.name, info.cc_major, info.cc_minor, info.global_memory_bytes, ""});
-    simulated = true;
+  std::vector<model::Json> where;  // where each GPU sits in the host
+  const bool simulated = o.sim.has_value();
+  if (simulated) {
+    OpenedHost h = open_host(o, err);
+    for (std::size_t i = 0; i < h.gpus.size(); ++i) {
+      const device::DeviceInfo& info = h.gpus[i]->info();
+      devices.push_back({static_cast<int>(i), info.name, info.cc_major, info.cc_minor,
+                         info.global_memory_bytes, ""});
+      where.push_back(h.locality[i]);
+    }
   } else {
     devices = device::cuda::list_devices();
+    for (const auto& d : devices) where.push_back(locality_json(host::locality_of(d.pci_bus_id)));
   }
   if (o.json) {
     model::Json j;
     j["schema"] = report::kSchemaVersion;
     j["tool"] = report::tool_info();
     j["devices"] = model::Json::array();
-    for (const auto& d : devices)
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const auto& d = devices[i];
       j["devices"].push_back({{"index", d.index},
                               {"name", d.name},
                               {"computeCapability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
                               {"memorySize", d.memory_bytes},
                               {"pciBusId", d.pci_bus_id},
-                              {"simulated", simulated}});
+                              {"simulated", simulated},
+                              {"locality", where[i]}});
+    }
     out << report::to_json_text(j);
     return 0;
   }
-  for (const auto& d : devices)
-    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}\n", d.index, d.name,
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}{}\n", d.index, d.name,
                        d.cc_major, d.cc_minor,
                        report::format_bytes(static_cast<double>(d.memory_bytes)),
                        d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id,
-                       simulated ? " (SIMULATED: " + *o.sim + ")" : "");
+                       simulated ? " (SIMULATED: " + *o.sim + ")" : "", locality_text(where[i]));
+  }
   return 0;
 }
 
@@ -119,6 +148,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   discovery_options.carveout_percent = o.carveout;
   discovery_options.time_budget_s = o.time_budget_s;
   discovery_options.busy_budget_s = o.busy_budget_s;
+  if (o.full_depth) discovery_options.depth = discovery::Depth::Full;
   if (!opened.sim.empty() || o.replay_dir) discovery_options.retry_backoff_s = 0;
   discovery::Result result;
   try {

@@ -1,16 +1,37 @@
 #include "cli/device_source.hpp"
 
+#include "cli/host_source.hpp"
 #include "device/cuda/backend.hpp"
 #include "device/hip/backend.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
+#include "device/sim/host.hpp"
 #include "device/sim/sim_device.hpp"
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
 namespace {
 
+// GPU -d N of a simulated host.
+std::unique_ptr<device::Device> open_host_gpu(const std::string& host, const Options& o) {
+  device::sim::SimHost sim;
+  try {
+    sim = device::sim::open_host(device::sim::load_host_config(host), o.seed);
+  } catch (const device::Error& e) {
+    if (e.kind() == device::Error::Kind::BadRequest)
+      throw UsageError(std::string("--sim: ") + e.what());
+    throw;
+  }
+  if (o.device >= static_cast<int>(sim.gpus.size()))
+    throw device::Error(device::Error::Kind::NoDevice,
+                        "GPU " + std::to_string(o.device) + " does not exist: the simulated host " +
+                            host + " has " + std::to_string(sim.gpus.size()) +
+                            " GPUs (index 0 to " + std::to_string(sim.gpus.size() - 1) + ")");
+  return std::move(sim.gpus[static_cast<std::size_t>(o.device)]);
+}
+
 std::unique_ptr<device::Device> open_sim(const std::string& preset_or_file, const Options& o) {
+  if (is_host_config(preset_or_file)) return open_host_gpu(preset_or_file, o);
   if (o.device != 0)
     throw device::Error(device::Error::Kind::NoDevice,
                         "GPU " + std::to_string(o.device) +

@@ -32,8 +32,8 @@ std::optional<T> whole_number(const std::string& text, T lo, T hi) {
 }
 
 // The options that only the discovery (no command, or analyze) uses.
-constexpr std::string_view kDiscoveryOnly[] = {"--only",     "--raw",       "--time-budget",
-                                               "--carveout", "--wait-idle", "--busy-budget"};
+constexpr std::string_view kDiscoveryOnly[] = {
+    "--only", "--raw", "--time-budget", "--carveout", "--wait-idle", "--busy-budget", "--depth"};
 
 // A positive, finite number of seconds.
 std::optional<double> seconds(const std::string& text) {
@@ -72,6 +72,8 @@ std::string_view to_string(Command c) {
       return "list";
     case Command::Analyze:
       return "analyze";
+    case Command::Tree:
+      return "tree";
   }
   return "unknown";
 }
@@ -91,13 +93,16 @@ struct Typed {
   std::string wait_idle;
   std::string busy_budget;
   std::string format;
+  std::string depth = "quick";
   std::string replay;
+  bool full = false;
 };
 
 struct Subcommands {
   CLI::App* info;
   CLI::App* list;
   CLI::App* analyze;
+  CLI::App* tree;
 };
 
 // Declares every option and subcommand on `app`, into `o` and `t`.
@@ -105,7 +110,9 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   std::string presets;
   for (const auto& name : device::sim::preset_names())
     presets += (presets.empty() ? "" : ", ") + name;
-  app.add_option("-d,--device", t.device, "GPU index (default 0)")->type_name("N");
+  app.add_option("-d,--device", t.device,
+                 "GPU index (default 0), or all: every GPU of the host and its links")
+      ->type_name("N");
   app.add_option("--sim", t.sim,
                  "run on a simulated GPU: a preset (" + presets + ") or a JSON file (docs/sim.md)")
       ->type_name("PRESET|FILE");
@@ -121,10 +128,11 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
-  app.add_option("--only", o.only,
-                 "discover only these elements or probes, comma-separated (l1, texture, readOnly, "
-                 "constantL1, constantL15, shared, l2, dram, layout, pipelines, sharedBanks, or a "
-                 "probe such as l1.size); what they depend on runs too")
+  app.add_option(
+         "--only", o.only,
+         "discover only these elements or probes, comma-separated (" +
+             discovery::selectable_names(discovery::registered_probes(device::DeviceInfo{})) +
+             ", or a probe such as l1.size); what they depend on runs too")
       ->delimiter(',')
       ->type_name("LIST");
   app.add_option("--carveout", t.carveout,
@@ -142,6 +150,10 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
                  "once other work is found on the GPU, measure at most this many seconds more "
                  "while it lasts, or 'none' (default 20)")
       ->type_name("SECONDS|none");
+  app.add_option("--depth", t.depth,
+                 "quick (default, about 3 s on an H100) or full: also the cache geometry and "
+                 "translation measurements too slow for the default (docs/cli.md)")
+      ->type_name("quick|full");
   app.add_flag("--version", t.version, "print the version and exit");
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
@@ -151,19 +163,26 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
                   app.add_subcommand("list", "the GPUs of this host, one line each"),
                   app.add_subcommand("analyze",
                                      "re-run the discovery offline from a --raw recording (the "
-                                     "same options it ran with)")};
+                                     "same options it ran with)"),
+                  app.add_subcommand("tree",
+                                     "the main job, drawn as a tree: GPU, L2, GPCs, TPCs, SMs "
+                                     "with their caches (docs/topology.md)")};
   sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
-  for (auto* s : {sub.info, sub.list, sub.analyze}) s->fallthrough();
+  sub.tree->add_flag("--full", t.full,
+                     "every GPC, TPC and SM on a line of its own, with intervals and marks");
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree}) s->fallthrough();
   app.require_subcommand(0, 1);
   return sub;
 }
 
 // The numbers among the options into `o`; what is wrong with the first one that is malformed.
 std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Options& o) {
-  if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
+  if (t.device == "all")
+    o.all_devices = true;
+  else if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
     o.device = *v;
   else
-    return "-d " + t.device + ": expected a GPU index, a whole number from 0";
+    return "-d " + t.device + ": expected a GPU index, a whole number from 0, or all";
   if (auto v = whole_number<std::uint64_t>(t.seed, 0, std::numeric_limits<std::uint64_t>::max()))
     o.seed = *v;
   else
@@ -180,12 +199,32 @@ std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Opt
     else
       return "--busy-budget " + t.busy_budget + ": expected a positive number of seconds or 'none'";
   }
+  if (t.depth != "quick" && t.depth != "full")
+    return "--depth " + t.depth + ": expected quick or full";
+  o.full_depth = t.depth == "full";
   if (app.count("--format") > 0) {
     if (report::find_writer(t.format) == nullptr)
       return "--format " + t.format + ": expected one of " + format_names();
     if (o.json && t.format != "json") return "--json and --format " + t.format + " disagree";
     o.format = t.format;
   }
+  return std::nullopt;
+}
+
+// info or list into `o`; what is wrong when an option does not apply to it.
+std::optional<std::string> read_info_or_list(const CLI::App& app, const Subcommands& sub,
+                                             Options& o) {
+  if (sub.info->parsed()) o.command = Command::Info;
+  if (sub.list->parsed()) o.command = Command::List;
+  if (o.command != Command::Info && o.command != Command::List) return std::nullopt;
+  for (const std::string_view name : kDiscoveryOnly)
+    if (app.count(std::string(name)) > 0)
+      return std::string(name) + " applies to the discovery, not to " +
+             std::string(to_string(o.command));
+  if (o.command == Command::List && app.count("--output") > 0)
+    return "-o applies to the discovery and info, not to list (use --json)";
+  if (o.command == Command::List && app.count("--format") > 0)
+    return "--format applies to the discovery and info, not to list (use --json)";
   return std::nullopt;
 }
 
@@ -200,6 +239,25 @@ std::optional<std::string> read_carveout(const Typed& t, Options& o) {
   if (t.carveout.empty() || *end != '\0' || v < 0 || v > 100)
     return "--carveout " + t.carveout + ": expected a percentage from 0 to 100, or 'default'";
   o.carveout = static_cast<int>(v);
+  return std::nullopt;
+}
+
+// --only's names: those of either vendor's elements are accepted here; the device's own decide
+// later.
+std::optional<std::string> check_only(const Options& o) {
+  device::DeviceInfo amd;
+  amd.vendor = "AMD";
+  for (const auto& name : o.only) {
+    try {
+      discovery::Plan(discovery::registered_probes(device::DeviceInfo{}), {name});
+    } catch (const std::invalid_argument& e) {
+      try {
+        discovery::Plan(discovery::registered_probes(amd), {name});
+      } catch (const std::invalid_argument& e_amd) {
+        return std::string("--only: ") + e.what() + "; on AMD: " + e_amd.what();
+      }
+    }
+  }
   return std::nullopt;
 }
 
@@ -236,35 +294,9 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     err << "gputopo: " << model::printable(message) << " (see gputopo --help)\n";
     return ParseResult{std::nullopt, kExitUsage};
   };
-  if (sub.info->parsed()) o.command = Command::Info;
-  if (sub.list->parsed()) o.command = Command::List;
-  if (o.command == Command::Info || o.command == Command::List) {
-    for (const std::string_view name : kDiscoveryOnly)
-      if (app.count(std::string(name)) > 0)
-        return usage(std::string(name) + " applies to the discovery, not to " +
-                     std::string(to_string(o.command)));
-    if (o.command == Command::List && app.count("--output") > 0)
-      return usage("-o applies to the discovery and info, not to list (use --json)");
-    if (o.command == Command::List && app.count("--format") > 0)
-      return usage("--format applies to the discovery and info, not to list (use --json)");
-  }
+  if (auto why = read_info_or_list(app, sub, o)) return usage(*why);
   if (auto why = read_numbers(app, t, o)) return usage(*why);
-  if (!o.only.empty()) {
-    // A name of either vendor's elements is accepted here; the device's own decides later.
-    device::DeviceInfo amd;
-    amd.vendor = "AMD";
-    for (const auto& name : o.only) {
-      try {
-        discovery::Plan(discovery::registered_probes(device::DeviceInfo{}), {name});
-      } catch (const std::invalid_argument& e) {
-        try {
-          discovery::Plan(discovery::registered_probes(amd), {name});
-        } catch (const std::invalid_argument& e_amd) {
-          return usage(std::string("--only: ") + e.what() + "; on AMD: " + e_amd.what());
-        }
-      }
-    }
-  }
+  if (auto why = check_only(o)) return usage(*why);
   if (sub.analyze->parsed()) {
     if (app.count("--sim") > 0 || app.count("--raw") > 0) {
       err << "gputopo: analyze answers from a recording: --sim and --raw do not apply\n";
@@ -273,6 +305,17 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.command = Command::Analyze;
     o.replay_dir = t.replay;
   }
+  if (sub.tree->parsed()) {
+    if (app.count("--json") > 0 || app.count("--format") > 0)
+      return usage(
+          "tree draws stdout as a tree: --json and --format do not apply (-o FILE "
+          "takes the JSON report)");
+    o.command = Command::Tree;
+    o.stdout_format = t.full ? "tree-full" : "tree";
+  }
+  if (o.all_devices &&
+      (o.command == Command::Analyze || o.command == Command::Tree || o.command == Command::Info))
+    return usage(std::string(to_string(o.command)) + " works on one GPU: give -d N, not -d all");
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
   if (app.count("--output") > 0) {

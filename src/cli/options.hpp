@@ -14,27 +14,30 @@ enum class Command {
   Info,      // what the driver knows, instantly
   List,      // one line per GPU
   Analyze,   // the main job, answered from a --raw recording instead of a device
+  Tree,      // the main job, drawn on stdout as a tree (report/tree.hpp)
 };
 
 struct Options {
   Command command = Command::Discover;
   int device = 0;
+  bool all_devices = false;        // -d all: every GPU of the host, and the host section
   std::optional<std::string> sim;  // preset name or configuration file
   std::uint64_t seed = 1;
   bool json = false;
   // --format: the writer of stdout and -o (report/writers.cpp); nullopt: text on stdout (JSON with
   // --json), JSON in -o FILE.
   std::optional<std::string> format;
-  std::optional<std::string> output;      // -o FILE: the JSON report, written atomically
-  std::optional<std::string> raw_dir;     // --raw DIR: every request and its samples
-  std::optional<std::string> replay_dir;  // analyze DIR: the recording to answer from
+  std::optional<std::string> stdout_format;  // the writer of stdout alone (`tree`: tree, tree-full)
+  std::optional<std::string> output;         // -o FILE: the JSON report, written atomically
+  std::optional<std::string> raw_dir;        // --raw DIR: every request and its samples
+  std::optional<std::string> replay_dir;     // analyze DIR: the recording to answer from
   bool quiet = false;
-  std::vector<std::string> only;    // --only: elements or probes to discover
-  std::optional<int> carveout = 0;  // --carveout: percent shared; nullopt: driver default
-  std::optional<double> time_budget_s;
-  std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU  //
-                                             // --time-budget: seconds for the whole discovery
+  std::vector<std::string> only;             // --only: elements or probes to discover
+  std::optional<int> carveout = 0;           // --carveout: percent shared; nullopt: driver default
+  std::optional<double> time_budget_s;       // --time-budget: seconds for the whole discovery
+  std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU
   std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
+  bool full_depth = false;                   // --depth full
   std::vector<std::string> argv;             // as given, for the report's run section
 };
 

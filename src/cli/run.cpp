@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_source.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/host_run.hpp"
 #include "model/printable.hpp"
 
 namespace gputopo::cli {
@@ -20,7 +21,10 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
       case Command::Info:
         return run_info(o, out, err);
       case Command::Discover:
+        if (o.all_devices) return run_host(o, out, err, interrupted);
+        return run_discover(o, out, err, interrupted);
       case Command::Analyze:
+      case Command::Tree:
         return run_discover(o, out, err, interrupted);
     }
   } catch (const std::bad_alloc&) {

@@ -35,7 +35,9 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
     return report::find_writer(options_.format.value_or(otherwise));
   };
   if (options_.output) outputs_.add_file(*format("json"), *options_.output);
-  outputs_.add_stream(*format(options_.json ? "json" : "text"), out_);
+  outputs_.add_stream(options_.stdout_format ? *report::find_writer(*options_.stdout_format)
+                                             : *format(options_.json ? "json" : "text"),
+                      out_);
   set_last_words([this] { last_words(); });
 }
 

@@ -7,6 +7,7 @@
 #include "device/compute_request.hpp"
 #include "device/device_info.hpp"
 #include "device/device_state.hpp"
+#include "device/links.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
 #include "model/printable.hpp"
@@ -68,6 +69,17 @@ class Device {
   // What the driver says about other users and the card's health now (docs/busy.md). Every
   // field is optional; a backend that cannot tell returns the default.
   virtual DeviceState state() { return {}; }
+
+  // The link from this GPU to GPU `peer` (its DeviceInfo::index) of the same host. A backend
+  // without peers throws BadRequest.
+  virtual PeerLink peer_link(int peer) {
+    throw Error(Error::Kind::BadRequest, "GPU " + std::to_string(peer) + " is not a peer here");
+  }
+
+  // Timed copies between this GPU and its host or a peer (links.hpp).
+  virtual TransferResult transfer(const TransferRequest&) {
+    throw Error(Error::Kind::BadRequest, "this device times no transfers");
+  }
 };
 
 }  // namespace gputopo::device

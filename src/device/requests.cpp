@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gputopo::device {
 namespace {
@@ -53,6 +54,28 @@ std::optional<std::string> chain_problem(const ChaseRequest& r) {
     return "a chain in device memory holds 8-byte addresses: the stride must be a multiple of 8, "
            "got " +
            std::to_string(r.stride_bytes);
+  return std::nullopt;
+}
+
+std::optional<std::string> sequence_problem(const ChaseRequest& r) {
+  if (r.pattern != Pattern::Sequence) {
+    if (!r.sequence.empty()) return std::string("only a sequence pattern lists a sequence");
+    return std::nullopt;
+  }
+  if (r.sequence.empty() || r.sequence.size() > kMaxSequence)
+    return "a sequence lists 1 to " + std::to_string(kMaxSequence) + " elements, got " +
+           std::to_string(r.sequence.size());
+  if (r.sequence.front() != 0) return std::string("a sequence starts at element 0");
+  if (r.timing.value_or(Timing::PerLoad) != Timing::PerLoad || r.warmup_passes != 0)
+    return std::string("a sequence is timed per load, with no warm-up passes");
+  const std::uint64_t elements = r.stride_bytes == 0 ? 0 : r.array_bytes / r.stride_bytes;
+  std::vector<std::uint64_t> sorted = r.sequence;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.back() >= elements)
+    return "sequence element " + std::to_string(sorted.back()) + " lies past the array's " +
+           std::to_string(elements) + " elements";
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return std::string("a sequence lists every element once");
   return std::nullopt;
 }
 

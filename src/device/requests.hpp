@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,7 +30,13 @@ bool global_load(Space s);
 enum class Pattern : std::uint8_t {
   Strided,  // element i points to i + stride, wrapping at the end of the array
   Random,   // a random cyclic permutation of the strided elements (seeded, reproducible)
+  // The elements the request lists in `sequence`, in that order, as one cycle. Elements not listed
+  // are never loaded. A line is revisited through distinct elements of one sector (e.g. 4-byte
+  // elements at offsets 0, 4, 8 of a line), so any access order over lines can be chased.
+  Sequence,
 };
+// The most elements a sequence may list.
+inline constexpr std::size_t kMaxSequence = std::size_t{1} << 16;
 
 // How a chase's recorded loads are timed.
 enum class Timing : std::uint8_t {
@@ -64,10 +71,16 @@ struct ChaseRequest {
   // nullopt: per-load timing. Chain timing needs `recorded_loads` a multiple of
   // kChainSegmentLoads, no recorded indices, and in device memory a stride of whole 8-byte words.
   std::optional<Timing> timing;
+  // Pattern::Sequence: element indices (units of stride_bytes), distinct, the first 0 (the chase
+  // starts at element 0). A sequence is timed per load and has no warm-up passes: every load it
+  // needs, warming ones included, is listed and recorded.
+  std::vector<std::uint64_t> sequence;
 };
 inline bool chain_timed(const ChaseRequest& r) { return r.timing == Timing::Chain; }
 // Why a chain-timed request cannot run (both backends refuse it with this), or nullopt.
 std::optional<std::string> chain_problem(const ChaseRequest& r);
+// Why a Pattern::Sequence request (or a sequence on another pattern) cannot run, or nullopt.
+std::optional<std::string> sequence_problem(const ChaseRequest& r);
 inline constexpr std::uint32_t kMaxRegion = 63;
 // Arrays start 2 MiB-aligned; region k of a request starts k aligned array sizes past region 0.
 inline constexpr std::uint64_t kArrayAlignment = std::uint64_t{2} << 20;

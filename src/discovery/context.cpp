@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
+
+#include "discovery/probe.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -117,7 +120,35 @@ std::vector<std::vector<int>> Context::co_resident_sms(int cluster_size) {
   return groups;
 }
 
+bool Context::strict_findings() {
+#ifdef GPUTOPO_STRICT_FINDINGS
+  return true;
+#else
+  return false;
+#endif
+}
+
+void Context::check_declared([[maybe_unused]] const std::string& element,
+                             [[maybe_unused]] const model::Key& key,
+                             [[maybe_unused]] bool write) const {
+#ifdef GPUTOPO_STRICT_FINDINGS
+  if (!probe_) return;
+  const Finding f{element, &key};
+  const auto has = [&](const std::vector<Finding>& list) {
+    return std::find(list.begin(), list.end(), f) != list.end();
+  };
+  const Finding any_key{element, nullptr};
+  const auto& writes = probe_->writes();
+  if (has(writes) || std::find(writes.begin(), writes.end(), any_key) != writes.end() ||
+      (!write && has(probe_->reads())))
+    return;
+  throw std::logic_error("probe " + probe_->name() + (write ? " writes " : " reads ") + element +
+                         "." + key.str() + " without declaring it");
+#endif
+}
+
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
+  check_declared(element, key, true);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -129,6 +160,7 @@ void Context::put(const std::string& element, const model::Key& key, model::Attr
 }
 
 const model::Attribute* Context::get(const std::string& element, const model::Key& key) const {
+  check_declared(element, key, false);
   const auto it = findings_.find(element);
   return it == findings_.end() ? nullptr : model::find(it->second, key.str());
 }

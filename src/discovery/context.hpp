@@ -16,6 +16,8 @@
 
 namespace gputopo::discovery {
 
+class Probe;
+
 namespace keys = model::keys;
 
 // Thrown inside a probe when the run must stop (interrupt or time budget); the plan catches it.
@@ -93,6 +95,11 @@ class Context {
 
   // Progress inside the current phase; `expected` batches announced up front (may grow).
   void begin_phase(std::string_view name, std::size_t index, std::size_t count);
+  // Whether this build checks that probes declare the findings they touch
+  // (GPUTOPO_STRICT_FINDINGS).
+  static bool strict_findings();
+  // The probe whose run() reads and writes findings from now on (nullptr: the framework).
+  void set_probe(const Probe* probe) { probe_ = probe; }
   void expect_batches(std::size_t n) { expected_batches_ += n; }
 
   // Findings, by element and catalogue key (model/keys.hpp). put() replaces an existing attribute.
@@ -119,6 +126,9 @@ class Context {
 
  private:
   void put_compute_named(const std::string& name, model::Attribute attribute);
+  // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or
+  // writes) a finding it did not declare.
+  void check_declared(const std::string& element, const model::Key& key, bool write) const;
   void step();
   // Runs a batch again, with back-off, while the SM clock changed during it.
   template <class Run>
@@ -132,6 +142,7 @@ class Context {
   std::size_t done_batches_ = 0;
   std::size_t expected_batches_ = 0;
   std::map<std::string, model::AttributeList> findings_;
+  const Probe* probe_ = nullptr;
   model::AttributeList compute_;
   std::vector<std::string> warnings_;
   std::size_t calls_ = 0;

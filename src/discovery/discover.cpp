@@ -11,6 +11,20 @@
 namespace gputopo::discovery {
 namespace {
 
+// Findings read and written inside it are the probe's (Context::set_probe).
+class ProbeScope {
+ public:
+  ProbeScope(Context& context, const Probe& probe) : context_(context) {
+    context_.set_probe(&probe);
+  }
+  ~ProbeScope() { context_.set_probe(nullptr); }
+  ProbeScope(const ProbeScope&) = delete;
+  ProbeScope& operator=(const ProbeScope&) = delete;
+
+ private:
+  Context& context_;
+};
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
@@ -131,6 +145,7 @@ class Run {
     context_.begin_phase(probe.name(), i, plan_.probes().size());
     try {
       context_.check_stop();
+      const ProbeScope scope(context_, probe);
       probe.run(context_);
     } catch (const Stopped& s) {
       stopped_ = true;

@@ -6,6 +6,10 @@
 
 namespace gputopo::discovery {
 
+// How far the discovery goes. Quick is the default main job (about 3 s on an H100); Full adds
+// the measurements too slow for it (docs/cli.md lists them), each probe deciding what it adds.
+enum class Depth { Quick, Full };
+
 struct Options {
   // Elements or probes to run (`l1`, `texture`, `readOnly`, `constantL1`, `constantL15`,
   // `shared`, `l2`, `dram`, `layout`, or a probe name such as `l1.size`); empty runs all. The
@@ -26,6 +30,7 @@ struct Options {
   // measures at most this many seconds more while it stays busy; the phases left are skipped as
   // disturbed (docs/busy.md). nullopt for no limit.
   std::optional<double> busy_budget_s = 20;
+  Depth depth = Depth::Quick;
 };
 
 }  // namespace gputopo::discovery

@@ -16,7 +16,36 @@ bool all_selected(const std::vector<std::string>& elements, const std::set<std::
                      [&](const std::string& e) { return only.count(e) > 0; });
 }
 
-std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
+bool declares(const std::vector<Finding>& list, const Finding& f) {
+  return std::find(list.begin(), list.end(), f) != list.end();
+}
+
+// For each probe, the probes it follows: those it names in needs(), and the producers of what it
+// reads (a probe that writes the finding without reading it).
+std::vector<std::vector<std::size_t>> dependencies(
+    const std::vector<std::unique_ptr<Probe>>& probes,
+    const std::map<std::string, std::size_t>& by_name) {
+  std::vector<std::vector<std::size_t>> deps(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    for (const auto& need : probes[i]->needs()) {
+      const auto it = by_name.find(need);
+      if (it == by_name.end())
+        throw std::invalid_argument("discovery plan: " + probes[i]->name() +
+                                    " needs unknown probe " + need);
+      deps[i].push_back(it->second);
+    }
+    for (const Finding& f : probes[i]->reads())
+      for (std::size_t j = 0; j < probes.size(); ++j)
+        if (j != i && declares(probes[j]->writes(), f) && !declares(probes[j]->reads(), f) &&
+            std::find(deps[i].begin(), deps[i].end(), j) == deps[i].end())
+          deps[i].push_back(j);
+  }
+  return deps;
+}
+
+}  // namespace
+
+std::string selectable_names(const std::vector<std::unique_ptr<Probe>>& probes) {
   std::vector<std::string> elements;
   for (const auto& p : probes) {
     // A probe that writes no memory element (the layout) is selected by its own name.
@@ -25,11 +54,9 @@ std::string known_names(const std::vector<std::unique_ptr<Probe>>& probes) {
       if (!contains(elements, e)) elements.push_back(e);
   }
   std::string out;
-  for (const auto& e : elements) out += (out.empty() ? "" : ",") + e;
+  for (const auto& e : elements) out += (out.empty() ? "" : ", ") + e;
   return out;
 }
-
-}  // namespace
 
 Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::string>& only) {
   std::map<std::string, std::size_t> by_name;
@@ -50,7 +77,7 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
     }
     if (!matched)
       throw std::invalid_argument("unknown element or probe '" + name + "' (known: " +
-                                  known_names(registered) + ", or a probe such as l1.size)");
+                                  selectable_names(registered) + ", or a probe such as l1.size)");
   }
 
   // Elements to report, in registration order.
@@ -63,6 +90,7 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
   }
 
   // Dependency closure and a stable topological order (depth-first, registration order).
+  const auto deps = dependencies(registered, by_name);
   std::vector<int> state(registered.size(), 0);  // 0 new, 1 visiting, 2 placed
   std::vector<std::size_t> order;
   auto visit = [&](auto&& self, std::size_t i) -> void {
@@ -70,13 +98,7 @@ Plan::Plan(std::vector<std::unique_ptr<Probe>> registered, const std::set<std::s
     if (state[i] == 1)
       throw std::invalid_argument("discovery plan: dependency cycle at " + registered[i]->name());
     state[i] = 1;
-    for (const auto& need : registered[i]->needs()) {
-      const auto it = by_name.find(need);
-      if (it == by_name.end())
-        throw std::invalid_argument("discovery plan: " + registered[i]->name() +
-                                    " needs unknown probe " + need);
-      self(self, it->second);
-    }
+    for (const std::size_t d : deps[i]) self(self, d);
     state[i] = 2;
     order.push_back(i);
   };

@@ -9,6 +9,10 @@
 
 namespace gputopo::discovery {
 
+// The names --only takes besides probe names, comma-separated in registration order: every
+// element the probes write, and the name of each probe that writes none (such as the layout).
+std::string selectable_names(const std::vector<std::unique_ptr<Probe>>& probes);
+
 // The probes of one run in an order where every probe follows the probes it needs.
 class Plan {
  public:

@@ -57,6 +57,17 @@ StreamKeys keys_of(device::StreamKind kind) {
 
 }  // namespace
 
+std::vector<Finding> StreamProbe::writes_of(const std::string& element,
+                                            std::span<const device::StreamKind> kinds) {
+  std::vector<Finding> out;
+  for (const auto kind : kinds) {
+    const StreamKeys key = keys_of(kind);
+    out.push_back({element, key.gbps});
+    if (key.per_sm) out.push_back({element, key.per_sm});
+  }
+  return out;
+}
+
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
   for (const auto kind : kinds_) {

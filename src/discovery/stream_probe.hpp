@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,20 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
 // block's slice).
 class StreamProbe final : public Probe {
  public:
-  StreamProbe(std::string element, device::Space space, std::vector<device::StreamKind> kinds,
-              std::function<Buffers(const Context&)> buffers, std::vector<std::string> needs)
-      : Probe(element + ".bandwidth", {element}, std::move(needs)),
+  // `reads`: the findings `buffers` reads.
+  StreamProbe(std::string element, device::Space space, std::span<const device::StreamKind> kinds,
+              std::function<Buffers(const Context&)> buffers, std::vector<Finding> reads)
+      : Probe(element + ".bandwidth", {element}),
         element_(std::move(element)),
         space_(space),
-        kinds_(std::move(kinds)),
-        buffers_(std::move(buffers)) {}
+        kinds_(kinds.begin(), kinds.end()),
+        buffers_(std::move(buffers)) {
+    declare(std::move(reads), writes_of(element_, kinds));
+  }
+
+  // The findings streams of `kinds` write for `element`.
+  static std::vector<Finding> writes_of(const std::string& element,
+                                        std::span<const device::StreamKind> kinds);
 
   void run(Context& ctx) override;
 

@@ -42,6 +42,17 @@ constexpr std::array kCatalogue{&apiSize,
                                 &capacity,
                                 &nearLatencyBySm,
                                 &readFractionOfPeak,
+                                &tlbLevels,
+                                &pageSize,
+                                &entries,
+                                &reach,
+                                &associativity,
+                                &sets,
+                                &indexFunction,
+                                &replacementPolicy,
+                                &sectorsPerLine,
+                                &missFill,
+                                &writePolicy,
                                 &tpcCount,
                                 &smsPerTpc,
                                 &gpcCount,
@@ -52,9 +63,21 @@ constexpr std::array kCatalogue{&apiSize,
                                 &sharedConflictCycles,
                                 &sharedLoadLatency};
 
+constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
+
 }  // namespace
 
 std::span<const Key* const> catalogue() { return kCatalogue; }
+
+std::span<const KeyFamily* const> key_families() { return kFamilies; }
+
+std::optional<std::pair<const KeyFamily*, std::string_view>> family_member(std::string_view name) {
+  if (key_named(name) != nullptr) return std::nullopt;
+  for (const KeyFamily* f : kFamilies)
+    if (name.size() > f->suffix.size() && name.ends_with(f->suffix))
+      return std::pair{f, name.substr(0, name.size() - f->suffix.size())};
+  return std::nullopt;
+}
 
 const Key* key_named(std::string_view name) {
   const auto it = std::find_if(kCatalogue.begin(), kCatalogue.end(),

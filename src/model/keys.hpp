@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 // The catalogue of report attribute keys: every key a report's memory elements and measured
 // compute values carry, with its unit and meaning. Its order is the order of an element's
@@ -54,11 +56,11 @@ inline constexpr Key sectorSize{"sectorSize", "B", "l2",
 inline constexpr Key latency{"latency", "cycles", "caches, shared, dram",
                              "load-to-use latency of a hit, a dependent chain"};
 inline constexpr Key latencyNs{"latencyNs", "ns", "caches, shared, dram", "latency in ns"};
-inline constexpr Key missPenalty{"missPenalty", "cycles", "caches",
+inline constexpr Key missPenalty{"missPenalty", "cycles", "caches, TLB levels",
                                  "extra latency of a miss over a hit"};
 inline constexpr Key missPenaltyNs{"missPenaltyNs", "ns", "caches", "miss penalty in ns"};
 inline constexpr Key countPerSm{"countPerSm", "", "L1 family", "instances per SM"};
-inline constexpr Key sharedWith{"sharedWith", "", "L1 family",
+inline constexpr Key sharedWith{"sharedWith", "", "L1 family, tlb1",
                                 "the other spaces served by the same physical cache"};
 inline constexpr Key sharedBySms{"sharedBySms", "", "scalarL1, l2 (AMD)",
                                  "SMs (CUs) sharing one instance, the most common group"};
@@ -90,6 +92,25 @@ inline constexpr Key nearLatencyBySm{"nearLatencyBySm", "cycles", "l2",
                                      "slowest minus fastest SM's near latency"};
 inline constexpr Key readFractionOfPeak{"readFractionOfPeak", "%", "dram",
                                         "readBandwidth / peakBandwidth"};
+inline constexpr Key tlbLevels{"tlbLevels", "", "tlb",
+                               "TLB levels the global loads through the L2 go through"};
+inline constexpr Key pageSize{"pageSize", "B", "tlb, TLB levels",
+                              "the page size a TLB level holds (tlb: the first level's)"};
+inline constexpr Key entries{"entries", "", "TLB levels", "pages a TLB level holds"};
+inline constexpr Key reach{"reach", "B", "TLB levels", "entries x pageSize"};
+inline constexpr Key associativity{"associativity", "", "caches, TLB levels",
+                                   "ways per set, where the index lets them be separated"};
+inline constexpr Key sets{"sets", "", "caches", "sets (of the L2: per segment)"};
+inline constexpr Key indexFunction{"indexFunction", "", "caches",
+                                   "plain modulo on which address bits, or hashed"};
+inline constexpr Key replacementPolicy{"replacementPolicy", "", "caches",
+                                       "LRU, FIFO, tree-PLRU, random or other"};
+inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly, constantL1, l2",
+                                    "lineSize / sector (the smallest fetch)"};
+inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
+                              "what a miss brings in: sector, line, or n sectors"};
+inline constexpr Key writePolicy{"writePolicy", "", "l1, l2",
+                                 "write-back or write-through (stores against device memory)"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};
@@ -118,6 +139,11 @@ inline constexpr KeyFamily opTflops{"Tflops", "TFLOP/s", "compute",
 std::span<const Key* const> catalogue();
 // The catalogue entry of a report key; nullptr for a name outside the catalogue.
 const Key* key_named(std::string_view name);
+// Every key family.
+std::span<const KeyFamily* const> key_families();
+// The family whose member `name` is (e.g. opLatency for "ffmaLatency"), with the member's name;
+// nullopt for a catalogue key or a name of no family.
+std::optional<std::pair<const KeyFamily*, std::string_view>> family_member(std::string_view name);
 // A key's position in the catalogue; keys outside it come last.
 std::size_t report_rank(std::string_view name);
 

@@ -9,17 +9,21 @@
 #include <utility>
 #include <vector>
 
+#include "model/keys.hpp"
+
 namespace gputopo::report {
 namespace {
 
 // Words written in capitals (or otherwise) in labels.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kWords{{
-    {"sm", "SM"},   {"pci", "PCI"},     {"uuid", "UUID"}, {"id", "ID"},        {"ecc", "ECC"},
-    {"mig", "MIG"}, {"l1", "L1"},       {"l2", "L2"},     {"l15", "L1.5"},     {"cuda", "CUDA"},
-    {"gpu", "GPU"}, {"rdma", "RDMA"},   {"mps", "MPS"},   {"numa", "NUMA"},    {"dram", "DRAM"},
-    {"tpc", "TPC"}, {"gpc", "GPC"},     {"1d", "1D"},     {"optin", "opt-in"}, {"api", "API"},
-    {"tlb", "TLB"}, {"mhz", "MHz"},     {"sms", "SMs"},   {"ns", "(ns)"},      {"xcd", "XCD"},
-    {"cus", "CUs"}, {"simds", "SIMDs"}, {"cu", "CU"},     {"lds", "LDS"},      {"mall", "MALL"},
+constexpr std::array<std::pair<std::string_view, std::string_view>, 32> kWords{{
+    {"sm", "SM"},          {"pci", "PCI"},   {"uuid", "UUID"},    {"id", "ID"},
+    {"ecc", "ECC"},        {"mig", "MIG"},   {"l1", "L1"},        {"l2", "L2"},
+    {"l15", "L1.5"},       {"cuda", "CUDA"}, {"gpu", "GPU"},      {"rdma", "RDMA"},
+    {"mps", "MPS"},        {"numa", "NUMA"}, {"dram", "DRAM"},    {"tpc", "TPC"},
+    {"gpc", "GPC"},        {"1d", "1D"},     {"optin", "opt-in"}, {"api", "API"},
+    {"tlb", "TLB"},        {"mhz", "MHz"},   {"sms", "SMs"},      {"ns", "(ns)"},
+    {"tflops", "TFLOP/s"}, {"clk", "clock"}, {"xcd", "XCD"},      {"cus", "CUs"},
+    {"simds", "SIMDs"},    {"cu", "CU"},     {"lds", "LDS"},      {"mall", "MALL"},
 }};
 
 std::string lower(std::string_view s) {
@@ -107,6 +111,13 @@ std::string format_value(const model::Json& value, std::string_view unit) {
 }
 
 std::string label_for(std::string_view key) {
+  // A member of a key family keeps its own name (a compute op such as mmaE4m3).
+  if (const auto member = model::family_member(key)) {
+    std::string rest = label_for(member->first->suffix);
+    if (rest.size() > 1 && std::islower(static_cast<unsigned char>(rest[1])))
+      rest[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(rest[0])));
+    return std::string(member->second) + " " + rest;
+  }
   std::string label;
   for (const std::string& word : split_camel_case(key)) {
     std::string w = lower(word);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/format.hpp"
+#include "report/tree.hpp"
 #include "report/writers.hpp"
 
 namespace gputopo::report {
@@ -98,6 +99,9 @@ void write_text(std::ostream& out, const model::Report& report) {
     }
     first = false;
   }
+
+  out << "\nTopology\n";
+  write_tree(out, build_tree(report, false), false, 2);
 
   if (!report.warnings.empty()) {
     out << "\nWarnings\n";

@@ -81,6 +81,13 @@ TEST(Cli, WithoutDriverInfoAndListExitThreeSayingWhatToDo) {
   expect_one_line_error(gputopo({"-d", "5", "info"}), 3);
 }
 
+TEST(Cli, TheBinaryDoesNotLinkHwlocItLoadsItAtRunTime) {
+  const ProcessResult ldd = run_process({"/usr/bin/ldd", GPUTOPO_BINARY}, 30);
+  if (ldd.exit_code != 0) GTEST_SKIP() << "ldd cannot read the binary: " << ldd.err;
+  EXPECT_EQ(ldd.out.find("hwloc"), std::string::npos) << ldd.out;
+  EXPECT_NE(ldd.out.find("libc.so"), std::string::npos) << ldd.out;
+}
+
 TEST(Cli, DeviceIndexOutOfRangeSaysHowManyExist) {
   ProcessResult r = gputopo({"-d", "4096", "info"});
   if (host_has_gpu()) {

@@ -109,6 +109,28 @@ TEST(MarkdownFormat, OneTablePerGroupWithProvenance) {
   EXPECT_GT(rows, 40u);
 }
 
+TEST(TreeCommand, DrawsTheDiscoveredLayoutAndKeepsJsonForTheOutputFile) {
+  char dir[] = "/tmp/gputopo-tree-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string file = std::string(dir) + "/r.json";
+  const ProcessResult r =
+      gputopo({"--sim", "h100-sxm", "-q", "tree", "--only", "layout", "-o", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU 0: NVIDIA H100"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" x GPC (18 SMs) [9 x TPC [2 x SM"), std::string::npos) << r.out;
+  const json saved = json::parse(read_file(file));
+  EXPECT_EQ(saved["run"]["command"], "tree");
+  const ProcessResult full =
+      gputopo({"--sim", "h100-sxm", "-q", "tree", "--full", "--only", "layout"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_NE(full.out.find("\n      TPC 0\n        SM 0"), std::string::npos) << full.out;
+  EXPECT_NE(full.out.find("        SM 131"), std::string::npos) << full.out;
+  EXPECT_EQ(gputopo({"--sim", "toy", "tree", "--json"}).exit_code, 2);
+  EXPECT_EQ(gputopo({"--sim", "toy", "tree", "--format", "text"}).exit_code, 2);
+  std::remove(file.c_str());
+  rmdir(dir);
+}
+
 TEST(Formats, ChoiceIsCheckedAndAppliesToTheOutputFile) {
   EXPECT_EQ(gputopo({"--sim", "toy", "--format", "bogus"}).exit_code, 2);
   EXPECT_EQ(gputopo({"--sim", "toy", "--json", "--format", "text"}).exit_code, 2);

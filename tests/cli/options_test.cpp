@@ -37,6 +37,16 @@ TEST(Options, DefaultsRunTheMainJobOnGpu0) {
   EXPECT_EQ(o.argv, std::vector<std::string>{"gputopo"});
 }
 
+TEST(Options, DepthIsQuickUnlessFullIsAsked) {
+  EXPECT_FALSE(parse({}).result.options->full_depth);
+  EXPECT_FALSE(parse({"--depth", "quick"}).result.options->full_depth);
+  EXPECT_TRUE(parse({"--depth", "full"}).result.options->full_depth);
+  const Parsed bad = parse({"--depth", "deep"});
+  EXPECT_EQ(bad.result.exit_code, 2);
+  EXPECT_NE(bad.err.find("--depth deep: expected quick or full"), std::string::npos) << bad.err;
+  EXPECT_EQ(parse({"info", "--depth", "full"}).result.exit_code, 2);
+}
+
 TEST(Options, GlobalOptionsBeforeOrAfterTheCommand) {
   for (auto args : {std::vector<std::string>{"-d", "2", "--json", "info"},
                     std::vector<std::string>{"info", "-d", "2", "--json"},

@@ -98,6 +98,20 @@ TEST(ChaseLayout, RandomSuccessorsFormOneCycleThroughEveryElement) {
   }
 }
 
+TEST(ChaseLayout, SequenceSuccessorsFollowTheListedOrder) {
+  const auto next = successors(10, Pattern::Sequence, {0, 7, 3, 9});
+  EXPECT_EQ(walk(next), (std::vector<std::uint64_t>{0, 7, 3, 9}));
+  ChaseRequest r;
+  r.array_bytes = 40;
+  r.stride_bytes = 4;
+  r.pattern = Pattern::Sequence;
+  r.warmup_passes = 0;
+  r.sequence = {0, 7, 7};
+  EXPECT_THROW(make_layout(r, ChaseLimits{}), Error);
+  r.sequence = {0, 7, 3};
+  EXPECT_NO_THROW(make_layout(r, ChaseLimits{}));
+}
+
 TEST(ChaseLayout, RandomSuccessorsAreReproducibleAndNotStrided) {
   const auto a = successors(1000, Pattern::Random);
   EXPECT_EQ(a, successors(1000, Pattern::Random));

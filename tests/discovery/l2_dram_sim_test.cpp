@@ -217,6 +217,9 @@ TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
   const auto cfg = device::sim::load_config(GetParam());
   const Result& r = discovery(GetParam()).result;
   const auto& bw = cfg.bandwidth;
+  // A write-through L2 takes stores at most at device memory's write bandwidth.
+  const double l2_write =
+      cfg.l2.write_back ? bw.l2_write_gbps : std::min(bw.l2_write_gbps, bw.dram_write_gbps);
   struct Case {
     const char* element;
     const char* key;
@@ -224,9 +227,9 @@ TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
     double dram;
   };
   for (const Case& c : {Case{"l2", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
-                        Case{"l2", "writeBandwidth", bw.l2_write_gbps, bw.dram_write_gbps},
+                        Case{"l2", "writeBandwidth", l2_write, bw.dram_write_gbps},
                         Case{"dram", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
-                        Case{"dram", "writeBandwidth", bw.l2_write_gbps, bw.dram_write_gbps}}) {
+                        Case{"dram", "writeBandwidth", l2_write, bw.dram_write_gbps}}) {
     SCOPED_TRACE(std::string(c.element) + "." + c.key);
     const auto* a = attr(r, c.element, c.key);
     ASSERT_NE(a, nullptr);
@@ -258,18 +261,33 @@ TEST_P(L2DramSim, LayoutMatchesTheConfiguration) {
 
   const auto topology = device::sim::build_topology(cfg.layout, cfg.device.sm_count);
   bool all_coverable = cfg.layout.max_cluster_size >= 2;
-  for (const auto& sms : topology.gpc_sms)
+  for (const auto& sms : topology.cluster_units)
     all_coverable =
         all_coverable && coverable(static_cast<int>(sms.size()), cfg.layout.max_cluster_size);
   const auto* gpcs = model::find(r.compute, "gpcCount");
   ASSERT_NE(gpcs, nullptr);
-  if (!all_coverable) {
-    EXPECT_FALSE(gpcs->available());
+  // Every SM placed shares its GPC with exactly the SMs the configuration puts there.
+  if (gpcs->evidence.contains("gpcOfSm")) {
+    const auto& of = gpcs->evidence["gpcOfSm"];
+    ASSERT_EQ(of.size(), topology.gpc_of_sm.size());
+    for (std::size_t i = 0; i < of.size(); ++i) {
+      for (std::size_t j = i + 1; j < of.size(); ++j) {
+        if (of[i].is_null() || of[j].is_null()) continue;
+        EXPECT_EQ(of[i] == of[j], topology.gpc_of_sm[i] == topology.gpc_of_sm[j]) << i << " " << j;
+      }
+    }
+  }
+  const auto gpc_count = static_cast<double>(cfg.layout.gpc_tpcs.size());
+  if (!gpcs->available()) {
+    EXPECT_FALSE(all_coverable) << gpcs->reason;
     EXPECT_FALSE(gpcs->reason.empty());
+    if (gpcs->evidence.contains("gpcCountInterval")) {
+      EXPECT_LE(gpcs->evidence["gpcCountInterval"][0].get<double>(), gpc_count);
+      EXPECT_GE(gpcs->evidence["gpcCountInterval"][1].get<double>(), gpc_count);
+    }
     return;
   }
-  ASSERT_TRUE(gpcs->available()) << gpcs->reason;
-  EXPECT_EQ(number(gpcs), static_cast<double>(cfg.layout.gpc_tpcs.size()));
+  EXPECT_EQ(number(gpcs), gpc_count);
   const auto* per = model::find(r.compute, "smsPerGpc");
   ASSERT_NE(per, nullptr);
   std::vector<int> got = per->value.get<std::vector<int>>();

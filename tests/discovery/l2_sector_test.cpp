@@ -58,7 +58,7 @@ TEST_P(L2SectorWithoutLimit, SectorSizeIsNotMeasuredAndSaysWhy) {
   const Options options;
   Context context(device, options, progress, nullptr);
   const Context* ctx = &context;
-  ASSERT_NO_THROW(make_fetch_probe(l2_target(), {})->run(context));
+  ASSERT_NO_THROW(make_fetch_probe(l2_target())->run(context));
   EXPECT_EQ(device.limited_batches, 1);
 
   const auto* fetch = ctx->get("l2", model::keys::fetchGranularity);
@@ -94,7 +94,7 @@ TEST(L2Sector, OtherTargetsRunOneSweep) {
   Target l1;
   l1.element = "l1";
   l1.space = device::Space::L1;
-  make_fetch_probe(l1, {})->run(ctx);
+  make_fetch_probe(l1)->run(ctx);
   EXPECT_EQ(device.limited_batches, 0);
   EXPECT_NE(ctx.get("l1", model::keys::fetchGranularity), nullptr);
   EXPECT_EQ(ctx.get("l1", model::keys::sectorSize), nullptr);

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "device/sim/sim_device.hpp"
+#include "discovery/context.hpp"
+#include "discovery/progress.hpp"
 #include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
@@ -14,6 +17,16 @@ class Named final : public Probe {
   Named(std::string name, std::vector<std::string> elements, std::vector<std::string> needs,
         Selection selection = Selection::AnyElement)
       : Probe(std::move(name), std::move(elements), std::move(needs), selection) {}
+  void run(Context&) override {}
+};
+
+// A probe that declares what it reads and writes.
+class Declared final : public Probe {
+ public:
+  Declared(std::string name, std::vector<Finding> reads, std::vector<Finding> writes)
+      : Probe(std::move(name), {"a"}) {
+    declare(std::move(reads), std::move(writes));
+  }
   void run(Context&) override {}
 };
 
@@ -79,13 +92,47 @@ TEST(Plan, ProbeNameSelectsOneProbe) {
   EXPECT_EQ(names(p), (std::vector<std::string>{"a.fetch", "a.size"}));
 }
 
+TEST(Plan, AProbeFollowsTheProducersOfWhatItReadsButNotTheProbesThatReviseIt) {
+  using model::keys::lineSize;
+  using model::keys::size;
+  std::vector<std::unique_ptr<Probe>> v;
+  // Registered consumers first: only the declarations can put the producers before them.
+  v.push_back(std::make_unique<Declared>("a.line", std::vector<Finding>{{"a", &size}},
+                                         std::vector<Finding>{{"a", &lineSize}}));
+  v.push_back(std::make_unique<Declared>("a.revise", std::vector<Finding>{{"a", &size}},
+                                         std::vector<Finding>{{"a", &size}}));
+  v.push_back(std::make_unique<Declared>("a.size", std::vector<Finding>{},
+                                         std::vector<Finding>{{"a", &size}}));
+  const auto n = names(Plan(std::move(v), {}));
+  EXPECT_EQ(n, (std::vector<std::string>{"a.size", "a.line", "a.revise"}));
+}
+
+TEST(Plan, AProbeTouchingAFindingItDidNotDeclareIsAProgrammingError) {
+  if (!Context::strict_findings()) GTEST_SKIP() << "built without GPUTOPO_STRICT_FINDINGS";
+  using model::keys::lineSize;
+  using model::keys::size;
+  const auto device = device::sim::open("toy", 1);
+  NullProgress progress;
+  const Options options;
+  Context ctx(*device, options, progress, nullptr);
+  const Declared probe("a.line", {{"a", &size}}, {{"a", &lineSize}});
+  ctx.set_probe(&probe);
+  EXPECT_NO_THROW(ctx.get("a", size));
+  EXPECT_NO_THROW(ctx.get("a", lineSize));  // its own finding
+  EXPECT_NO_THROW(ctx.put("a", lineSize, model::Attribute{}));
+  EXPECT_THROW(ctx.get("b", size), std::logic_error);
+  EXPECT_THROW(ctx.put("a", size, model::Attribute{}), std::logic_error);
+  ctx.set_probe(nullptr);
+  EXPECT_NO_THROW(ctx.put("a", size, model::Attribute{}));  // the framework
+}
+
 TEST(Plan, UnknownNameIsAUsageError) {
   try {
     Plan p(toy(), {"l3"});
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'l3'"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("a,b"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("a, b"), std::string::npos);
   }
 }
 

@@ -56,5 +56,16 @@ TEST(Keys, RankFollowsTheCatalogue) {
   EXPECT_EQ(key_named("noSuchKey"), nullptr);
 }
 
+TEST(Keys, AFamilyMemberIsFoundByItsSuffixAndACatalogueKeyIsNot) {
+  const auto ffma = family_member("ffmaLatency");
+  ASSERT_TRUE(ffma);
+  EXPECT_EQ(ffma->first, &keys::opLatency);
+  EXPECT_EQ(ffma->second, "ffma");
+  EXPECT_EQ(keys::opLatency.of("ffma"), "ffmaLatency");
+  EXPECT_FALSE(family_member("nearLatency"));
+  EXPECT_FALSE(family_member("Latency"));
+  EXPECT_FALSE(family_member("smCount"));
+}
+
 }  // namespace
 }  // namespace gputopo::model

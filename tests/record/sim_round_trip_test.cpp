@@ -5,6 +5,7 @@
 
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
+#include "device/sim/host.hpp"
 #include "device/sim/sim_device.hpp"
 #include "test_recordings.hpp"
 
@@ -22,11 +23,22 @@ TEST_F(SimRoundTrip, ReplayAnswersEverySimulatedCallExactly) {
     sweep.requests.push_back(testing::chase_request(Space::L1, kib << 10));
   ChaseBatch l2;
   l2.requests.push_back(testing::chase_request(Space::L2, 8 << 20));
+  ChaseBatch sequence;
+  ChaseRequest order;
+  order.space = Space::L1;
+  order.array_bytes = 64 << 10;
+  order.stride_bytes = 4;
+  order.warmup_passes = 0;
+  order.pattern = Pattern::Sequence;
+  order.sequence = {0, 4096, 8192, 1, 12288, 2};
+  order.recorded_loads = 6;
+  sequence.requests.push_back(order);
   {
     auto recorder = record_to(sim::open("toy"), dir_);
     live.push_back(recorder->chase(sweep));
     live.push_back(recorder->chase(l2));
     live.push_back(recorder->interfere(testing::amount_batch()));
+    live.push_back(recorder->chase(sequence));
   }
   auto replay = open_replay(dir_);
   auto fresh = sim::open("toy");
@@ -45,6 +57,48 @@ TEST_F(SimRoundTrip, ReplayAnswersEverySimulatedCallExactly) {
   same(replay->chase(sweep), live[0]);
   same(replay->chase(l2), live[1]);
   same(replay->interfere(testing::amount_batch()), live[2]);
+  same(replay->chase(sequence), live[3]);
+  // The sequence is part of the request: another order was not recorded.
+  sequence.requests[0].sequence = {0, 8192, 4096, 1, 12288, 2};
+  EXPECT_THROW(replay->chase(sequence), Error);
+}
+
+TEST_F(SimRoundTrip, ReplayAnswersLinksAndCopies) {
+  TransferRequest host_copy;
+  host_copy.memory = HostMemory::Pageable;
+  host_copy.numa_node = 1;
+  host_copy.bytes = 1 << 20;
+  host_copy.repeats = 3;
+  TransferRequest peer_copy;
+  peer_copy.kind = TransferKind::PeerBidirectional;
+  peer_copy.peer = 3;
+  peer_copy.bytes = 1 << 24;
+  TransferResult host_live, peer_live;
+  PeerLink link_live;
+  {
+    auto sim = sim::open_host(sim::load_host_config("dgx-h100"));
+    auto recorder = record_to(std::move(sim.gpus[0]), dir_);
+    link_live = recorder->peer_link(3);
+    host_live = recorder->transfer(host_copy);
+    peer_live = recorder->transfer(peer_copy);
+    EXPECT_THROW(recorder->transfer(TransferRequest{}), Error);
+    recorder->finish();
+  }
+  auto replay = open_replay(dir_);
+  EXPECT_FALSE(replay->cut_short());
+  const PeerLink link = replay->peer_link(3);
+  EXPECT_EQ(link.type, link_live.type);
+  EXPECT_EQ(link.nvlink_count, link_live.nvlink_count);
+  EXPECT_EQ(link.nvlink_generation, link_live.nvlink_generation);
+  EXPECT_EQ(link.atomics, link_live.atomics);
+  const TransferResult host = replay->transfer(host_copy);
+  EXPECT_EQ(host.seconds, host_live.seconds);
+  EXPECT_TRUE(host.numa_bound);
+  EXPECT_EQ(replay->transfer(peer_copy).seconds, peer_live.seconds);
+  EXPECT_THROW(replay->transfer(TransferRequest{}), Error);
+  TransferRequest other = peer_copy;
+  other.peer = 4;
+  EXPECT_THROW(replay->transfer(other), Error);
 }
 
 }  // namespace

@@ -43,6 +43,10 @@ TEST(LabelFor, SplitsCamelCaseAndKeepsAcronyms) {
   EXPECT_EQ(label_for("smClockMax"), "SM clock max");
   EXPECT_EQ(label_for("l2PersistingMax"), "L2 persisting max");
   EXPECT_EQ(label_for("constantL15"), "Constant L1.5");
+  EXPECT_EQ(label_for("mmaE4m3Latency"), "mmaE4m3 latency");
+  EXPECT_EQ(label_for("hfma2PerClkPerSm"), "hfma2 per clock per SM");
+  EXPECT_EQ(label_for("mmaBf16Tflops"), "mmaBf16 TFLOP/s");
+  EXPECT_EQ(label_for("nearLatency"), "Near latency");
   EXPECT_EQ(label_for("pciBusId"), "PCI bus ID");
   EXPECT_EQ(label_for("uuid"), "UUID");
   EXPECT_EQ(label_for("sharedMemoryPerBlockOptin"), "Shared memory per block opt-in");

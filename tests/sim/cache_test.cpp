@@ -226,5 +226,25 @@ TEST(Cache, ReplacementNamesRoundTrip) {
   EXPECT_FALSE(replacement_from_string("mru"));
 }
 
+TEST(Cache, IndexXorBitsFoldTheirGroupIntoTheSetIndex) {
+  // 16 sets of 128 B lines (index bits 7-10); bits 13-16 XOR into them.
+  CacheGeometry g{16 * 4 * 128, 128, 32, 32, 4, Replacement::Lru, false, {13}};
+  Cache cache(g, 1);
+  // Lines 8 KiB apart differ in bit 13 and up only: plain, they would share set 0 and 5 of them
+  // would overflow 4 ways; XORed they spread over 16 sets.
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t k = 0; k < 16; ++k) cache.access(k << 13);
+  int misses = 0;
+  for (std::uint64_t k = 0; k < 16; ++k) misses += cache.access(k << 13) ? 0 : 1;
+  EXPECT_EQ(misses, 0);
+  // 128 KiB apart: above bit 16, one set again.
+  cache.reset();
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t k = 0; k < 5; ++k) cache.access(k << 17);
+  misses = 0;
+  for (std::uint64_t k = 0; k < 5; ++k) misses += cache.access(k << 17) ? 0 : 1;
+  EXPECT_EQ(misses, 5);
+}
+
 }  // namespace
 }  // namespace gputopo::device::sim

@@ -195,5 +195,49 @@ TEST(SimChase, PrivateBatchesSpreadOverSms) {
   EXPECT_GT(out.conditions.elapsed_cycles, 0);
 }
 
+TEST(SimChase, ASequenceVisitsItsElementsInOrderAndRevisitsALineThroughAnotherElement) {
+  auto device = open("geo-lru4");  // 16 KiB 4-way LRU L1, 64 sets of 64 B: 4 KiB apart is one set
+  ChaseRequest r;
+  r.space = Space::L1;
+  r.stride_bytes = 4;
+  r.array_bytes = 5 * 4096;
+  r.warmup_passes = 0;
+  r.pattern = Pattern::Sequence;
+  r.record_indices = true;
+  // Lines 0-3 fill the set, line 0 again (a hit: element 1 lies in line 0's sector), line 4
+  // evicts line 1 (LRU), then lines 0 and 1 again: a hit and a miss.
+  const std::uint64_t line = 4096 / 4;
+  r.sequence = {0, line, 2 * line, 3 * line, 1, 4 * line, 2, line + 1};
+  r.recorded_loads = static_cast<std::uint32_t>(r.sequence.size());
+  const auto result = chase_one(*device, r);
+  ASSERT_EQ(result.indices.size(), r.sequence.size());
+  for (std::size_t i = 0; i < r.sequence.size(); ++i)
+    EXPECT_EQ(result.indices[i], r.sequence[(i + 1) % r.sequence.size()]);
+  const double hit = static_cast<double>(result.cycles[4]);
+  EXPECT_LT(static_cast<double>(result.cycles[6]), hit + 5);   // line 0 kept
+  EXPECT_GT(static_cast<double>(result.cycles[7]), hit + 50);  // line 1 evicted
+}
+
+TEST(SimChase, SequencesMustStartAtZeroListEachElementOnceAndHaveNoWarmup) {
+  auto device = open("toy");
+  ChaseRequest r;
+  r.space = Space::L1;
+  r.stride_bytes = 4;
+  r.array_bytes = 1024;
+  r.warmup_passes = 0;
+  r.pattern = Pattern::Sequence;
+  r.sequence = {1, 2};
+  EXPECT_THROW(chase_one(*device, r), Error);
+  r.sequence = {0, 2, 2};
+  EXPECT_THROW(chase_one(*device, r), Error);
+  r.sequence = {0, 256};
+  EXPECT_THROW(chase_one(*device, r), Error);
+  r.sequence = {0, 2};
+  r.warmup_passes = 1;
+  EXPECT_THROW(chase_one(*device, r), Error);
+  r.warmup_passes = 0;
+  EXPECT_NO_THROW(chase_one(*device, r));
+}
+
 }  // namespace
 }  // namespace gputopo::device::sim

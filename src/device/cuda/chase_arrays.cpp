@@ -48,6 +48,48 @@ cudaTextureObject_t make_texture(void* base, std::uint64_t words) {
   return object;
 }
 
+// Builds request `r`'s array at `p`: true when a strided fill is still running (waited on once
+// per launch), false when the array's successor table was waited on here (the table is reused).
+bool fill(const ChaseRequest& r, std::uint8_t* p, const ChaseLayout& layout,
+          DeviceArena& successor_table, cudaStream_t stream) {
+  // Device-memory chains hold addresses; every other array holds positions.
+  const bool pointers = chain_timed(r) && global_load(r.space);
+  if (r.pattern == Pattern::Strided) {
+    check(pointers
+              ? fill_pointer_chain(p, nullptr, layout.elements, r.stride_bytes, stream)
+              : fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
+          "building a strided chase array");
+    return true;
+  } else if (r.pattern == Pattern::Sequence) {
+    const auto& order = r.sequence;
+    auto* table = successor_table.reserve(order.size() * sizeof(std::uint64_t));
+    check(cudaMemcpyAsync(table, order.data(), order.size() * sizeof(std::uint64_t),
+                          cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (chase sequence)");
+    check(scatter_sequence(p, layout.index_bytes, reinterpret_cast<std::uint64_t*>(table),
+                           order.size(), layout.stride_words, stream),
+          "building a sequence chase array");
+    // The table is reused by the next array.
+    wait_for(stream, kBuildSeconds, "building the chase arrays");
+    return false;
+  } else {
+    const auto next = successors(layout.elements, r.pattern);
+    auto* table = successor_table.reserve(next.size() * sizeof(std::uint64_t));
+    check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
+                          cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (chase permutation)");
+    const auto* successors_on_device = reinterpret_cast<std::uint64_t*>(table);
+    check(pointers
+              ? fill_pointer_chain(p, successors_on_device, layout.elements, r.stride_bytes, stream)
+              : scatter_successors(p, layout.index_bytes, successors_on_device, layout.elements,
+                                   layout.stride_words, stream),
+          "building a random chase array");
+    // The table is reused by the next array, and `next` dies here.
+    wait_for(stream, kBuildSeconds, "building the chase arrays");
+    return false;
+  }
+}
+
 }  // namespace
 
 LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const ChaseLimits& limits,
@@ -88,30 +130,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     ChaseArray& a = *globals[g].target;
     std::uint8_t* p = base + placement.offsets[g] + region_offset(r);
     const auto layout = make_layout(r, limits);
-    // Device-memory chains hold addresses; every other array holds positions.
-    const bool pointers = chain_timed(r) && global_load(r.space);
-    if (r.pattern == Pattern::Strided) {
-      check(pointers
-                ? fill_pointer_chain(p, nullptr, layout.elements, r.stride_bytes, stream)
-                : fill_strided(p, layout.index_bytes, layout.elements, layout.stride_words, stream),
-            "building a strided chase array");
-      strided_pending = true;
-    } else {
-      const auto next = successors(layout.elements, r.pattern);
-      auto* table = successor_table.reserve(next.size() * sizeof(std::uint64_t));
-      check(cudaMemcpyAsync(table, next.data(), next.size() * sizeof(std::uint64_t),
-                            cudaMemcpyHostToDevice, stream),
-            "cudaMemcpyAsync (chase permutation)");
-      const auto* successors_on_device = reinterpret_cast<std::uint64_t*>(table);
-      check(pointers ? fill_pointer_chain(p, successors_on_device, layout.elements, r.stride_bytes,
-                                          stream)
-                     : scatter_successors(p, layout.index_bytes, successors_on_device,
-                                          layout.elements, layout.stride_words, stream),
-            "building a random chase array");
-      // The table is reused by the next array, and `next` dies here.
-      wait_for(stream, kBuildSeconds, "building the chase arrays");
-      strided_pending = false;
-    }
+    strided_pending = fill(r, p, layout, successor_table, stream);
     a.base = as_u64(p);
     if (r.space == Space::Texture) {
       textures_.objects.push_back(make_texture(p, layout.words));
@@ -138,7 +157,10 @@ void LaunchArrays::upload_constants(const std::vector<const ChaseUnit*>& units,
     r.space = Space::Constant;
     r.array_bytes = packing.arrays[c].bytes;
     r.stride_bytes = packing.arrays[c].stride_bytes;
-    auto image = image32(make_layout(r, limits), packing.arrays[c].pattern);
+    r.warmup_passes = 0;
+    r.pattern = packing.arrays[c].pattern;
+    r.sequence = packing.arrays[c].sequence;
+    auto image = image32(make_layout(r, limits), r.pattern, r.sequence);
     // A chain holds byte offsets into the bank.
     if (packing.arrays[c].chain)
       for (auto& word : image)

@@ -291,6 +291,15 @@ __global__ void scatter_kernel(Index* base, const std::uint64_t* successors, std
     base[k * stride] = static_cast<Index>(successors[k] * stride);
 }
 
+// A sequence: element order[i] holds the position of order[i + 1], the last that of order[0].
+template <class Index>
+__global__ void scatter_sequence_kernel(Index* base, const std::uint64_t* order, std::uint64_t n,
+                                        std::uint64_t stride) {
+  const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step)
+    base[order[i] * stride] = static_cast<Index>(order[i + 1 == n ? 0 : i + 1] * stride);
+}
+
 // A chain-timed array in device memory: element k holds the address of its successor (the next
 // element, or successors[k] when given).
 __global__ void fill_pointers_kernel(std::uint8_t* base, const std::uint64_t* successors,
@@ -344,6 +353,17 @@ cudaError_t scatter_successors(void* base, unsigned index_bytes, const std::uint
   else
     scatter_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<Wide*>(base), successors,
                                                         elements, stride_words);
+  return cudaGetLastError();
+}
+
+cudaError_t scatter_sequence(void* base, unsigned index_bytes, const std::uint64_t* order,
+                             std::uint64_t n, std::uint64_t stride_words, cudaStream_t s) {
+  if (index_bytes == 4)
+    scatter_sequence_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<std::uint32_t*>(base),
+                                                                 order, n, stride_words);
+  else
+    scatter_sequence_kernel<<<kFillBlocks, kFillThreads, 0, s>>>(static_cast<Wide*>(base), order, n,
+                                                                 stride_words);
   return cudaGetLastError();
 }
 

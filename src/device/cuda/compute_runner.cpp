@@ -21,6 +21,60 @@ constexpr double kCopySeconds = 60;
 
 std::uint64_t* as_u64(std::uint8_t* p) { return reinterpret_cast<std::uint64_t*>(p); }
 
+// Request `r`'s launch arguments but for where its records go; its deadline allows the slowest
+// step any op may take at `mhz`.
+ComputeLaunchArgs args_for(const ComputeRequest& r, double mhz) {
+  ComputeLaunchArgs args;
+  args.trips = r.chain_length / kComputeUnroll;
+  args.f1 = 1.0000001f;
+  args.f2 = 1e-9f;
+  args.d1 = 1.0000000001;
+  args.d2 = 1e-12;
+  args.u1 = 0x3c003c01u;
+  args.u2 = 0x00010003u;
+  args.arg = r.arg.value_or(0);
+  // Atomics: a word per thread and chain; shared loads: 32 lanes at the stride, and 8 B over.
+  args.shared_words = std::max(r.warps_per_block * 32 * r.ilp, (32 * args.arg + 8) / 4 + 1);
+  args.address_mask =
+      r.op == ComputeOp::AtomGlobalOne || r.op == ComputeOp::AtomSharedOne ? 0u : ~0u;
+  const double bound_ns =
+      32.0 * r.warps_per_block * r.ilp * r.chain_length * kWorstStepCycles / mhz * 1e3;
+  args.deadline_ns = static_cast<std::uint64_t>(kDeadlineFloorNs + 4 * bound_ns);
+  return args;
+}
+
+// Each request's per-block cycles (first warp's start to last warp's end) and SMs; throws when a
+// block did not finish.
+std::vector<ComputeResult> unpack(const ComputeBatch& batch,
+                                  const std::vector<std::uint64_t>& clocks,
+                                  const std::vector<std::int32_t>& sms,
+                                  const std::vector<std::uint32_t>& done) {
+  std::vector<ComputeResult> results;
+  std::uint64_t warp_at = 0;
+  std::uint64_t block_at = 0;
+  for (const auto& r : batch.requests) {
+    ComputeResult& result = results.emplace_back();
+    for (std::uint32_t b = 0; b < r.blocks; ++b, ++block_at) {
+      if (done[block_at] != static_cast<std::uint32_t>(ComputeStatus::Done))
+        throw Error(Error::Kind::Measurement,
+                    "a compute kernel (" + std::string(to_string(r.op)) +
+                        (done[block_at] == static_cast<std::uint32_t>(ComputeStatus::TimedOut)
+                             ? ") ran past its deadline and was stopped; the GPU may be busy "
+                               "with other work"
+                             : ") block did not run"));
+      std::uint64_t first = ~std::uint64_t{0};
+      std::uint64_t last = 0;
+      for (std::uint32_t w = 0; w < r.warps_per_block; ++w, ++warp_at) {
+        first = std::min(first, clocks[2 * warp_at]);
+        last = std::max(last, clocks[2 * warp_at + 1]);
+      }
+      result.cycles.push_back(last - first);
+      result.sms.push_back(sms[block_at]);
+    }
+  }
+  return results;
+}
+
 }  // namespace
 
 ComputeRunner::ComputeRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
@@ -57,27 +111,12 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
   std::uint64_t warp_at = 0;
   std::uint64_t block_at = 0;
   for (const auto& r : batch.requests) {
-    ComputeLaunchArgs args;
+    ComputeLaunchArgs args = args_for(r, mhz);
     args.clocks = as_u64(records) + 2 * warp_at;
     args.smids = smids + block_at;
     args.status = status + block_at;
     args.sink = sink;
     args.atom_words = atom_words;
-    args.trips = r.chain_length / kComputeUnroll;
-    args.f1 = 1.0000001f;
-    args.f2 = 1e-9f;
-    args.d1 = 1.0000000001;
-    args.d2 = 1e-12;
-    args.u1 = 0x3c003c01u;
-    args.u2 = 0x00010003u;
-    args.arg = r.arg.value_or(0);
-    // Atomics: a word per thread and chain; shared loads: 32 lanes at the stride, and 8 B over.
-    args.shared_words = std::max(r.warps_per_block * 32 * r.ilp, (32 * args.arg + 8) / 4 + 1);
-    args.address_mask =
-        r.op == ComputeOp::AtomGlobalOne || r.op == ComputeOp::AtomSharedOne ? 0u : ~0u;
-    const double bound_ns =
-        32.0 * r.warps_per_block * r.ilp * r.chain_length * kWorstStepCycles / mhz * 1e3;
-    args.deadline_ns = static_cast<std::uint64_t>(kDeadlineFloorNs + 4 * bound_ns);
     longest_ns += static_cast<double>(args.deadline_ns);
     check(launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, r.warps_per_block * 32,
                          stream_),
@@ -99,28 +138,7 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
   wait_for(stream_, kCopySeconds, "copying compute records");
   clock_.end(out.conditions);
 
-  warp_at = 0;
-  block_at = 0;
-  for (const auto& r : batch.requests) {
-    ComputeResult& result = out.results.emplace_back();
-    for (std::uint32_t b = 0; b < r.blocks; ++b, ++block_at) {
-      if (done[block_at] != static_cast<std::uint32_t>(ComputeStatus::Done))
-        throw Error(Error::Kind::Measurement,
-                    "a compute kernel (" + std::string(to_string(r.op)) +
-                        (done[block_at] == static_cast<std::uint32_t>(ComputeStatus::TimedOut)
-                             ? ") ran past its deadline and was stopped; the GPU may be busy "
-                               "with other work"
-                             : ") block did not run"));
-      std::uint64_t first = ~std::uint64_t{0};
-      std::uint64_t last = 0;
-      for (std::uint32_t w = 0; w < r.warps_per_block; ++w, ++warp_at) {
-        first = std::min(first, clocks[2 * warp_at]);
-        last = std::max(last, clocks[2 * warp_at + 1]);
-      }
-      result.cycles.push_back(last - first);
-      result.sms.push_back(sms[block_at]);
-    }
-  }
+  out.results = unpack(batch, clocks, sms, done);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "device/cuda/compute_runner.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/cuda/stream_runner.hpp"
+#include "device/cuda/transfer_runner.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
@@ -91,6 +92,13 @@ class CudaDevice final : public Device {
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     select();
     return cluster_groups(info_, stream_, cluster_size);
+  }
+
+  PeerLink peer_link(int peer) override { return cuda::peer_link(info_.index, peer); }
+
+  TransferResult transfer(const TransferRequest& request) override {
+    select();
+    return run_transfer(info_.index, stream_, request);
   }
 
  private:

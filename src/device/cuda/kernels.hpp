@@ -37,6 +37,9 @@ cudaError_t fill_strided(void* base, unsigned index_bytes, std::uint64_t element
 // Writes element k -> successors[k] (device array of `elements` 64-bit element numbers).
 cudaError_t scatter_successors(void* base, unsigned index_bytes, const std::uint64_t* successors,
                                std::uint64_t elements, std::uint64_t stride_words, cudaStream_t s);
+// Writes element order[i] -> order[i + 1] (wrapping) for the `n` listed elements only.
+cudaError_t scatter_sequence(void* base, unsigned index_bytes, const std::uint64_t* order,
+                             std::uint64_t n, std::uint64_t stride_words, cudaStream_t s);
 // Writes a chain-timed array: element k (at k x stride_bytes) holds the 64-bit address of element
 // successors[k], or of k + 1 (wrapping) when `successors` is null.
 cudaError_t fill_pointer_chain(void* base, const std::uint64_t* successors, std::uint64_t elements,

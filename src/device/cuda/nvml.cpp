@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace gputopo::device::cuda {
@@ -46,6 +49,28 @@ constexpr NamedReason kSlowdowns[] = {{0x8, "hardware slowdown"},
                                       {0x40, "hardware thermal slowdown"},
                                       {0x80, "hardware power brake"}};
 constexpr int kNvmlMemoryErrorUncorrected = 1;
+constexpr unsigned kNvmlNvlinkMaxLinks = 18;
+constexpr int kNvlinkRemoteSwitch = 2;  // nvmlIntNvLinkDeviceType_t
+// nvmlPciInfo_t.
+struct NvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+// NVML_NVLINK_VERSION_1_0 .. 6_0 (codes 1-8) as NVLink generations.
+int nvlink_generation(unsigned code) {
+  constexpr int kGeneration[] = {0, 1, 2, 2, 3, 3, 4, 5, 6};
+  return code < std::size(kGeneration) ? kGeneration[code] : 0;
+}
+bool same_bus(std::string a, std::string b) {
+  for (auto* s : {&a, &b})
+    for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // NVML writes an 8-digit domain ("00000000:19:00.0"), CUDA a 4-digit one.
+  const auto tail = [](const std::string& s) {
+    return s.size() >= 12 ? s.substr(s.size() - 12) : s;
+  };
+  return tail(a) == tail(b);
+}
 constexpr int kNvmlVolatileEcc = 0;
 
 template <class F>
@@ -77,6 +102,10 @@ struct Nvml::Api {
                                       unsigned long long) = nullptr;
   nvmlReturn_t (*clock_events)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*total_ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
+  nvmlReturn_t (*nvlink_version)(nvmlDevice_t, unsigned, unsigned*) = nullptr;
+  nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, NvmlPciInfo*) = nullptr;
+  nvmlReturn_t (*nvlink_remote_type)(nvmlDevice_t, unsigned, int*) = nullptr;
 
   std::string error(nvmlReturn_t r) const { return std::string("NVML: ") + error_string(r); }
 };
@@ -117,6 +146,10 @@ Nvml::Nvml() {
   if (!load(lib, "nvmlDeviceGetCurrentClocksEventReasons", api->clock_events))
     load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api->clock_events);
   load(lib, "nvmlDeviceGetTotalEccErrors", api->total_ecc_errors);
+  load(lib, "nvmlDeviceGetNvLinkState", api->nvlink_state);
+  load(lib, "nvmlDeviceGetNvLinkVersion", api->nvlink_version);
+  load(lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", api->nvlink_remote_pci);
+  load(lib, "nvmlDeviceGetNvLinkRemoteDeviceType", api->nvlink_remote_type);
   api_ = std::move(api);
 }
 
@@ -283,6 +316,32 @@ NvmlValue<unsigned long long> Nvml::ecc_uncorrected(const std::string& bus) cons
     unsigned long long count = 0;
     nvmlReturn_t r = a->total_ecc_errors(d, kNvmlMemoryErrorUncorrected, kNvmlVolatileEcc, &count);
     return r == kNvmlSuccess ? V::ok(count) : V::fail(a->error(r));
+  });
+}
+
+NvmlValue<NvlinkPath> Nvml::nvlinks_to(const std::string& bus, const std::string& peer) const {
+  const Api* a = api_.get();
+  const bool present = a && a->nvlink_state && a->nvlink_version && a->nvlink_remote_pci;
+  return on_device<NvlinkPath>(a, why_, bus, present, [&](nvmlDevice_t d) {
+    NvlinkPath path;
+    for (unsigned link = 0; link < kNvmlNvlinkMaxLinks; ++link) {
+      int active = 0;
+      if (a->nvlink_state(d, link, &active) != kNvmlSuccess || active == 0) continue;
+      int type = -1;
+      const bool to_switch = a->nvlink_remote_type &&
+                             a->nvlink_remote_type(d, link, &type) == kNvmlSuccess &&
+                             type == kNvlinkRemoteSwitch;
+      NvmlPciInfo remote{};
+      const bool to_peer = !to_switch && a->nvlink_remote_pci(d, link, &remote) == kNvmlSuccess &&
+                           same_bus(remote.bus_id, peer);
+      if (!to_switch && !to_peer) continue;
+      ++path.links;
+      path.through_switch = path.through_switch || to_switch;
+      unsigned code = 0;
+      if (a->nvlink_version(d, link, &code) == kNvmlSuccess)
+        path.generation = std::max(path.generation, nvlink_generation(code));
+    }
+    return NvmlValue<NvlinkPath>::ok(path);
   });
 }
 

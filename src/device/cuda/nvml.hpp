@@ -19,6 +19,14 @@ struct NvmlValue {
 
 enum class NvmlClock { Sm, Memory };
 
+// The NVLink links of one GPU that reach another: directly, or through an NVSwitch (which reaches
+// every GPU of the fabric).
+struct NvlinkPath {
+  int links = 0;       // active links to the peer or to a switch
+  int generation = 0;  // NVLink generation of those links (NVML's version code mapped), 0 unknown
+  bool through_switch = false;
+};
+
 // NVML, loaded at run time (dlopen libnvidia-ml.so.1) so that gputopo starts where the driver's
 // management library is missing; every query then answers with the reason. One instance per
 // process, created on first use; devices are addressed by PCI bus id ("0000:19:00.0"), which CUDA
@@ -47,6 +55,9 @@ class Nvml {
   // The active clock-event reasons that slow the SMs against the run's will (hardware slowdown,
   // thermal, power brake), by name.
   NvmlValue<std::vector<std::string>> slowdowns(const std::string& pci_bus_id) const;
+  // The active NVLink links of `pci_bus_id` that reach `peer_pci_bus_id`.
+  NvmlValue<NvlinkPath> nvlinks_to(const std::string& pci_bus_id,
+                                   const std::string& peer_pci_bus_id) const;
   // Uncorrected ECC errors since the driver loaded (volatile counter).
   NvmlValue<unsigned long long> ecc_uncorrected(const std::string& pci_bus_id) const;
 

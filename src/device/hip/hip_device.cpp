@@ -97,16 +97,19 @@ ChaseArray make_array(const ChaseRequest& r, const DeviceInfo& info, std::uint64
   if (a.elements > (std::uint64_t{1} << 30))
     bad("chase: more than 2^30 elements; the word index of a 4 GiB array does not fit");
   a.words.assign(a.elements * a.stride_words, 0);
+  if (auto why = sequence_problem(r)) bad(fmt::format("chase: {}", *why));
   std::vector<std::uint64_t> order(a.elements);
   std::iota(order.begin(), order.end(), 0);
+  // A sequence links only the elements it lists, in its order; the others are never loaded.
+  if (r.pattern == Pattern::Sequence) order = r.sequence;
   if (r.pattern == Pattern::Random && a.elements > 1) {
     std::mt19937_64 rng(seed);
     for (std::uint64_t i = a.elements - 1; i > 0; --i)
       std::swap(order[i], order[std::uniform_int_distribution<std::uint64_t>(0, i - 1)(rng)]);
   }
-  for (std::uint64_t i = 0; i < a.elements; ++i)
+  for (std::uint64_t i = 0; i < order.size(); ++i)
     a.words[order[i] * a.stride_words] =
-        static_cast<std::uint32_t>(order[(i + 1) % a.elements] * a.stride_words);
+        static_cast<std::uint32_t>(order[(i + 1) % order.size()] * a.stride_words);
   a.offset_bytes = r.space == Space::Shared ? 0 : region_offset(r);
   a.warmup_passes = r.warmup_passes;
   a.recorded_loads = r.recorded_loads;

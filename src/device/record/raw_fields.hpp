@@ -6,6 +6,7 @@
 
 #include "device/compute_request.hpp"
 #include "device/device_info.hpp"
+#include "device/links.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
 
@@ -29,6 +30,7 @@ void visit_fields(R& r, F&& f) {
   f("recordIndices", r.record_indices);
   f("region", r.region);
   f("timing", r.timing);
+  f("sequence", r.sequence);
 }
 
 template <Either<InterferenceRequest> R, class F>
@@ -108,10 +110,39 @@ void visit_fields(R& r, F&& f) {
   f("candidates", r.candidates);
 }
 
+template <Either<TransferRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("kind", r.kind);
+  f("memory", r.memory);
+  f("numaNode", r.numa_node);
+  f("peer", r.peer);
+  f("bytes", r.bytes);
+  f("repeats", r.repeats);
+}
+
+template <Either<TransferResult> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("seconds", r.seconds);
+  f("numaBound", r.numa_bound);
+  f("numaReason", r.numa_reason);
+}
+
+template <Either<PeerLink> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("access", r.access);
+  f("atomics", r.atomics);
+  f("type", r.type);
+  f("nvlinkCount", r.nvlink_count);
+  f("nvlinkGeneration", r.nvlink_generation);
+  f("performanceRank", r.performance_rank);
+  f("nvlinkReason", r.nvlink_reason);
+}
+
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing", "space", "unroll", "candidates", "arg", "smB"};
+    "l2FetchLimitBytes", "region", "timing", "space",   "unroll",
+    "candidates",        "arg",    "smB",    "sequence"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -4,7 +4,17 @@ namespace gputopo::device::record {
 
 std::string_view name(Space s) { return to_string(s); }
 
-std::string_view name(Pattern p) { return p == Pattern::Strided ? "strided" : "random"; }
+std::string_view name(Pattern p) {
+  switch (p) {
+    case Pattern::Strided:
+      return "strided";
+    case Pattern::Random:
+      return "random";
+    case Pattern::Sequence:
+      return "sequence";
+  }
+  return "unknown";
+}
 
 std::string_view name(Timing t) { return to_string(t); }
 
@@ -23,6 +33,24 @@ std::string_view name(InterferenceRequest::Placement p) {
 std::string_view name(StreamKind k) { return to_string(k); }
 
 std::string_view name(ComputeOp op) { return to_string(op); }
+
+std::string_view name(TransferKind k) {
+  switch (k) {
+    case TransferKind::HostToDevice:
+      return "hostToDevice";
+    case TransferKind::DeviceToHost:
+      return "deviceToHost";
+    case TransferKind::PeerRead:
+      return "peerRead";
+    case TransferKind::PeerWrite:
+      return "peerWrite";
+    case TransferKind::PeerBidirectional:
+      return "peerBidirectional";
+  }
+  return "unknown";
+}
+
+std::string_view name(HostMemory m) { return m == HostMemory::Pinned ? "pinned" : "pageable"; }
 
 std::string_view name(Error::Kind k) {
   switch (k) {

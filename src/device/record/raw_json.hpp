@@ -22,6 +22,8 @@ std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(Error::Kind k);
 std::string_view name(ComputeOp op);
+std::string_view name(TransferKind k);
+std::string_view name(HostMemory m);
 
 // Every value of each enum, for reading names back.
 constexpr auto enumerators(std::type_identity<Space>) {
@@ -29,7 +31,7 @@ constexpr auto enumerators(std::type_identity<Space>) {
                     Space::Texture, Space::Constant, Space::Shared};
 }
 constexpr auto enumerators(std::type_identity<Pattern>) {
-  return std::array{Pattern::Strided, Pattern::Random};
+  return std::array{Pattern::Strided, Pattern::Random, Pattern::Sequence};
 }
 constexpr auto enumerators(std::type_identity<Timing>) {
   return std::array{Timing::PerLoad, Timing::Chain};
@@ -45,6 +47,15 @@ constexpr auto enumerators(std::type_identity<Error::Kind>) {
   using K = Error::Kind;
   return std::array{K::NoDriver,    K::NoDevice,    K::Unsupported, K::BadRequest,
                     K::Measurement, K::OutOfMemory, K::Lost};
+}
+
+constexpr auto enumerators(std::type_identity<TransferKind>) {
+  using K = TransferKind;
+  return std::array{K::HostToDevice, K::DeviceToHost, K::PeerRead, K::PeerWrite,
+                    K::PeerBidirectional};
+}
+constexpr auto enumerators(std::type_identity<HostMemory>) {
+  return std::array{HostMemory::Pinned, HostMemory::Pageable};
 }
 
 inline auto enumerators(std::type_identity<ComputeOp>) { return all_compute_ops(); }
@@ -88,8 +99,11 @@ Json encode(const T& v) {
   } else {
     Json j = Json::object();
     visit_fields(v, [&](const char* key, const auto& member) {
-      if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value)
+      using M = std::remove_cvref_t<decltype(member)>;
+      if constexpr (IsOptional<M>::value)
         if (!member && later_field(key)) return;
+      if constexpr (IsVector<M>::value)
+        if (member.empty() && later_field(key)) return;
       j[key] = encode(member);
     });
     return j;
@@ -126,9 +140,16 @@ void decode(const JsonField& f, T& v) {
     for (std::size_t i = 0; i < v.size(); ++i) decode(f.at(i), v[i]);
   } else {
     visit_fields(v, [&](const char* key, auto& member) {
-      if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value) {
+      using M = std::remove_cvref_t<decltype(member)>;
+      if constexpr (IsOptional<M>::value) {
         if (!f.has(key)) {
           member.reset();
+          return;
+        }
+      }
+      if constexpr (IsVector<M>::value) {
+        if (!f.has(key) && later_field(key)) {
+          member.clear();
           return;
         }
       }

@@ -21,6 +21,10 @@ std::string_view name(Op op) {
       return "clusters";
     case Op::Compute:
       return "compute";
+    case Op::PeerLink:
+      return "peerLink";
+    case Op::Transfer:
+      return "transfer";
   }
   return "unknown";
 }
@@ -74,6 +78,12 @@ bool is_sample_file_name(std::string_view file) {
   for (Op op : enumerators(std::type_identity<Op>{}))
     if (rest == name(op) || rest == std::string(name(op)) + "-indices") return true;
   return false;
+}
+
+model::Json peer_link_identity(int peer) { return {{"op", name(Op::PeerLink)}, {"peer", peer}}; }
+
+model::Json identity(const TransferRequest& request) {
+  return {{"op", name(Op::Transfer)}, {"request", encode(request)}};
 }
 
 }  // namespace gputopo::device::record

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "device/compute_request.hpp"
+#include "device/links.hpp"
 #include "device/requests.hpp"
 #include "model/attribute.hpp"
 
@@ -18,10 +19,11 @@ inline constexpr int kFormatVersion = 1;
 inline constexpr std::string_view kManifestFile = "manifest.json";
 
 // The Device call a manifest entry records.
-enum class Op { Chase, Interfere, Stream, Clusters, Compute };
+enum class Op { Chase, Interfere, Stream, Clusters, Compute, PeerLink, Transfer };
 std::string_view name(Op op);
 constexpr auto enumerators(std::type_identity<Op>) {
-  return std::array{Op::Chase, Op::Interfere, Op::Stream, Op::Clusters, Op::Compute};
+  return std::array{Op::Chase,   Op::Interfere, Op::Stream,  Op::Clusters,
+                    Op::Compute, Op::PeerLink,  Op::Transfer};
 }
 
 // What identifies a call: the op and every request field and batch setting. These members open
@@ -31,6 +33,8 @@ model::Json identity(const InterferenceBatch& batch);
 model::Json identity(const StreamRequest& request);
 model::Json clusters_identity(int cluster_size);
 model::Json identity(const ComputeBatch& batch);
+model::Json peer_link_identity(int peer);
+model::Json identity(const TransferRequest& request);
 
 // "00042-chase.csv", "00042-chase-indices.csv": sorted by call, named by op.
 std::string sample_file_name(std::size_t call, Op op, std::string_view suffix = {});

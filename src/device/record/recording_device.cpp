@@ -181,6 +181,18 @@ class RecordingDevice final : public Recorder {
         });
   }
 
+  PeerLink peer_link(int peer) override {
+    return record(
+        peer_link_identity(peer), [&] { return inner_->peer_link(peer); },
+        [&](const PeerLink& link, Json& entry) { entry["link"] = encode(link); });
+  }
+
+  TransferResult transfer(const TransferRequest& request) override {
+    return record(
+        identity(request), [&] { return inner_->transfer(request); },
+        [&](const TransferResult& r, Json& entry) { entry["result"] = encode(r); });
+  }
+
  private:
   // Runs the inner call and appends its manifest entry: the identity, then what `describe` adds
   // from the results, or the error the inner device raised (which is then rethrown).

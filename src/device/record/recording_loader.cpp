@@ -98,6 +98,18 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
           sample_path(dir, c["samples"]), c["results"].unsigned_integer(batch.requests.size()));
       break;
     }
+    case Op::PeerLink: {
+      call.identity = dump_flat(peer_link_identity(decode_as<int>(c["peer"])));
+      if (c.has("error")) break;
+      decode(c["link"], call.peer_link);
+      break;
+    }
+    case Op::Transfer: {
+      call.identity = dump_flat(identity(decode_as<TransferRequest>(c["request"])));
+      if (c.has("error")) break;
+      decode(c["result"], call.transfer);
+      break;
+    }
     case Op::Clusters: {
       call.identity = dump_flat(clusters_identity(decode_as<int>(c["clusterSize"])));
       if (c.has("error")) break;

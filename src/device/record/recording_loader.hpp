@@ -18,6 +18,8 @@ struct RecordedCall {
   StreamResult stream;     // stream
   std::vector<std::vector<int>> groups;  // clusters
   ComputeBatchResult compute;            // compute
+  PeerLink peer_link;                    // peerLink
+  TransferResult transfer;               // transfer
   std::optional<Error::Kind> error;      // set when the call raised an error
   std::string error_message;
 };

@@ -44,6 +44,14 @@ class ReplayDevice final : public Replay {
     return answer(Op::Clusters, clusters_identity(cluster_size)).groups;
   }
 
+  PeerLink peer_link(int peer) override {
+    return answer(Op::PeerLink, peer_link_identity(peer)).peer_link;
+  }
+
+  TransferResult transfer(const TransferRequest& request) override {
+    return answer(Op::Transfer, identity(request)).transfer;
+  }
+
  private:
   // The next recorded call if it matches, else the first unused call with the same identity,
   // else the first used one. A recorded error is raised again.

@@ -50,6 +50,9 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
       set_dirty_(sets_),
       rng_(seed) {
   dirty_sets_.reserve(sets_);
+  if (geometry_.hashed_index) xor_shifts_ = {set_bits_, 2 * set_bits_};
+  for (const std::uint32_t bit : geometry_.index_xor_bits)
+    xor_shifts_.push_back(static_cast<int>(bit) - line_shift_);
   if (geometry_.replacement == Replacement::TreePlru) {
     plru_levels_ = log2_floor(ways_);
     plru_.resize(sets_);

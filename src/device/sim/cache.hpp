@@ -24,7 +24,12 @@ struct CacheGeometry {
   std::uint32_t fetch_bytes = 32;  // bytes brought in by one miss, aligned: the fetch granularity
   std::uint32_t ways = 4;
   Replacement replacement = Replacement::Lru;
-  bool hashed_index = false;  // XOR-folds upper line-address bits into the set index
+  // XOR-folds upper line-address bits into the set index: the groups of log2(sets) line bits
+  // above the index, at line bits log2(sets) and 2 log2(sets) (shorthand for index_xor_bits).
+  bool hashed_index = false;
+  // Address bits where further XOR groups start: each group of log2(sets) address bits from there
+  // is XORed into the plain index (bits from log2(line)). Empty with hashed_index: plain modulo.
+  std::vector<std::uint32_t> index_xor_bits{};
 
   std::uint64_t sets() const { return size_bytes / (std::uint64_t{line_bytes} * ways); }
 };
@@ -112,7 +117,7 @@ class Cache {
   void touch_plru(std::int64_t slot);
   std::uint64_t set_of(std::uint64_t line) const {
     std::uint64_t h = line;
-    if (geometry_.hashed_index) h ^= (line >> set_bits_) ^ (line >> (2 * set_bits_));
+    for (const int shift : xor_shifts_) h ^= line >> shift;
     return sets_pow2_ ? (h & set_mask_) : (h % sets_);
   }
   std::uint64_t victim(std::uint64_t base);
@@ -131,6 +136,7 @@ class Cache {
   std::uint32_t sectors_per_fetch_;
   std::uint32_t fetch_block_;
   int plru_levels_ = 0;
+  std::vector<int> xor_shifts_;  // line-number shifts XORed into the index
 
   std::vector<std::uint64_t> tags_;
   std::vector<std::uint32_t> sectors_;

@@ -22,13 +22,20 @@ struct ChaseEngine::Run {
   std::uint64_t elements = 0;
   std::uint64_t position = 0;
   std::vector<std::uint32_t> next;  // random pattern only
+  std::size_t step = 0;             // sequence pattern: index of `position` in the sequence
   std::vector<Cache*> path;
+  bool translates = false;  // the space's loads past its private caches go through TLB levels
   int segment = 0;
   // Private levels in path order, L2 near, L2 far by the segment that held the line, the
   // memory-side cache (where there is one), DRAM.
   std::vector<LevelTiming> timing;
 
-  std::uint64_t successor(std::uint64_t i) const {
+  std::uint64_t successor(std::uint64_t i) {
+    const auto& sequence = request->sequence;
+    if (!sequence.empty()) {
+      step = step + 1 == sequence.size() ? 0 : step + 1;
+      return sequence[step];
+    }
     if (!next.empty()) return next[i];
     return i + 1 == elements ? 0 : i + 1;
   }
@@ -49,7 +56,8 @@ struct ChaseEngine::Run {
   }
 };
 
-ChaseEngine::ChaseEngine(const SimConfig& config) : config_(&config), memory_(config) {}
+ChaseEngine::ChaseEngine(const SimConfig& config)
+    : config_(&config), memory_(config), translation_(config.tlb) {}
 
 double ChaseEngine::sm_l2_offset(int sm) const {
   const auto tpc = static_cast<std::uint64_t>(sm / config_->layout.sms_per_tpc);
@@ -76,6 +84,7 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
   const double extra = config_->space(request.space).extra_cycles;
   if (request.space == Space::Shared) return run;
   run.path = memory_.path(request.space, warp, first_sm < 0 ? sm : first_sm, sm);
+  run.translates = translation_.translates(request.space);
   run.segment = config_->l2.sm_segment[static_cast<std::size_t>(sm)];
   for (const int index : config_->space(request.space).path) {
     const CacheSpec& c = config_->caches[static_cast<std::size_t>(index)];
@@ -107,8 +116,11 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
   const std::size_t levels = run.path.size();
   double busy = 0;
   for (std::uint64_t i = 0; i < loads; ++i) {
-    const Served served = memory_.load(path, levels, run.segment, run.base + run.position * stride);
+    const std::uint64_t address = run.base + run.position * stride;
+    const Served served = memory_.load(path, levels, run.segment, address);
     busy += run.timing_of(served).mean;
+    if (run.translates && served.kind != Served::Private)
+      busy += translation_.translate(run.request->space, address);
     run.position = run.successor(run.position);
   }
   busy_cycles += busy;
@@ -117,18 +129,23 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
 double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
   const ChaseRequest& request = *run.request;
   const LevelTiming shared{config_->shared.latency_cycles, config_->shared.jitter_cycles};
-  const LevelTiming& t =
-      request.space == Space::Shared
-          ? shared
-          : run.timing_of(memory_.load(run.path.data(), run.path.size(), run.segment,
-                                       run.base + run.position * request.stride_bytes));
-  double cycles = t.mean;
+  const std::uint64_t address = run.base + run.position * request.stride_bytes;
+  double translation = 0;
+  const LevelTiming* level = &shared;
+  if (request.space != Space::Shared) {
+    const Served served = memory_.load(run.path.data(), run.path.size(), run.segment, address);
+    level = &run.timing_of(served);
+    if (run.translates && served.kind != Served::Private)
+      translation = translation_.translate(request.space, address);
+  }
+  const LevelTiming& t = *level;
+  double cycles = t.mean + translation;
   if (t.jitter > 0) cycles += t.jitter * noise.normal();
   const NoiseSpec& outliers = config_->noise;
   if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)
     cycles += outliers.outlier_min_cycles +
               noise.uniform() * (outliers.outlier_max_cycles - outliers.outlier_min_cycles);
-  busy_cycles += t.mean;
+  busy_cycles += t.mean + translation;
   run.position = run.successor(run.position);
   return std::max(1.0, cycles);
 }
@@ -161,6 +178,7 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
                                double& busy_cycles) {
   memory_.configure(carveout_percent, request.space == Space::Shared ? request.array_bytes : 0);
   memory_.reset();
+  translation_.reset();
   Run run = start(request, sm, 0, kArrayBase + region_offset(request), seed);
   warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
   ChaseResult result;
@@ -179,6 +197,7 @@ ChaseResult ChaseEngine::interfere(const InterferenceRequest& request, int sm,
     if (r->space == Space::Shared) shared_bytes += r->array_bytes;
   memory_.configure(carveout_percent, shared_bytes);
   memory_.reset();
+  translation_.reset();
   const bool two = request.placement == InterferenceRequest::Placement::TwoThreads;
   const bool two_sms = request.placement == InterferenceRequest::Placement::TwoSms;
   const auto warp_size = static_cast<std::uint32_t>(config_->device.warp_size);

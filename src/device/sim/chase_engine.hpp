@@ -8,6 +8,7 @@
 #include "device/sim/config.hpp"
 #include "device/sim/memory_system.hpp"
 #include "device/sim/rng.hpp"
+#include "device/sim/tlb.hpp"
 
 namespace gputopo::device::sim {
 
@@ -43,6 +44,7 @@ class ChaseEngine {
 
   const SimConfig* config_;
   MemorySystem memory_;
+  Translation translation_;
 };
 
 }  // namespace gputopo::device::sim

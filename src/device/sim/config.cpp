@@ -102,7 +102,7 @@ DeviceSpec parse_device(const JsonReader& r) {
 }
 
 LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
-  r.only({"sms_per_tpc", "gpc_tpcs", "max_cluster_size"});
+  r.only({"sms_per_tpc", "gpc_tpcs", "lone_tpcs", "max_cluster_size"});
   LayoutSpec l;
   l.sms_per_tpc = to_int(r.at("sms_per_tpc").integer(1, 64));
   const auto gpcs = r.at("gpc_tpcs");
@@ -113,6 +113,13 @@ LayoutSpec parse_layout(const JsonReader& r, const DeviceSpec& device) {
   if (sms != device.sm_count)
     gpcs.fail(fmt::format("holds {} SMs ({} per TPC), but device.sm_count is {}", sms,
                           l.sms_per_tpc, device.sm_count));
+  if (r.has("lone_tpcs")) {
+    const auto lone = r.at("lone_tpcs");
+    if (lone.size() != l.gpc_tpcs.size())
+      lone.fail(fmt::format("lists {} GPCs, gpc_tpcs {}", lone.size(), l.gpc_tpcs.size()));
+    for (std::size_t i = 0; i < lone.size(); ++i)
+      l.lone_tpcs.push_back(to_int(lone.at(i).integer(0, l.gpc_tpcs[i])));
+  }
   l.max_cluster_size = to_int(r.integer("max_cluster_size", 0, 64, 0));
   return l;
 }
@@ -139,6 +146,12 @@ void parse_lines(const JsonReader& r, CacheGeometry& g) {
   if (g.fetch_bytes < g.sector_bytes) r.at("fetch_bytes").fail("must be at least sector_bytes");
   g.replacement = r.has("replacement") ? parse_replacement(r.at("replacement")) : Replacement::Lru;
   g.hashed_index = r.boolean("hashed_index", false);
+  if (r.has("index_xor_bits")) {
+    const auto bits = r.at("index_xor_bits");
+    const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(g.line_bytes));
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      g.index_xor_bits.push_back(static_cast<std::uint32_t>(bits.at(i).integer(line_bit + 1, 62)));
+  }
 }
 
 void check_lines(const JsonReader& where, const CacheGeometry& g) {
@@ -166,8 +179,8 @@ void parse_sized(const JsonReader& r, CacheGeometry& g) {
 
 CacheSpec parse_cache(const JsonReader& r, std::string name) {
   r.only({"size_bytes", "ways", "sets", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
-          "hashed_index", "latency_cycles", "jitter_cycles", "instances_per_sm", "instance_select",
-          "shared_by_sms"});
+          "hashed_index", "index_xor_bits", "latency_cycles", "jitter_cycles", "instances_per_sm",
+          "instance_select", "shared_by_sms"});
   CacheSpec c;
   c.name = std::move(name);
   parse_lines(r, c.geometry);
@@ -300,8 +313,9 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
 
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
-          "replacement", "hashed_index", "near_latency_cycles", "far_latency_cycles",
-          "jitter_cycles", "sm_latency_spread_cycles", "sm_segment", "far_segments"});
+          "replacement", "hashed_index", "index_xor_bits", "near_latency_cycles",
+          "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment",
+          "write_policy", "far_segments"});
   L2Spec& l2 = cfg.l2;
   l2.far_segments = r.boolean("far_segments", true);
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
@@ -328,6 +342,12 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   l2.far_latency_cycles = mean(l2.far_latency_by_segment);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
+  if (r.has("write_policy")) {
+    const auto policy = r.at("write_policy").string();
+    if (policy != "write-back" && policy != "write-through")
+      r.at("write_policy").fail(fmt::format("unknown \"{}\" (write-back, write-through)", policy));
+    l2.write_back = policy == "write-back";
+  }
 
   const int sms = cfg.device.sm_count;
   l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);
@@ -459,7 +479,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   const JsonReader r(json, origin, "");
   r.only({"name", "comment", "sources", "device", "layout", "caches", "unified_l1_shared", "spaces",
           "l2", "mall", "dram", "timing", "noise", "bandwidth", "competing_load", "faults",
-          "compute"});
+          "compute", "tlb"});
   SimConfig cfg;
   cfg.preset = r.at("name").string();
   if (cfg.preset.empty()) r.at("name").fail("must not be empty");
@@ -488,6 +508,7 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   parse_environment(r, cfg);
   if (r.has("compute"))
     cfg.compute = parse_compute(r.at("compute"), cfg.device.cc_major, cfg.device.cc_minor);
+  if (r.has("tlb")) cfg.tlb = parse_tlb(r.at("tlb"));
   return cfg;
 }
 

@@ -10,6 +10,7 @@
 #include "device/requests.hpp"
 #include "device/sim/cache.hpp"
 #include "device/sim/compute_config.hpp"
+#include "device/sim/tlb.hpp"
 
 namespace gputopo::device::sim {
 
@@ -45,7 +46,10 @@ struct DeviceSpec {
 struct LayoutSpec {
   int sms_per_tpc = 2;
   std::vector<int> gpc_tpcs;  // TPCs per GPC
-  int max_cluster_size = 0;   // 0: thread-block clusters unsupported
+  // Per GPC, how many of its TPCs (the last dealt to it) no cluster combines with other TPCs: a
+  // cluster runs there only within the TPC. Empty: none.
+  std::vector<int> lone_tpcs;
+  int max_cluster_size = 0;  // 0: thread-block clusters unsupported
 };
 
 enum class InstanceSelect : std::uint8_t {
@@ -100,6 +104,9 @@ struct L2Spec {
   double jitter_cycles = 0;
   double sm_latency_spread_cycles = 0;  // per-TPC offset in [0, spread], fixed per device
   std::vector<int> sm_segment;          // near segment of each SM
+  // Write-through: every store goes on to device memory, so stores to an L2-resident buffer run
+  // at most at the device-memory write bandwidth.
+  bool write_back = true;
   // False: an SM reaches its own segment only (AMD's L2 per XCD): what it evicts leaves the L2,
   // and the driver reports one segment's size.
   bool far_segments = true;
@@ -176,6 +183,7 @@ struct SimConfig {
   std::optional<CompetingLoadSpec> competing_load;
   FaultSpec faults;
   std::optional<ComputeSpec> compute;  // nullopt: the simulated GPU runs no compute kernels
+  TlbSpec tlb;                         // no levels: loads cost no translation
 
   const SpaceSpec& space(Space s) const { return spaces[static_cast<std::size_t>(s)]; }
   std::uint64_t l2_bytes() const {

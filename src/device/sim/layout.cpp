@@ -1,5 +1,7 @@
 #include "device/sim/layout.hpp"
 
+#include <algorithm>
+
 namespace gputopo::device::sim {
 
 Topology build_topology(const LayoutSpec& layout, int sm_count) {
@@ -18,6 +20,22 @@ Topology build_topology(const LayoutSpec& layout, int sm_count) {
     }
     next = (next + 1) % gpcs;
   }
+  std::vector<std::vector<int>> lone;
+  for (std::size_t g = 0; g < gpcs; ++g) {
+    const auto& sms = t.gpc_sms[g];
+    const int lone_tpcs = g < layout.lone_tpcs.size() ? layout.lone_tpcs[g] : 0;
+    const auto keep =
+        sms.size() - std::min(sms.size(), static_cast<std::size_t>(lone_tpcs) *
+                                              static_cast<std::size_t>(layout.sms_per_tpc));
+    t.cluster_units.emplace_back(sms.begin(), sms.begin() + static_cast<std::ptrdiff_t>(keep));
+    for (std::size_t first = keep; first < sms.size();
+         first += static_cast<std::size_t>(layout.sms_per_tpc))
+      lone.emplace_back(
+          sms.begin() + static_cast<std::ptrdiff_t>(first),
+          sms.begin() + static_cast<std::ptrdiff_t>(std::min(
+                            sms.size(), first + static_cast<std::size_t>(layout.sms_per_tpc))));
+  }
+  t.cluster_units.insert(t.cluster_units.end(), lone.begin(), lone.end());
   return t;
 }
 
@@ -25,7 +43,7 @@ std::vector<std::vector<int>> cluster_groups(const LayoutSpec& layout, const Top
                                              int cluster_size) {
   std::vector<std::vector<int>> groups;
   if (cluster_size < 1 || cluster_size > layout.max_cluster_size) return groups;
-  for (const auto& sms : topology.gpc_sms) {
+  for (const auto& sms : topology.cluster_units) {
     const auto size = static_cast<std::size_t>(cluster_size);
     for (std::size_t first = 0; first + size <= sms.size(); first += size)
       groups.emplace_back(sms.begin() + static_cast<std::ptrdiff_t>(first),

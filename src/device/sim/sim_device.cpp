@@ -175,6 +175,7 @@ class SimDevice final : public Device {
     if (r.region.value_or(0) > kMaxRegion)
       bad(fmt::format("{}: region {} is above {}", where, *r.region, kMaxRegion));
     if (const auto why = chain_problem(r)) bad(fmt::format("{}: {}", where, *why));
+    if (const auto why = sequence_problem(r)) bad(fmt::format("{}: {}", where, *why));
     if (r.array_bytes / r.stride_bytes > kMaxElements)
       bad(fmt::format("{}: {} elements exceed the {} a chase may hold", where,
                       r.array_bytes / r.stride_bytes, kMaxElements));

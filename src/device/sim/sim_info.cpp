@@ -7,34 +7,11 @@ namespace {
 using model::Attribute;
 constexpr const char* kNotSimulated = "the simulated GPU has none";
 constexpr const char* kPreset = "simulator preset";
-}  // namespace
 
-DeviceInfo make_info(const SimConfig& config) {
+// The device's general attributes. Keys and order follow the CUDA backend
+// (device/cuda/device_query.cpp, docs/schema.md).
+void put_general(const SimConfig& config, DeviceInfo& info) {
   const DeviceSpec& d = config.device;
-  DeviceInfo info;
-  info.index = 0;
-  info.name = d.name;
-  info.vendor = d.vendor;
-  info.cc_major = d.cc_major;
-  info.cc_minor = d.cc_minor;
-  info.simulated = true;
-  info.sm_count = d.sm_count;
-  info.warp_size = d.warp_size;
-  info.max_threads_per_block = d.max_threads_per_block;
-  info.max_threads_per_sm = d.max_threads_per_sm;
-  info.max_blocks_per_sm = d.max_blocks_per_sm;
-  info.global_memory_bytes = d.global_memory_bytes;
-  info.l2_bytes = config.l2_api_bytes();
-  info.mall_bytes = config.mall ? config.mall->geometry.size_bytes : 0;
-  info.shared_per_block_bytes = d.shared_per_block_bytes;
-  info.shared_per_block_optin_bytes = d.shared_per_block_optin_bytes;
-  info.shared_per_sm_bytes = d.shared_per_sm_bytes;
-  info.constant_bytes = d.constant_bytes;
-  info.sm_clock_max_mhz = d.sm_clock_max_mhz;
-  info.mem_clock_max_mhz = d.mem_clock_max_mhz;
-  info.memory_bus_width_bits = d.memory_bus_width_bits;
-
-  // Keys and order follow the CUDA backend (device/cuda/device_query.cpp, docs/schema.md).
   auto& g = info.general;
   g.emplace_back("vendor", Attribute::api(info.vendor));
   g.emplace_back("name", Attribute::api(d.name));
@@ -61,7 +38,10 @@ DeviceInfo make_info(const SimConfig& config) {
   for (const char* key : {"ecc", "migMode", "powerLimit", "persistenceMode", "computeMode"})
     g.emplace_back(key, Attribute::unavailable(model::Source::Api, "", kNotSimulated));
   g.emplace_back("otherProcesses", Attribute::api(0));
+}
 
+void put_compute(const SimConfig& config, DeviceInfo& info) {
+  const DeviceSpec& d = config.device;
   auto& c = info.compute;
   c.emplace_back("smCount", Attribute::api(d.sm_count));
   if (d.xcd_count > 0) {
@@ -94,6 +74,37 @@ DeviceInfo make_info(const SimConfig& config) {
   c.emplace_back("constantMemory", Attribute::api(d.constant_bytes, "B"));
   c.emplace_back("clusterLaunch", Attribute::api(config.layout.max_cluster_size > 0));
   c.emplace_back("maxClusterSize", Attribute::api(config.layout.max_cluster_size));
+}
+
+}  // namespace
+
+DeviceInfo make_info(const SimConfig& config) {
+  const DeviceSpec& d = config.device;
+  DeviceInfo info;
+  info.index = 0;
+  info.name = d.name;
+  info.vendor = d.vendor;
+  info.cc_major = d.cc_major;
+  info.cc_minor = d.cc_minor;
+  info.simulated = true;
+  info.sm_count = d.sm_count;
+  info.warp_size = d.warp_size;
+  info.max_threads_per_block = d.max_threads_per_block;
+  info.max_threads_per_sm = d.max_threads_per_sm;
+  info.max_blocks_per_sm = d.max_blocks_per_sm;
+  info.global_memory_bytes = d.global_memory_bytes;
+  info.l2_bytes = config.l2_api_bytes();
+  info.mall_bytes = config.mall ? config.mall->geometry.size_bytes : 0;
+  info.shared_per_block_bytes = d.shared_per_block_bytes;
+  info.shared_per_block_optin_bytes = d.shared_per_block_optin_bytes;
+  info.shared_per_sm_bytes = d.shared_per_sm_bytes;
+  info.constant_bytes = d.constant_bytes;
+  info.sm_clock_max_mhz = d.sm_clock_max_mhz;
+  info.mem_clock_max_mhz = d.mem_clock_max_mhz;
+  info.memory_bus_width_bits = d.memory_bus_width_bits;
+
+  put_general(config, info);
+  put_compute(config, info);
   return info;
 }
 

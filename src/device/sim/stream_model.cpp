@@ -60,6 +60,9 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
   const auto seconds = [&](double amount, double l2_gbps, double dram_gbps) {
     return amount * (in_l2 / l2_gbps + (1 - in_l2) / dram_gbps) / 1e9;
   };
+  // A write-through L2 passes every store on to device memory.
+  const double l2_write_gbps =
+      config.l2.write_back ? bw.l2_write_gbps : std::min(bw.l2_write_gbps, bw.dram_write_gbps);
   double moved = bytes;
   double busy = 0;
   switch (request.kind) {
@@ -67,12 +70,12 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
       busy = seconds(bytes, bw.l2_read_gbps, bw.dram_read_gbps);
       break;
     case StreamKind::Write:
-      busy = seconds(bytes, bw.l2_write_gbps, bw.dram_write_gbps);
+      busy = seconds(bytes, l2_write_gbps, bw.dram_write_gbps);
       break;
     case StreamKind::Copy:
       moved = 2 * bytes;
       busy = seconds(bytes, bw.l2_read_gbps, bw.dram_read_gbps) +
-             seconds(bytes, bw.l2_write_gbps, bw.dram_write_gbps);
+             seconds(bytes, l2_write_gbps, bw.dram_write_gbps);
       break;
   }
   // A tuned kernel streams a small buffer several times in one launch, so that the launch

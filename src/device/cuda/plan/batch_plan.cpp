@@ -21,7 +21,7 @@ Placement place(const std::vector<std::uint64_t>& sizes, std::uint64_t alignment
 }
 
 ConstantArray constant_array(const ChaseRequest& r) {
-  return {r.array_bytes, r.stride_bytes, r.pattern, chain_timed(r)};
+  return {r.array_bytes, r.stride_bytes, r.pattern, chain_timed(r), r.sequence};
 }
 
 std::uint64_t ConstantPacking::offset_of(const ConstantArray& a) const {

@@ -31,6 +31,7 @@ struct ConstantArray {
   std::uint32_t stride_bytes = 0;
   Pattern pattern = Pattern::Strided;
   bool chain = false;  // holds byte offsets into the bank (chain timing), not positions
+  std::vector<std::uint64_t> sequence{};  // Pattern::Sequence: the elements in chase order
   bool operator==(const ConstantArray&) const = default;
 };
 ConstantArray constant_array(const ChaseRequest& r);

@@ -43,6 +43,7 @@ ChaseLayout make_layout(const ChaseRequest& r, const ChaseLimits& limits) {
   if (r.region.value_or(0) > kMaxRegion)
     bad(r, "the region must be at most " + std::to_string(kMaxRegion));
   if (const auto why = chain_problem(r)) bad(r, *why);
+  if (const auto why = sequence_problem(r)) bad(r, *why);
   l.words = r.array_bytes / l.index_bytes;
   l.elements = r.array_bytes / r.stride_bytes;
   l.stride_words = r.stride_bytes / l.index_bytes;
@@ -70,9 +71,16 @@ ChaseLayout make_layout(const ChaseRequest& r, const ChaseLimits& limits) {
   return l;
 }
 
-std::vector<std::uint64_t> successors(std::uint64_t elements, Pattern pattern) {
+std::vector<std::uint64_t> successors(std::uint64_t elements, Pattern pattern,
+                                      const std::vector<std::uint64_t>& sequence) {
   std::vector<std::uint64_t> next(elements);
   if (elements == 0) return next;
+  if (pattern == Pattern::Sequence) {
+    std::iota(next.begin(), next.end(), std::uint64_t{0});
+    for (std::size_t i = 0; i < sequence.size(); ++i)
+      next[sequence[i]] = sequence[i + 1 == sequence.size() ? 0 : i + 1];
+    return next;
+  }
   if (pattern == Pattern::Strided) {
     for (std::uint64_t k = 0; k < elements; ++k) next[k] = (k + 1) % elements;
     return next;
@@ -83,9 +91,10 @@ std::vector<std::uint64_t> successors(std::uint64_t elements, Pattern pattern) {
   return next;
 }
 
-std::vector<std::uint32_t> image32(const ChaseLayout& layout, Pattern pattern) {
+std::vector<std::uint32_t> image32(const ChaseLayout& layout, Pattern pattern,
+                                   const std::vector<std::uint64_t>& sequence) {
   std::vector<std::uint32_t> words(layout.words, 0);
-  const auto next = successors(layout.elements, pattern);
+  const auto next = successors(layout.elements, pattern, sequence);
   for (std::uint64_t k = 0; k < layout.elements; ++k)
     words[layout.position(k)] = static_cast<std::uint32_t>(layout.position(next[k]));
   return words;

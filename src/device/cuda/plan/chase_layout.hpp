@@ -36,11 +36,14 @@ ChaseLayout make_layout(const ChaseRequest& request, const ChaseLimits& limits);
 
 // successor[k] is the element visited after element k. Strided: k + 1, wrapping. Random: a
 // random cyclic permutation (Sattolo's algorithm), so one cycle still visits every element; the
-// seed derives from the element count, so a request always gets the same cycle.
-std::vector<std::uint64_t> successors(std::uint64_t elements, Pattern pattern);
+// seed derives from the element count, so a request always gets the same cycle. Sequence: each
+// listed element points to the next listed one, every other element to itself.
+std::vector<std::uint64_t> successors(std::uint64_t elements, Pattern pattern,
+                                      const std::vector<std::uint64_t>& sequence = {});
 
 // The whole array as 32-bit words: each chased position holds the position of its successor,
 // every other word 0. For arrays small enough to build on the host (the constant bank, tests).
-std::vector<std::uint32_t> image32(const ChaseLayout& layout, Pattern pattern);
+std::vector<std::uint32_t> image32(const ChaseLayout& layout, Pattern pattern,
+                                   const std::vector<std::uint64_t>& sequence = {});
 
 }  // namespace gputopo::device::cuda

@@ -149,26 +149,9 @@ class BankProbe final : public Probe {
       return;
     }
 
-    std::vector<double> cycles;
-    model::Json rows = model::Json::array();
-    double confidence = 1;
+    Measured m = costs(r, patterns);
+    auto& [cycles, rows, confidence] = m;
     const std::size_t n = patterns.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      std::vector<double> s, l;
-      for (int rep = 0; rep < kPipelineRepeats; ++rep) {
-        const std::size_t at = (static_cast<std::size_t>(rep) * n + k) * 2;
-        s.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
-        l.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
-      }
-      const Slope slope = cycles_per_step(s, l, kLatencyShortSteps, kLatencyLongSteps);
-      cycles.push_back(slope.value);
-      confidence = std::min(confidence, slope.confidence);
-      rows.push_back({{"accessBytes", patterns[k].access_bytes},
-                      {"strideBytes", patterns[k].stride_bytes},
-                      {"cyclesPerLoad", slope.value},
-                      {"perRepeat", slope.per_repeat}});
-    }
-
     const auto fit = fit_banks(cycles);
     const std::string method =
         "one warp's dependent shared loads (ld.shared, chained through the loaded address) at " +
@@ -192,37 +175,74 @@ class BankProbe final : public Probe {
                           rows);
       return;
     }
+    put_fit(ctx, *fit, m, method);
+  }
+
+ private:
+  struct Measured {
+    std::vector<double> cycles;  // per pattern, cycles per load
+    model::Json rows;
+    double confidence = 1;
+  };
+
+  // Cycles per load of each pattern, from the slope over the two chain lengths of every repeat.
+  static Measured costs(const device::ComputeBatchResult& r,
+                        const std::vector<BankPattern>& patterns) {
+    Measured m{{}, model::Json::array(), 1};
+    const std::size_t n = patterns.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      std::vector<double> s, l;
+      for (int rep = 0; rep < kPipelineRepeats; ++rep) {
+        const std::size_t at = (static_cast<std::size_t>(rep) * n + k) * 2;
+        s.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
+        l.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
+      }
+      const Slope slope = cycles_per_step(s, l, kLatencyShortSteps, kLatencyLongSteps);
+      m.cycles.push_back(slope.value);
+      m.confidence = std::min(m.confidence, slope.confidence);
+      m.rows.push_back({{"accessBytes", patterns[k].access_bytes},
+                        {"strideBytes", patterns[k].stride_bytes},
+                        {"cyclesPerLoad", slope.value},
+                        {"perRepeat", slope.per_repeat}});
+    }
+    return m;
+  }
+
+  // The bank layout found, its conflict cost and the conflict-free latency.
+  static void put_fit(Context& ctx, const BankFit& fit, const Measured& m,
+                      const std::string& method) {
+    const auto& [cycles, rows, confidence] = m;
+    const std::size_t n = cycles.size();
     // How clearly the layout won, next to how well the repeats agreed.
-    const double decided =
-        std::clamp((fit->runner_up - fit->residual) / (kMisses + kFits), 0.0, 1.0);
+    const double decided = std::clamp((fit.runner_up - fit.residual) / (kMisses + kFits), 0.0, 1.0);
     const double c = std::min(confidence, decided);
     model::Json evidence = {{"patterns", rows},
-                            {"worstMisfitConflicts", fit->residual},
-                            {"runnerUpWorstMisfitConflicts", fit->runner_up}};
+                            {"worstMisfitConflicts", fit.residual},
+                            {"runnerUpWorstMisfitConflicts", fit.runner_up}};
 
-    auto count = model::Attribute::measured(fit->layout.count, "banks", method, c);
-    count.interval = model::Interval{static_cast<double>(fit->layout.count),
-                                     static_cast<double>(fit->layout.count)};
+    auto count = model::Attribute::measured(fit.layout.count, "banks", method, c);
+    count.interval = model::Interval{static_cast<double>(fit.layout.count),
+                                     static_cast<double>(fit.layout.count)};
     count.evidence = evidence;
-    auto width = model::Attribute::measured(fit->layout.width_bytes, "B", method, c);
-    width.interval = model::Interval{static_cast<double>(fit->layout.width_bytes),
-                                     static_cast<double>(fit->layout.width_bytes)};
+    auto width = model::Attribute::measured(fit.layout.width_bytes, "B", method, c);
+    width.interval = model::Interval{static_cast<double>(fit.layout.width_bytes),
+                                     static_cast<double>(fit.layout.width_bytes)};
     width.evidence = {{"see", "sharedBankCount"}};
     auto conflict = model::Attribute::measured(
-        fit->conflict, "cycles",
+        fit.conflict, "cycles",
         "slope of cycles per shared load against its passes (the n-way conflict) under the bank "
         "layout found, least squares over the stride sweep",
         confidence);
     model::Json per_way = model::Json::array();
     for (std::size_t k = 0; k < n; ++k)
-      per_way.push_back({{"ways", fit->passes[k]}, {"cyclesPerLoad", cycles[k]}});
+      per_way.push_back({{"ways", fit.passes[k]}, {"cyclesPerLoad", cycles[k]}});
     conflict.evidence = {{"cyclesByWays", per_way}};
     auto latency = model::Attribute::measured(
-        fit->latency, "cycles",
+        fit.latency, "cycles",
         "intercept of the same fit for 4-byte loads: a conflict-free (or broadcast) shared load's "
         "latency",
         confidence);
-    latency.evidence = {{"eightByteStepCycles", fit->latency64},
+    latency.evidence = {{"eightByteStepCycles", fit.latency64},
                         {"eightByteStep", std::string("LDS.64 + VIMNMX (both words used)")}};
     ctx.put_compute(model::keys::sharedBankCount, std::move(count));
     ctx.put_compute(model::keys::sharedBankWidth, std::move(width));
@@ -230,7 +250,6 @@ class BankProbe final : public Probe {
     ctx.put_compute(model::keys::sharedLoadLatency, std::move(latency));
   }
 
- private:
   static void put_all_unavailable(Context& ctx, const std::string& why,
                                   model::Json rows = nullptr) {
     using namespace model::keys;

@@ -100,47 +100,8 @@ class PipelineProbe final : public Probe {
     double lowest = 1;
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const auto& o = device::op_info(ops[k]);
-      const double per_step = o.per_step;
-      std::vector<double> ls, ll, ts, tl;
-      spans(lat, k, ops.size(), ls, ll);
-      spans(thr, k, ops.size(), ts, tl);
-      const Slope l = cycles_per_step(ls, ll, latency.short_steps, latency.long_steps);
-      const Slope t = cycles_per_step(ts, tl, throughput.short_steps, throughput.long_steps);
-
-      model::Json le = sass_evidence(o);
-      le["chainLengths"] = {latency.short_steps, latency.long_steps};
-      auto la = from_slope(l.value / per_step, l.lo / per_step, l.hi / per_step, l, "cycles",
-                           "dependent chain of one thread, cycles per step over two chain "
-                           "lengths (%clock64), median of " +
-                               std::to_string(kPipelineRepeats) + " repeats",
-                           le);
-
-      // Thread instructions per cycle: each step of the block's chains is threads x ILP of them.
-      const double work = 32.0 * throughput.warps * throughput.ilp * per_step;
-      model::Json te = sass_evidence(o);
-      te["chainLengths"] = {throughput.short_steps, throughput.long_steps};
-      te["ilp"] = throughput.ilp;
-      te["warps"] = throughput.warps;
-      auto ta = from_slope(t.value > 0 ? work / t.value : 0, t.hi > 0 ? work / t.hi : 0,
-                           t.lo > 0 ? work / t.lo : 0, t, kThroughputUnit,
-                           std::to_string(throughput.warps) + " warps of one block, " +
-                               std::to_string(throughput.ilp) +
-                               " independent chains per thread, per step over two chain lengths "
-                               "(%clock64), median of " +
-                               std::to_string(kPipelineRepeats) + " repeats",
-                           te);
-
-      // Little's law: a throughput times the latency it waits for is the work in flight. When
-      // that is every chain of the block, latency bounded the run and the pipe may go faster.
-      const double chains = 32.0 * throughput.warps * throughput.ilp;
-      if (la.available() && ta.available() &&
-          ta.value.get<double>() * la.value.get<double>() >= kLatencyBound * chains) {
-        ta.reason = "bounded by latency at this launch shape (every one of the " +
-                    std::to_string(static_cast<int>(chains)) +
-                    " chains in flight): the pipe's peak may be higher";
-        ta.evidence["latencyBound"] = true;
-        ta.confidence = std::min(*ta.confidence, kEstablished);
-      }
+      auto la = latency_of(lat, k, ops.size(), o, latency);
+      auto ta = throughput_of(thr, k, ops.size(), o, throughput, la);
       const std::string name(o.name);
       if (la.available() && ta.available()) {
         names.push_back(name);
@@ -164,6 +125,59 @@ class PipelineProbe final : public Probe {
   }
 
  private:
+  // Cycles per instruction of op k's dependent chain.
+  static model::Attribute latency_of(const device::ComputeBatchResult& lat, std::size_t k,
+                                     std::size_t n, const device::ComputeOpInfo& o,
+                                     const Shape& latency) {
+    std::vector<double> ls, ll;
+    spans(lat, k, n, ls, ll);
+    const Slope l = cycles_per_step(ls, ll, latency.short_steps, latency.long_steps);
+    const double per_step = o.per_step;
+    model::Json le = sass_evidence(o);
+    le["chainLengths"] = {latency.short_steps, latency.long_steps};
+    return from_slope(l.value / per_step, l.lo / per_step, l.hi / per_step, l, "cycles",
+                      "dependent chain of one thread, cycles per step over two chain "
+                      "lengths (%clock64), median of " +
+                          std::to_string(kPipelineRepeats) + " repeats",
+                      le);
+  }
+
+  // Thread instructions per clock per SM of op k; with its latency `la`, marked bounded by
+  // latency when every chain of the block was in flight.
+  static model::Attribute throughput_of(const device::ComputeBatchResult& thr, std::size_t k,
+                                        std::size_t n, const device::ComputeOpInfo& o,
+                                        const Shape& throughput, const model::Attribute& la) {
+    std::vector<double> ts, tl;
+    spans(thr, k, n, ts, tl);
+    const Slope t = cycles_per_step(ts, tl, throughput.short_steps, throughput.long_steps);
+    // Each step of the block's chains is threads x ILP thread instructions.
+    const double work = 32.0 * throughput.warps * throughput.ilp * o.per_step;
+    model::Json te = sass_evidence(o);
+    te["chainLengths"] = {throughput.short_steps, throughput.long_steps};
+    te["ilp"] = throughput.ilp;
+    te["warps"] = throughput.warps;
+    auto ta = from_slope(t.value > 0 ? work / t.value : 0, t.hi > 0 ? work / t.hi : 0,
+                         t.lo > 0 ? work / t.lo : 0, t, kThroughputUnit,
+                         std::to_string(throughput.warps) + " warps of one block, " +
+                             std::to_string(throughput.ilp) +
+                             " independent chains per thread, per step over two chain lengths "
+                             "(%clock64), median of " +
+                             std::to_string(kPipelineRepeats) + " repeats",
+                         te);
+    // Little's law: a throughput times the latency it waits for is the work in flight. When
+    // that is every chain of the block, latency bounded the run and the pipe may go faster.
+    const double chains = 32.0 * throughput.warps * throughput.ilp;
+    if (la.available() && ta.available() &&
+        ta.value.get<double>() * la.value.get<double>() >= kLatencyBound * chains) {
+      ta.reason = "bounded by latency at this launch shape (every one of the " +
+                  std::to_string(static_cast<int>(chains)) +
+                  " chains in flight): the pipe's peak may be higher";
+      ta.evidence["latencyBound"] = true;
+      ta.confidence = std::min(*ta.confidence, kEstablished);
+    }
+    return ta;
+  }
+
   // A tensor-core op's throughput as operations per clock per SM (2 M N K per warp instruction)
   // and as TFLOP/s (TOPS for integers) of the whole GPU at the clock the batch measured.
   static void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o,

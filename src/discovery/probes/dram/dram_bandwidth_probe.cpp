@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 
 #include "discovery/measure.hpp"
 #include "discovery/probes/dram/dram_probes.hpp"
@@ -37,13 +38,18 @@ void put_fraction_of_peak(Context& ctx) {
   ctx.put("dram", keys::readFractionOfPeak, f);
 }
 
+constexpr std::array kKinds{device::StreamKind::Read, device::StreamKind::Write,
+                            device::StreamKind::Copy};
+
 class DramBandwidthProbe final : public Probe {
  public:
-  explicit DramBandwidthProbe(std::vector<std::string> needs)
-      : Probe("dram.bandwidth", {"dram"}, needs),
-        streams_("dram", device::Space::L2,
-                 {device::StreamKind::Read, device::StreamKind::Write, device::StreamKind::Copy},
-                 dram_buffers, needs) {}
+  DramBandwidthProbe()
+      : Probe("dram.bandwidth", {"dram"}),
+        streams_("dram", device::Space::L2, kKinds, dram_buffers, {}) {
+    auto writes = StreamProbe::writes_of("dram", kKinds);
+    writes.push_back({"dram", &keys::readFractionOfPeak});
+    declare({}, std::move(writes));
+  }
 
   void run(Context& ctx) override {
     streams_.run(ctx);
@@ -56,8 +62,8 @@ class DramBandwidthProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_dram_bandwidth_probe(std::vector<std::string> needs) {
-  return std::make_unique<DramBandwidthProbe>(std::move(needs));
+std::unique_ptr<Probe> make_dram_bandwidth_probe() {
+  return std::make_unique<DramBandwidthProbe>();
 }
 
 }  // namespace gputopo::discovery

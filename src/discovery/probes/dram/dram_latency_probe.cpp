@@ -20,8 +20,10 @@ constexpr std::uint32_t kLoads = 2048;
 // evidence (on a partitioned L2 misses reach memory by paths of different length).
 class DramLatencyProbe final : public Probe {
  public:
-  explicit DramLatencyProbe(std::vector<std::string> needs)
-      : Probe("dram.latency", {"dram"}, std::move(needs)) {}
+  DramLatencyProbe() : Probe("dram.latency", {"dram"}) {
+    declare({{"l2", &keys::lineSize}, {"l2", &keys::fetchGranularity}, {"mall", &keys::size}},
+            {{"dram", &keys::latency}, {"dram", &keys::latencyNs}});
+  }
 
   void run(Context& ctx) override {
     std::vector<std::string> weaker;
@@ -96,8 +98,6 @@ class DramLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_dram_latency_probe(std::vector<std::string> needs) {
-  return std::make_unique<DramLatencyProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_dram_latency_probe() { return std::make_unique<DramLatencyProbe>(); }
 
 }  // namespace gputopo::discovery

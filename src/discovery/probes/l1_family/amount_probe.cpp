@@ -41,8 +41,13 @@ struct Grouping {
 
 class AmountProbe final : public Probe {
  public:
-  AmountProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "amount"), {t.element}, std::move(needs)), t_(t) {}
+  explicit AmountProbe(const Target& t) : Probe(probe_name(t, "amount"), {t.element}), t_(t) {
+    declare({{t.element, &keys::globalLoadsCached},
+             {t.element, &keys::fetchGranularity},
+             {t.element, &keys::size},
+             {t.element, &keys::lineSize}},
+            {{t.element, &keys::countPerSm}, {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
@@ -138,8 +143,8 @@ class AmountProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_amount_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<AmountProbe>(t, std::move(needs));
+std::unique_ptr<Probe> make_amount_probe(const Target& t) {
+  return std::make_unique<AmountProbe>(t);
 }
 
 }  // namespace gputopo::discovery

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
@@ -33,16 +34,16 @@ Buffers shared_buffers(const Context& ctx) {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l1_bandwidth_probe(std::vector<std::string> needs) {
-  return std::make_unique<StreamProbe>(
-      "l1", device::Space::L1, std::vector{device::StreamKind::Read}, l1_buffers, std::move(needs));
+std::unique_ptr<Probe> make_l1_bandwidth_probe() {
+  constexpr std::array kinds{device::StreamKind::Read};
+  return std::make_unique<StreamProbe>("l1", device::Space::L1, kinds, l1_buffers,
+                                       std::vector<Finding>{{"l1", &keys::size}});
 }
 
-std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element,
-                                                   std::vector<std::string> needs) {
-  return std::make_unique<StreamProbe>(element, device::Space::Shared,
-                                       std::vector{device::StreamKind::Read}, shared_buffers,
-                                       std::move(needs));
+std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element) {
+  constexpr std::array kinds{device::StreamKind::Read};
+  return std::make_unique<StreamProbe>(element, device::Space::Shared, kinds, shared_buffers,
+                                       std::vector<Finding>{});
 }
 
 }  // namespace gputopo::discovery

@@ -29,8 +29,12 @@ struct Sweep {
 // driver raises to the smallest fetch it supports: one sector (-> sectorSize).
 class FetchProbe final : public Probe {
  public:
-  FetchProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "fetch"), {t.element}, std::move(needs)), t_(t) {}
+  explicit FetchProbe(const Target& t) : Probe(probe_name(t, "fetch"), {t.element}), t_(t) {
+    declare({{t.element, &keys::globalLoadsCached}, {t.inner, &keys::fetchGranularity}},
+            {{t.element, &keys::fetchGranularity},
+             {t.element, &keys::sectorSize},
+             {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     const bool l2 = t_.space == device::Space::L2 && t_.level == 1;
@@ -148,8 +152,6 @@ class FetchProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_fetch_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<FetchProbe>(t, std::move(needs));
-}
+std::unique_ptr<Probe> make_fetch_probe(const Target& t) { return std::make_unique<FetchProbe>(t); }
 
 }  // namespace gputopo::discovery

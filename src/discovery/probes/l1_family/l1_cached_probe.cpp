@@ -12,8 +12,9 @@ namespace {
 // L1 reads are not significantly faster, global loads are not cached in L1 on this GPU.
 class L1CachedProbe final : public Probe {
  public:
-  explicit L1CachedProbe(const Target& t)
-      : Probe(probe_name(t, "cached"), {t.element}, {}), t_(t) {}
+  explicit L1CachedProbe(const Target& t) : Probe(probe_name(t, "cached"), {t.element}), t_(t) {
+    declare({}, {{t.element, &keys::globalLoadsCached}, {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     constexpr std::uint64_t kBytes = 4096;

@@ -16,8 +16,16 @@ constexpr std::uint64_t kMaxLevelOneBytes = 64 * 1024;
 // the level in front of it (each load a new line there) that fit its own capacity.
 class LatencyProbe final : public Probe {
  public:
-  LatencyProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "latency"), {t.element}, std::move(needs)), t_(t) {}
+  explicit LatencyProbe(const Target& t) : Probe(probe_name(t, "latency"), {t.element}), t_(t) {
+    declare(
+        {{t.element, &keys::globalLoadsCached},
+         {t.element, &keys::fetchGranularity},
+         {t.element, &keys::size},
+         {t.inner, &keys::size},
+         {t.inner, &keys::lineSize},
+         {t.inner, &keys::fetchGranularity}},
+        {{t.element, &keys::latency}, {t.element, &keys::latencyNs}, {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
@@ -104,8 +112,8 @@ class LatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_latency_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<LatencyProbe>(t, std::move(needs));
+std::unique_ptr<Probe> make_latency_probe(const Target& t) {
+  return std::make_unique<LatencyProbe>(t);
 }
 
 }  // namespace gputopo::discovery

@@ -25,8 +25,12 @@ constexpr double kOversizes[] = {1.5, 2.5};
 // stride touches array/stride lines, which fit once stride >= line * array / cache.
 class LineProbe final : public Probe {
  public:
-  LineProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "line"), {t.element}, std::move(needs)), t_(t) {}
+  explicit LineProbe(const Target& t) : Probe(probe_name(t, "line"), {t.element}), t_(t) {
+    declare({{t.element, &keys::globalLoadsCached},
+             {t.element, &keys::fetchGranularity},
+             {t.element, &keys::size}},
+            {{t.element, &keys::lineSize}, {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
@@ -221,8 +225,6 @@ class LineProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<LineProbe>(t, std::move(needs));
-}
+std::unique_ptr<Probe> make_line_probe(const Target& t) { return std::make_unique<LineProbe>(t); }
 
 }  // namespace gputopo::discovery

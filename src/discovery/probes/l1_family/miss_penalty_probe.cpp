@@ -12,8 +12,17 @@ namespace {
 // latency.
 class MissPenaltyProbe final : public Probe {
  public:
-  MissPenaltyProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "missPenalty"), {t.element}, std::move(needs)), t_(t) {}
+  explicit MissPenaltyProbe(const Target& t)
+      : Probe(probe_name(t, "missPenalty"), {t.element}), t_(t) {
+    declare({{t.element, &keys::globalLoadsCached},
+             {t.element, &keys::fetchGranularity},
+             {t.element, &keys::size},
+             {t.element, &keys::latency},
+             {t.element, &keys::lineSize}},
+            {{t.element, &keys::missPenalty},
+             {t.element, &keys::missPenaltyNs},
+             {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {
@@ -84,8 +93,8 @@ class MissPenaltyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_miss_penalty_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<MissPenaltyProbe>(t, std::move(needs));
+std::unique_ptr<Probe> make_miss_penalty_probe(const Target& t) {
+  return std::make_unique<MissPenaltyProbe>(t);
 }
 
 }  // namespace gputopo::discovery

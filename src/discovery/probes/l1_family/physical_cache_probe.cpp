@@ -102,8 +102,16 @@ void unify(Context& ctx, const std::vector<View>& views) {
 class PhysicalCacheProbe final : public Probe {
  public:
   explicit PhysicalCacheProbe(std::vector<Target> candidates)
-      : Probe("sharing.size", element_keys(candidates), {"sharing"}, Selection::AllElements),
-        candidates_(std::move(candidates)) {}
+      : Probe("sharing.size", element_keys(candidates), {}, Selection::AllElements),
+        candidates_(std::move(candidates)) {
+    std::vector<Finding> reads, writes;
+    for (const Target& t : candidates_) {
+      reads.push_back({t.element, &keys::sharedWith});
+      reads.push_back({t.element, &keys::size});  // and revises it
+      writes.push_back({t.element, &keys::size});
+    }
+    declare(std::move(reads), std::move(writes));
+  }
 
   void run(Context& ctx) override {
     for (const auto& views : physical_caches(ctx, candidates_)) unify(ctx, views);

@@ -27,8 +27,11 @@ std::string cycles_text(double v) {
 // evidence.
 class PresenceProbe final : public Probe {
  public:
-  PresenceProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "presence"), {t.element}, std::move(needs)), t_(t) {}
+  explicit PresenceProbe(const Target& t) : Probe(probe_name(t, "presence"), {t.element}), t_(t) {
+    // It rewrites every finding of its element when the cache is not there (no key: any key).
+    declare({{t.element, &keys::latency}, {"l2", &keys::nearLatency}},
+            {{t.element, &keys::latency}, {t.element, nullptr}});
+  }
 
   void run(Context& ctx) override {
     const model::Attribute* own = ctx.get(t_.element, keys::latency);
@@ -72,8 +75,8 @@ class PresenceProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_presence_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<PresenceProbe>(t, std::move(needs));
+std::unique_ptr<Probe> make_presence_probe(const Target& t) {
+  return std::make_unique<PresenceProbe>(t);
 }
 
 }  // namespace gputopo::discovery

@@ -11,7 +11,9 @@ namespace {
 class SharedMemoryProbe final : public Probe {
  public:
   explicit SharedMemoryProbe(const std::string& element)
-      : Probe(element + ".latency", {element}, {}), element_(element) {}
+      : Probe(element + ".latency", {element}), element_(element) {
+    declare({}, {{element, &keys::latency}, {element, &keys::latencyNs}});
+  }
 
   void run(Context& ctx) override {
     constexpr std::uint32_t kStride = 32;

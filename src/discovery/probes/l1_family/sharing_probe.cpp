@@ -53,9 +53,18 @@ std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<Vie
 // (physical_cache_probe.cpp then gives them one size).
 class SharingProbe final : public Probe {
  public:
-  SharingProbe(std::vector<Target> candidates, std::vector<std::string> needs)
-      : Probe("sharing", element_keys(candidates), std::move(needs), Selection::AllElements),
-        candidates_(std::move(candidates)) {}
+  explicit SharingProbe(std::vector<Target> candidates)
+      : Probe("sharing", element_keys(candidates), {}, Selection::AllElements),
+        candidates_(std::move(candidates)) {
+    std::vector<Finding> reads, writes;
+    for (const Target& t : candidates_) {
+      for (const model::Key* k :
+           {&keys::globalLoadsCached, &keys::size, &keys::lineSize, &keys::fetchGranularity})
+        reads.push_back({t.element, k});
+      writes.push_back({t.element, &keys::sharedWith});
+    }
+    declare(std::move(reads), std::move(writes));
+  }
 
   void run(Context& ctx) override {
     std::vector<View> views;
@@ -131,9 +140,8 @@ class SharingProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates,
-                                          std::vector<std::string> needs) {
-  return std::make_unique<SharingProbe>(std::move(candidates), std::move(needs));
+std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates) {
+  return std::make_unique<SharingProbe>(std::move(candidates));
 }
 
 }  // namespace gputopo::discovery

@@ -13,8 +13,12 @@ namespace {
 // the level in front of it, so that the first change it finds is its own.
 class SizeProbe final : public Probe {
  public:
-  SizeProbe(const Target& t, std::vector<std::string> needs)
-      : Probe(probe_name(t, "size"), {t.element}, std::move(needs)), t_(t) {}
+  explicit SizeProbe(const Target& t) : Probe(probe_name(t, "size"), {t.element}), t_(t) {
+    declare({{t.element, &keys::globalLoadsCached},
+             {t.element, &keys::fetchGranularity},
+             {t.inner, &keys::size}},
+            {{t.element, &keys::size}, {t.element, &keys::carveout}});
+  }
 
   void run(Context& ctx) override {
     if (auto why = gate(ctx, t_)) {
@@ -91,8 +95,6 @@ class SizeProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<std::string> needs) {
-  return std::make_unique<SizeProbe>(t, std::move(needs));
-}
+std::unique_ptr<Probe> make_size_probe(const Target& t) { return std::make_unique<SizeProbe>(t); }
 
 }  // namespace gputopo::discovery

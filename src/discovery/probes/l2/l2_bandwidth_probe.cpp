@@ -31,10 +31,10 @@ Buffers l2_buffers(const Context& ctx) {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_bandwidth_probe(std::vector<std::string> needs) {
-  return std::make_unique<StreamProbe>(
-      "l2", device::Space::L2, std::vector{device::StreamKind::Read, device::StreamKind::Write},
-      l2_buffers, std::move(needs));
+std::unique_ptr<Probe> make_l2_bandwidth_probe() {
+  constexpr std::array kinds{device::StreamKind::Read, device::StreamKind::Write};
+  return std::make_unique<StreamProbe>("l2", device::Space::L2, kinds, l2_buffers,
+                                       std::vector<Finding>{{"l2", &keys::segmentSize}});
 }
 
 }  // namespace gputopo::discovery

@@ -18,8 +18,13 @@ constexpr double kAgree = 0.1;
 // The step is the measured capacity (l2.capacity), with the API size beside it as a cross-check.
 class L2CapacityProbe final : public Probe {
  public:
-  explicit L2CapacityProbe(std::vector<std::string> needs)
-      : Probe("l2.capacity", {"l2"}, std::move(needs)) {}
+  L2CapacityProbe() : Probe("l2.capacity", {"l2"}) {
+    declare({{"l2", &keys::segmentSize},
+             {"l2", &keys::segmentCount},
+             {"l2", &keys::lineSize},
+             {"l2", &keys::fetchGranularity}},
+            {{"l2", &keys::capacity}});
+  }
 
   void run(Context& ctx) override {
     const auto* segment = ctx.get("l2", keys::segmentSize);
@@ -136,8 +141,6 @@ class L2CapacityProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_capacity_probe(std::vector<std::string> needs) {
-  return std::make_unique<L2CapacityProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_l2_capacity_probe() { return std::make_unique<L2CapacityProbe>(); }
 
 }  // namespace gputopo::discovery

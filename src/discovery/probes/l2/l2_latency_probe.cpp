@@ -24,8 +24,19 @@ constexpr std::uint32_t kPerLoadLoads = kChainLoads;
 // device-memory latency minus the near latency, both chains on the same SM.
 class L2LatencyProbe final : public Probe {
  public:
-  explicit L2LatencyProbe(std::vector<std::string> needs)
-      : Probe("l2.latency", {"l2"}, std::move(needs)) {}
+  L2LatencyProbe() : Probe("l2.latency", {"l2"}) {
+    declare({{"l2", &keys::segmentSize},
+             {"l2", &keys::segmentCount},
+             {"l2", &keys::lineSize},
+             {"l2", &keys::fetchGranularity},
+             {"dram", &keys::latency}},
+            {{"l2", &keys::nearLatency},
+             {"l2", &keys::nearLatencyNs},
+             {"l2", &keys::farLatency},
+             {"l2", &keys::farLatencyNs},
+             {"l2", &keys::missPenalty},
+             {"l2", &keys::missPenaltyNs}});
+  }
 
   void run(Context& ctx) override {
     const Input segment = ctx.input("l2", keys::segmentSize);
@@ -168,8 +179,6 @@ class L2LatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_latency_probe(std::vector<std::string> needs) {
-  return std::make_unique<L2LatencyProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_l2_latency_probe() { return std::make_unique<L2LatencyProbe>(); }
 
 }  // namespace gputopo::discovery

@@ -27,8 +27,10 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 // two sides.
 class L2LineProbe final : public Probe {
  public:
-  explicit L2LineProbe(std::vector<std::string> needs)
-      : Probe("l2.line", {"l2"}, std::move(needs)) {}
+  L2LineProbe() : Probe("l2.line", {"l2"}) {
+    declare({{"l2", &keys::fetchGranularity}, {"l2", &keys::segmentSize}},
+            {{"l2", &keys::lineSize}});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why, model::Json evidence = {}) {
@@ -94,8 +96,6 @@ class L2LineProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_line_probe(std::vector<std::string> needs) {
-  return std::make_unique<L2LineProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_l2_line_probe() { return std::make_unique<L2LineProbe>(); }
 
 }  // namespace gputopo::discovery

@@ -120,8 +120,11 @@ StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset,
 // of the API size, as MT4G does, with the distance as confidence.
 class L2SegmentProbe final : public Probe {
  public:
-  explicit L2SegmentProbe(std::vector<std::string> needs)
-      : Probe("l2.segments", {"l2"}, std::move(needs)) {}
+  L2SegmentProbe() : Probe("l2.segments", {"l2"}) {
+    declare({{"l2", &keys::fetchGranularity}}, {{"l2", &keys::segmentSize},
+                                                {"l2", &keys::measuredSegmentSize},
+                                                {"l2", &keys::segmentCount}});
+  }
 
   void run(Context& ctx) override {
     const double api = static_cast<double>(ctx.info().l2_bytes);
@@ -201,8 +204,6 @@ class L2SegmentProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_segment_probe(std::vector<std::string> needs) {
-  return std::make_unique<L2SegmentProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_l2_segment_probe() { return std::make_unique<L2SegmentProbe>(); }
 
 }  // namespace gputopo::discovery

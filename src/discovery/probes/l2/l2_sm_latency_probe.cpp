@@ -37,8 +37,9 @@ struct Halves {
 
 class L2SmLatencyProbe final : public Probe {
  public:
-  explicit L2SmLatencyProbe(std::vector<std::string> needs)
-      : Probe("l2.smLatency", {"l2"}, std::move(needs)) {}
+  L2SmLatencyProbe() : Probe("l2.smLatency", {"l2"}) {
+    declare({{"l2", &keys::fetchGranularity}}, {{"l2", &keys::nearLatencyBySm}});
+  }
 
   void run(Context& ctx) override {
     const int sms = ctx.info().sm_count;
@@ -111,8 +112,6 @@ class L2SmLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_sm_latency_probe(std::vector<std::string> needs) {
-  return std::make_unique<L2SmLatencyProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_l2_sm_latency_probe() { return std::make_unique<L2SmLatencyProbe>(); }
 
 }  // namespace gputopo::discovery

@@ -3,7 +3,7 @@
 namespace gputopo::discovery {
 
 void add_layout_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
-  probes.push_back(make_layout_probe({"l2.smLatency"}));
+  probes.push_back(make_layout_probe());
 }
 
 }  // namespace gputopo::discovery

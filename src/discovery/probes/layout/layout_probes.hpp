@@ -14,6 +14,6 @@ namespace gputopo::discovery {
 void add_layout_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo& info);
 
 // TPCs and GPCs from thread-block cluster co-residency and per-SM L2 latency (layout_probe.cpp).
-std::unique_ptr<Probe> make_layout_probe(std::vector<std::string> needs);
+std::unique_ptr<Probe> make_layout_probe();
 
 }  // namespace gputopo::discovery

@@ -16,8 +16,10 @@ constexpr std::uint32_t kLoads = 2048;
 // misses the L2 and the memory-side cache holds the whole chain.
 class MallLatencyProbe final : public Probe {
  public:
-  explicit MallLatencyProbe(std::vector<std::string> needs)
-      : Probe("mall.latency", {"mall"}, std::move(needs)) {}
+  MallLatencyProbe() : Probe("mall.latency", {"mall"}) {
+    declare({{"mall", &keys::size}, {"l2", &keys::capacity}, {"l2", &keys::fetchGranularity}},
+            {{"mall", &keys::latency}, {"mall", &keys::latencyNs}});
+  }
 
   void run(Context& ctx) override {
     const auto fail = [&](const std::string& why) {
@@ -65,8 +67,6 @@ class MallLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_mall_latency_probe(std::vector<std::string> needs) {
-  return std::make_unique<MallLatencyProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_mall_latency_probe() { return std::make_unique<MallLatencyProbe>(); }
 
 }  // namespace gputopo::discovery

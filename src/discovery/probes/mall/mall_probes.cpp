@@ -6,8 +6,8 @@ namespace gputopo::discovery {
 
 void add_mall_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo& info) {
   if (!model::is_amd(info)) return;
-  probes.push_back(make_mall_size_probe({"l2.capacity", "l2.fetch"}));
-  probes.push_back(make_mall_latency_probe({"mall.size", "l2.fetch"}));
+  probes.push_back(make_mall_size_probe());
+  probes.push_back(make_mall_latency_probe());
 }
 
 }  // namespace gputopo::discovery

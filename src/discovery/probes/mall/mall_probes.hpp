@@ -17,8 +17,8 @@ void add_mall_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::
 
 // The capacity step past the L2's: one SM's chase at the L2's fetch granularity (what an L2 miss
 // brings in is what the memory-side cache holds) (mall_size_probe.cpp).
-std::unique_ptr<Probe> make_mall_size_probe(std::vector<std::string> needs);
+std::unique_ptr<Probe> make_mall_size_probe();
 // The latency of a load that misses the L2 and hits the memory-side cache (mall_latency_probe.cpp).
-std::unique_ptr<Probe> make_mall_latency_probe(std::vector<std::string> needs);
+std::unique_ptr<Probe> make_mall_latency_probe();
 
 }  // namespace gputopo::discovery

@@ -17,8 +17,9 @@ namespace {
 // cross-checks the step.
 class MallSizeProbe final : public Probe {
  public:
-  explicit MallSizeProbe(std::vector<std::string> needs)
-      : Probe("mall.size", {"mall"}, std::move(needs)) {}
+  MallSizeProbe() : Probe("mall.size", {"mall"}) {
+    declare({{"l2", &keys::capacity}, {"l2", &keys::fetchGranularity}}, {{"mall", &keys::size}});
+  }
 
   void run(Context& ctx) override {
     const Input l2 = ctx.input("l2", keys::capacity);
@@ -74,8 +75,6 @@ class MallSizeProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_mall_size_probe(std::vector<std::string> needs) {
-  return std::make_unique<MallSizeProbe>(std::move(needs));
-}
+std::unique_ptr<Probe> make_mall_size_probe() { return std::make_unique<MallSizeProbe>(); }
 
 }  // namespace gputopo::discovery

@@ -1,0 +1,226 @@
+#include "cli/host_run.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <tuple>
+
+#include "cli/device_source.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/host_source.hpp"
+#include "cli/wait_idle.hpp"
+#include "discovery/discover.hpp"
+#include "files/atomic_file.hpp"
+#include "model/info_report.hpp"
+#include "report/host_text.hpp"
+#include "report/json_writer.hpp"
+#include "report/run_info.hpp"
+#include "report/writers.hpp"
+
+namespace gputopo::cli {
+namespace {
+
+using model::Json;
+
+struct GpuRun {
+  model::Report report;
+  std::string status = "complete";  // complete, incomplete, interrupted, failed, disturbed
+  std::string error;
+};
+
+discovery::Options discovery_options(const Options& o, bool simulated) {
+  discovery::Options d;
+  d.only.insert(o.only.begin(), o.only.end());
+  d.carveout_percent = o.carveout;
+  d.time_budget_s = o.time_budget_s;
+  d.busy_budget_s = o.busy_budget_s;
+  if (o.full_depth) d.depth = discovery::Depth::Full;
+  if (simulated) d.retry_backoff_s = 0;
+  return d;
+}
+
+GpuRun discover_one(device::Device& gpu, const discovery::Options& options,
+                    const std::atomic<bool>& interrupted) {
+  GpuRun run;
+  run.report = model::make_info_report(gpu.info());
+  discovery::NullProgress progress;
+  discovery::Result r;
+  try {
+    r = discovery::discover(gpu, options, progress, &interrupted);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  } catch (const device::Error& e) {
+    run.status = "failed";
+    run.error = e.what();
+    run.report.warnings.push_back(std::string("the run stopped: ") + e.what());
+    return run;
+  }
+  model::merge(run.report.compute, r.compute);
+  model::merge(run.report.memory, r.memory);
+  run.report.warnings.insert(run.report.warnings.end(), r.warnings.begin(), r.warnings.end());
+  run.status = r.failed                             ? "failed"
+               : interrupted.load()                 ? "interrupted"
+               : !r.disturbed.empty()               ? "disturbed"
+               : !r.completed || !r.skipped.empty() ? "incomplete"
+                                                    : "complete";
+  if (r.failed) run.error = "a measurement failed (see the GPU's warnings)";
+  return run;
+}
+
+// GPUs with the same name, compute capability, SM count and memory, by first index.
+std::vector<std::vector<std::size_t>> identical_groups(const OpenedHost& h) {
+  std::map<std::tuple<std::string, int, int, int, std::uint64_t>, std::vector<std::size_t>> by;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < h.gpus.size(); ++i) {
+    if (!h.gpus[i]) continue;
+    const auto& d = h.gpus[i]->info();
+    by[{d.name, d.cc_major, d.cc_minor, d.sm_count, d.global_memory_bytes}].push_back(i);
+  }
+  for (auto& [key, members] : by) groups.push_back(members);
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+// Each group of identical GPUs in parallel, one thread per GPU; the groups one after another.
+std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& options,
+                                 const std::vector<std::vector<std::size_t>>& groups,
+                                 const std::atomic<bool>& interrupted) {
+  std::vector<GpuRun> runs(h.gpus.size());
+  std::vector<std::exception_ptr> errors(h.gpus.size());
+  for (const auto& group : groups) {
+    std::vector<std::thread> threads;
+    for (std::size_t i : group)
+      threads.emplace_back([&, i] {
+        try {
+          runs[i] = discover_one(*h.gpus[i], options, interrupted);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    for (auto& t : threads) t.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t i = 0; i < h.gpus.size(); ++i)
+    if (!h.gpus[i]) {
+      runs[i].status = "failed";
+      runs[i].error = h.why[i];
+      runs[i].report.warnings.push_back("GPU " + std::to_string(i) +
+                                        " could not be opened: " + h.why[i]);
+    }
+  return runs;
+}
+
+// The links are measured only after every discovery ended, and not after an interrupt.
+Json host_section(OpenedHost& h, const std::vector<GpuRun>& runs,
+                  const std::vector<std::vector<std::size_t>>& groups, bool interrupted) {
+  std::vector<host::LinkedGpu> linked;
+  Json gpus = Json::array();
+  for (std::size_t i = 0; i < h.gpus.size(); ++i) {
+    const bool failed = runs[i].status == "failed";
+    linked.push_back({failed || interrupted ? nullptr : h.gpus[i].get(),
+                      interrupted ? std::string("the run was interrupted")
+                                  : "GPU " + std::to_string(i) + " failed: " + runs[i].error,
+                      h.numa_node[i]});
+    Json g = {{"index", i},
+              {"name", h.gpus[i] ? h.gpus[i]->info().name : std::string("unknown")},
+              {"status", runs[i].status},
+              {"locality", h.locality[i]}};
+    if (!runs[i].error.empty()) g["error"] = runs[i].error;
+    gpus.push_back(std::move(g));
+  }
+  Json host = {{"gpuCount", h.gpus.size()}, {"gpus", gpus}, {"identical", groups}};
+  host["numaNodes"] =
+      h.numa.nodes.empty() ? Json{{"notEstablished", h.numa.why}} : Json(h.numa.nodes);
+  Json links = host::measure_links(linked, h.numa);
+  for (auto& [key, value] : links.items()) host[key] = value;
+  return host;
+}
+
+std::string overall(const std::vector<GpuRun>& runs) {
+  std::string status = "complete";
+  for (const auto* s : {"incomplete", "disturbed", "interrupted", "failed"})
+    for (const auto& r : runs)
+      if (r.status == s) status = s;
+  return status;
+}
+
+}  // namespace
+
+int run_host(const Options& o, std::ostream& out, std::ostream& err,
+             const std::atomic<bool>& interrupted) {
+  if (o.format && *o.format != "json" && *o.format != "text")
+    throw UsageError("-d all writes the host document: --format " + *o.format +
+                     " does not apply (json or text)");
+  const auto started_wall = std::chrono::system_clock::now();
+  const auto started = std::chrono::steady_clock::now();
+  OpenedHost h = open_host(o, err);
+  if (o.wait_idle_s)
+    for (const auto& gpu : h.gpus)
+      if (gpu) wait_idle(*gpu, *o.wait_idle_s, err, o.quiet, interrupted);
+  const auto groups = identical_groups(h);
+  std::vector<GpuRun> runs =
+      discover_all(h, discovery_options(o, !h.sim.empty()), groups, interrupted);
+  Json doc;
+  doc["schema"] = report::kSchemaVersion;
+  doc["tool"] = report::tool_info();
+  doc["host"] = host_section(h, runs, groups, interrupted.load());
+  const std::string status = overall(runs);
+  Json run = {{"command", to_string(o.command)},
+              {"commandLine", o.argv},
+              {"timestamp", report::utc_timestamp(started_wall)},
+              {"host", report::host_name()},
+              {"device", "all"},
+              {"status", status}};
+  if (!h.sim.empty()) run["sim"] = {{"preset", h.sim}, {"seed", o.seed}};
+  run["durationSeconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  doc["run"] = run;
+  doc["gpus"] = Json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].report.simulated = !h.sim.empty();
+    runs[i].report.run = {{"device", i}, {"status", runs[i].status}};
+    if (!h.sim.empty()) runs[i].report.run["sim"] = {{"preset", h.sim}, {"seed", o.seed}};
+    doc["gpus"].push_back(report::to_json(runs[i].report));
+  }
+  int code = status == "failed" || status == "interrupted" ? kExitMeasurement
+             : status == "disturbed"                       ? kExitDisturbed
+                                                           : kExitOk;
+  bool every_gpu_unopened = !h.gpus.empty();
+  for (const auto& g : h.gpus) every_gpu_unopened = every_gpu_unopened && !g;
+  if (every_gpu_unopened) code = exit_code_for(h.kinds.front());
+  if (o.output) {
+    try {
+      files::write_file_atomically(*o.output, report::to_json_text(doc));
+    } catch (const std::runtime_error& e) {
+      err << "gputopo: " << e.what() << "\n";
+      if (code == kExitOk) code = kExitUsage;
+    }
+  }
+  if (o.json || (o.format && *o.format == "json")) {
+    out << report::to_json_text(doc);
+  } else {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      out << fmt::format("=== GPU {} ({}) ===\n", i, runs[i].status);
+      report::find_writer("text")->write(out, runs[i].report);
+      out << "\n";
+    }
+    report::write_host_text(out, doc["host"]);
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].status == "failed")
+      err << "gputopo: GPU " << i << " failed: " << runs[i].error
+          << "; the other GPUs' reports were written\n";
+  if (status == "interrupted")
+    err << "gputopo: the run interrupted; partial results were written"
+        << (o.output ? " to " + *o.output : std::string()) << "\n";
+  if (status == "complete")
+    for (auto* r : h.recorders)
+      if (r) r->finish();
+  return code;
+}
+
+}  // namespace gputopo::cli

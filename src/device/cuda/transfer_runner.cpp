@@ -1,0 +1,208 @@
+#include "device/cuda/transfer_runner.hpp"
+
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "device/cuda/check.hpp"
+#include "device/cuda/nvml.hpp"
+#include "host/numa_binding.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+constexpr int kMpolBind = 2;               // linux/mempolicy.h
+constexpr unsigned kMpolMfMove = 1u << 1;  // move pages already there
+
+std::string bus_id(int device) {
+  char id[32] = {};
+  check(cudaDeviceGetPCIBusId(id, sizeof id, device), "cudaDeviceGetPCIBusId");
+  return id;
+}
+
+// Host memory from mmap, bound to a NUMA node through hwloc when asked, touched so that its pages
+// exist, and registered with CUDA when pinned.
+class HostBuffer {
+ public:
+  HostBuffer(std::size_t bytes, bool pinned, int numa_node, TransferResult& result)
+      : bytes_(bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      throw Error(Error::Kind::OutOfMemory, "mmap of " + std::to_string(bytes) + " B failed");
+    data_ = p;
+    if (numa_node >= 0) bind(numa_node, result);
+    std::memset(data_, 1, bytes);
+    if (pinned) {
+      check(cudaHostRegister(data_, bytes, cudaHostRegisterDefault), "cudaHostRegister");
+      registered_ = true;
+    }
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() {
+    if (registered_) cudaHostUnregister(data_);
+    munmap(data_, bytes_);
+  }
+  void* data() const { return data_; }
+
+ private:
+  void bind(int node, TransferResult& result) {
+    result.numa_reason = host::bind_to_numa_node(data_, bytes_, node);
+    result.numa_bound = result.numa_reason.empty();
+  }
+  std::size_t bytes_;
+  void* data_ = nullptr;
+  bool registered_ = false;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer(int device, std::size_t bytes) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(cudaMalloc(&data_, bytes), "cudaMalloc of a transfer buffer");
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(data_); }
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { cudaEventDestroy(e_); }
+  operator cudaEvent_t() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+double seconds_between(const Event& a, const Event& b) {
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+  return ms * 1e-3;
+}
+
+double deadline_s(std::uint64_t bytes) { return 10.0 + static_cast<double>(bytes) / 1e8; }
+
+void enable_peer(int device, int peer) {
+  int can = 0;
+  check(cudaDeviceCanAccessPeer(&can, device, peer), "cudaDeviceCanAccessPeer");
+  if (can == 0)
+    throw Error(Error::Kind::BadRequest, "GPU " + std::to_string(device) +
+                                             " has no peer access to GPU " + std::to_string(peer));
+  check(cudaSetDevice(device), "cudaSetDevice");
+  const cudaError_t rc = cudaDeviceEnablePeerAccess(peer, 0);
+  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return;
+  }
+  check(rc, "cudaDeviceEnablePeerAccess");
+}
+
+TransferResult host_transfer(int device, cudaStream_t stream, const TransferRequest& r) {
+  TransferResult result;
+  const bool pinned = r.memory == HostMemory::Pinned;
+  HostBuffer host(r.bytes, pinned, r.numa_node, result);
+  DeviceBuffer gpu(device, r.bytes);
+  const bool h2d = r.kind == TransferKind::HostToDevice;
+  void* dst = h2d ? gpu.data() : host.data();
+  const void* src = h2d ? host.data() : gpu.data();
+  const auto kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  Event start, stop;
+  for (int i = 0; i < r.repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    check(cudaMemcpyAsync(dst, src, r.bytes, kind, stream), "cudaMemcpyAsync (host)");
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    wait_for(stream, deadline_s(r.bytes), "a host copy");
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.seconds.push_back(pinned ? seconds_between(start, stop) : wall);
+  }
+  return result;
+}
+
+TransferResult peer_transfer(int device, cudaStream_t stream, const TransferRequest& r) {
+  enable_peer(device, r.peer);
+  if (r.kind == TransferKind::PeerBidirectional) enable_peer(r.peer, device);
+  DeviceBuffer remote(r.peer, r.bytes), remote2(r.peer, r.bytes);
+  DeviceBuffer local(device, r.bytes), local2(device, r.bytes);
+  check(cudaSetDevice(device), "cudaSetDevice");
+  cudaStream_t other = nullptr;
+  check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
+  TransferResult result;
+  try {
+    Event start, stop, other_done;
+    for (int i = 0; i < r.repeats; ++i) {
+      check(cudaEventRecord(start, stream), "cudaEventRecord");
+      if (r.kind == TransferKind::PeerWrite)
+        check(cudaMemcpyPeerAsync(remote.data(), r.peer, local.data(), device, r.bytes, stream),
+              "cudaMemcpyPeerAsync (write)");
+      else
+        check(cudaMemcpyPeerAsync(local.data(), device, remote.data(), r.peer, r.bytes, stream),
+              "cudaMemcpyPeerAsync (read)");
+      if (r.kind == TransferKind::PeerBidirectional) {
+        check(cudaStreamWaitEvent(other, start, 0), "cudaStreamWaitEvent");
+        check(cudaMemcpyPeerAsync(remote2.data(), r.peer, local2.data(), device, r.bytes, other),
+              "cudaMemcpyPeerAsync (bidirectional)");
+        check(cudaEventRecord(other_done, other), "cudaEventRecord");
+        check(cudaStreamWaitEvent(stream, other_done, 0), "cudaStreamWaitEvent");
+      }
+      check(cudaEventRecord(stop, stream), "cudaEventRecord");
+      wait_for(stream, deadline_s(2 * r.bytes), "a peer copy");
+      result.seconds.push_back(seconds_between(start, stop));
+    }
+  } catch (...) {
+    cudaStreamDestroy(other);
+    throw;
+  }
+  cudaStreamDestroy(other);
+  return result;
+}
+
+}  // namespace
+
+PeerLink peer_link(int device, int peer) {
+  PeerLink link;
+  int value = 0;
+  check(cudaDeviceCanAccessPeer(&value, device, peer), "cudaDeviceCanAccessPeer");
+  link.access = value != 0;
+  check(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrNativeAtomicSupported, device, peer),
+        "cudaDeviceGetP2PAttribute (atomics)");
+  link.atomics = value != 0;
+  check(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrPerformanceRank, device, peer),
+        "cudaDeviceGetP2PAttribute (rank)");
+  link.performance_rank = value;
+  const auto path = Nvml::instance().nvlinks_to(bus_id(device), bus_id(peer));
+  if (!path.value) {
+    link.nvlink_reason = path.reason;
+  } else if (path.value->links > 0) {
+    link.type = "NVLink";
+    link.nvlink_count = path.value->links;
+    link.nvlink_generation = path.value->generation;
+  } else {
+    link.type = "PCIe";
+  }
+  return link;
+}
+
+TransferResult run_transfer(int device, cudaStream_t stream, const TransferRequest& r) {
+  if (r.bytes == 0 || r.repeats < 1)
+    throw Error(Error::Kind::BadRequest, "a transfer needs bytes and repeats");
+  if (r.kind == TransferKind::HostToDevice || r.kind == TransferKind::DeviceToHost)
+    return host_transfer(device, stream, r);
+  if (r.peer < 0 || r.peer == device)
+    throw Error(Error::Kind::BadRequest, "a peer copy needs another GPU");
+  return peer_transfer(device, stream, r);
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,22 @@
+#include "discovery/probes/geometry/geometry_probes.hpp"
+
+#include <utility>
+
+#include "discovery/context.hpp"
+
+namespace gputopo::discovery {
+
+void add_geometry_probes(std::vector<std::unique_ptr<Probe>>& probes,
+                         const device::DeviceInfo& info) {
+  for (const Target& t : l1_family_targets(info)) {
+    probes.push_back(make_set_geometry_probe({t, &keys::size}));
+    if (t.level == 1) probes.push_back(make_derived_line_probe(t.element));
+  }
+  const Target l2{"l2", device::Space::L2, 1, "", 0, false};
+  probes.push_back(make_set_geometry_probe({l2, &keys::segmentSize}));
+  probes.push_back(make_derived_line_probe("l2"));
+  probes.push_back(make_write_policy_probe("l1"));
+  probes.push_back(make_write_policy_probe("l2"));
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device_info.hpp"
+#include "discovery/probe.hpp"
+#include "discovery/target.hpp"
+#include "model/keys.hpp"
+
+// Inside each cache: sets, ways, index function and replacement policy from fine-grained chases
+// (set_geometry_probe.cpp), and the sectors of a line from the line and fetch sizes
+// (derived_line_probe.cpp).
+namespace gputopo::discovery {
+
+// Registers one geometry probe per cache (the L1 family and the L2's near segment).
+void add_geometry_probes(std::vector<std::unique_ptr<Probe>>& probes,
+                         const device::DeviceInfo& info);
+
+// One cache as the geometry probe sees it.
+struct GeometryTarget {
+  Target target;
+  const model::Key* size_key = nullptr;  // the capacity the sets and ways divide
+};
+
+std::unique_ptr<Probe> make_set_geometry_probe(GeometryTarget t);
+// The L2's write policy from its write bandwidth against device memory's; the L1's says why it is
+// not established (write_policy_probe.cpp).
+std::unique_ptr<Probe> make_write_policy_probe(const std::string& element);
+std::unique_ptr<Probe> make_derived_line_probe(const std::string& element);
+
+}  // namespace gputopo::discovery

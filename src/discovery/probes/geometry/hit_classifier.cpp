@@ -1,0 +1,82 @@
+#include "discovery/probes/geometry/hit_classifier.hpp"
+
+#include <algorithm>
+
+#include "analysis/summary.hpp"
+#include "discovery/measure.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// The loads after the first pass over `lines` lines, with the timing overhead removed.
+std::vector<double> after_first_pass(const device::ChaseResult& r, std::uint64_t lines) {
+  auto all = latencies(r);
+  if (all.size() <= lines) return {};
+  return {all.begin() + static_cast<std::ptrdiff_t>(lines), all.end()};
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+}  // namespace
+
+device::ChaseRequest passes_request(device::Space space, std::uint64_t lines, std::uint64_t stride,
+                                    std::uint32_t passes) {
+  device::ChaseRequest r;
+  r.space = space;
+  r.array_bytes = lines * stride;
+  r.stride_bytes = static_cast<std::uint32_t>(stride);
+  r.warmup_passes = 0;
+  r.recorded_loads = static_cast<std::uint32_t>(lines * (passes + 1));
+  return r;
+}
+
+model::Json HitClassifier::evidence() const {
+  return {{"hitCycles", hit_cycles},
+          {"missCycles", miss_cycles},
+          {"threshold", threshold},
+          {"slowHitShare", outlier_rate}};
+}
+
+std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
+                                             std::uint64_t hit_lines, double gap_cycles,
+                                             std::string& why) {
+  const auto h = after_first_pass(hits, hit_lines);
+  if (h.empty()) {
+    why = "the reference chase returned no timing";
+    return std::nullopt;
+  }
+  HitClassifier c;
+  c.hit_cycles = median_of(h);
+  c.miss_cycles = c.hit_cycles + gap_cycles;
+  // Apart by at least 8 cycles and a quarter of the hit latency: per-load samples jitter by a few.
+  if (gap_cycles < std::max(8.0, 0.25 * c.hit_cycles)) {
+    why = "a miss (" + std::to_string(gap_cycles) + " cycles more than a hit of " +
+          std::to_string(c.hit_cycles) + ") is too close to a hit for per-load samples";
+    return std::nullopt;
+  }
+  c.threshold = c.hit_cycles + gap_cycles / 2;
+  const auto slow = std::count_if(h.begin(), h.end(), [&](double x) { return c.miss(x); });
+  c.outlier_rate = static_cast<double>(slow) / static_cast<double>(h.size());
+  return c;
+}
+
+bool overflowed(const device::ChaseResult& r, std::uint64_t lines, const HitClassifier& c) {
+  const auto loads = after_first_pass(r, lines);
+  if (loads.empty()) return true;
+  std::vector<std::uint32_t> per_line(lines, 0);
+  std::uint32_t repeated = 0;
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    if (!c.miss(loads[i])) continue;
+    const std::uint32_t n = ++per_line[i % lines];
+    if (n >= 3) return true;
+    if (n == 2 && ++repeated >= 2) return true;
+  }
+  return false;
+}
+
+}  // namespace gputopo::discovery

@@ -1,0 +1,549 @@
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "analysis/summary.hpp"
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/probes/tlb/tlb_probes.hpp"
+#include "discovery/probes/tlb/tlb_steps.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+using device::Space;
+
+// Every stride is a power of two plus one L2 line, which moves each element to another cache set
+// (a power-of-two stride alone would put every element of a large-stride chase in one set).
+constexpr std::uint64_t kMinStride = 2048;  // pages of 1 KiB and up
+constexpr std::uint64_t kMaxStride = std::uint64_t{1} << 31;
+constexpr std::uint64_t kQuickCount = 2048;
+constexpr std::uint64_t kQuickBytes = std::uint64_t{8} << 30;
+constexpr std::uint64_t kTextureBytes = std::uint64_t{512}
+                                        << 20;  // 2^27 texels of a linear texture
+constexpr int kMaxLevels = 3;
+// The stride sweep's two footprints: a half and an eighth of the element limit.
+constexpr std::array<std::uint64_t, 2> kDivisors{2, 8};
+constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
+// Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
+// level misses once a page all along the chain, and the sweep is the quick run's largest cost.
+constexpr std::uint64_t kStrideSweepLoads = 512;
+
+std::string bytes_text(std::uint64_t b) {
+  if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
+    return std::to_string(b >> 30) + " GiB";
+  if (b >= (std::uint64_t{1} << 20) && b % (std::uint64_t{1} << 20) == 0)
+    return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0 && b < (std::uint64_t{1} << 20))
+    return std::to_string(b >> 10) + " KiB";
+  char text[32];
+  if (b >= (std::uint64_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(b) / (1 << 30));
+  else if (b >= (std::uint64_t{1} << 20))
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(b) / (1 << 20));
+  else
+    return std::to_string(b) + " B";
+  return text;
+}
+
+struct Level {
+  double below = 0;                        // cycles per load while the level holds every page
+  std::optional<double> above;             // once every load misses it (nullopt: sweep ended)
+  std::uint64_t first_rise = 0;            // elements (one a page) at which misses start
+  std::optional<std::uint64_t> full_rise;  // where every load misses
+  model::Json evidence = model::Json::object();
+};
+
+// Loads of the global space through the L2 (ld.global.cg: the SM's caches do not answer them, so
+// every load is translated), timed as dependent chains on one SM; the array's lines stay in the
+// L2, so the latency above an L2 hit is translation. Two sweeps (docs/methods.md, "Translation
+// (TLB)"): stride pairs over one footprint give the page; element counts at one page an element
+// give the levels, each a step whose first miss counts the entries and whose last the sets.
+class TlbProbe final : public Probe {
+ public:
+  TlbProbe() : Probe("tlb", {"tlb", "tlb1", "tlb2", "tlb3"}) {
+    std::vector<Finding> writes{{"tlb", &keys::pageSize}, {"tlb", &keys::tlbLevels}};
+    for (int k = 1; k <= kMaxLevels; ++k)
+      for (const model::Key* key : {&keys::pageSize, &keys::entries, &keys::reach,
+                                    &keys::associativity, &keys::missPenalty})
+        writes.push_back({element(k), key});
+    writes.push_back({"tlb1", &keys::sharedWith});
+    declare({{"l2", &keys::lineSize}, {"l2", &keys::fetchGranularity}}, std::move(writes));
+  }
+
+  void run(Context& ctx) override {
+    try {
+      measure(ctx);
+    } catch (const device::Error& e) {
+      // A backend that cannot run these chases (a replayed recording without them): say so.
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      not_established(ctx, std::string("the device refused the chases: ") + e.what(),
+                      model::Json::object());
+    }
+  }
+
+ private:
+  void measure(Context& ctx) {
+    const bool full = ctx.options().depth == Depth::Full;
+    const auto& info = ctx.info();
+    std::vector<std::string> weaker;
+    offset_ = chain_stride(Space::L2, l2_line_or_fetch(ctx, weaker));
+    const std::uint64_t l2 = info.l2_bytes > 0 ? info.l2_bytes : (std::uint64_t{4} << 20);
+    // Elements whose lines sit comfortably in one L2 partition, and arrays in 60 % of memory.
+    std::uint64_t max_count = std::max<std::uint64_t>(64, l2 / (8 * offset_));
+    std::uint64_t memory = info.global_memory_bytes / 10 * 6;
+    if (!full) {
+      memory = std::min(memory, kQuickBytes);
+      max_count = std::min(max_count, kQuickCount);
+    }
+    std::string limit_note = full ? "" : "; larger reaches need --depth full";
+
+    // Stride sweep in pairs over one footprint: n elements at stride s and 2n at s / 2. Below the
+    // page both touch the same pages, the narrow one each page twice as often: a level whose reach
+    // the footprint exceeds misses on half as many of its loads, and the excess over an L2 hit
+    // halves. From twice the page on the narrow chain touches twice the pages: its excess is at
+    // least the wide one's. The page is the largest stride of the first run of halving pairs. Two
+    // footprints (n = a half and an eighth of the element limit), so that a level whose capacity
+    // one of them straddles does not hide the run; each chain the faster of two offsets (one and
+    // nine L2 lines), so that a stride whose lines the L2 index crowds into few sets does not
+    // pass for translation. The reference: two elements on one page (every load a TLB hit).
+    // Where the driver has less memory free than the arrays need, a quarter of it, up to twice.
+    StrideSweep sw = stride_sweep(ctx, memory, max_count);
+    const auto& [strides, pair_count, result, memory_note] = sw;
+    std::array<std::vector<double>, 2> wide;
+    std::array<std::vector<double>, 2> narrow;
+    model::Json stride_points = model::Json::array();
+    const double base = excess(sw, wide, narrow, stride_points);
+    if (!memory_note.empty()) limit_note += "; " + memory_note;
+    model::Json evidence = {
+        {"hitCycles", base},
+        {"weakerInputs", weaker},
+        {"arrayBytesLimit", memory},
+        {"strideSweep",
+         {{"columns", {"stride", "elements", "cycles", "cyclesAtHalfStrideTwiceElements"}},
+          {"offset", offset_},
+          {"points", stride_points}}}};
+    const std::string stride_text = "chain pairs over one footprint (up to " +
+                                    std::to_string(max_count) + " elements) at strides " +
+                                    bytes_text(kMinStride / 2) + ".." + bytes_text(strides.back()) +
+                                    " (arrays up to " + bytes_text(memory) + ")";
+    bool rising = false;
+    const auto page_at = page_index(wide, narrow, strides.size(), rising);
+    if (!page_at) {
+      const std::string why =
+          rising ? "the latency rose in " + stride_text +
+                       " but no stride halved the excess over one footprint below a stride that "
+                       "kept it (no page size)" +
+                       limit_note
+                 : "no translation step in " + stride_text + ": every TLB level reaches beyond " +
+                       bytes_text(memory) + " or holds more than " + std::to_string(max_count) +
+                       " pages" + limit_note;
+      not_established(ctx, why, evidence);
+      return;
+    }
+    const std::uint64_t page = strides[*page_at];
+    auto page_attr = model::Attribute::measured(
+        page, "B",
+        "dependent chains of global loads through the L2 (ld.global.cg) on SM " +
+            std::to_string(kLatencySm) + ", " + stride_text +
+            ": over one footprint, halving a stride up to the page halves the excess over an L2 "
+            "hit; the page is the largest stride of the first run of halving pairs",
+        0.9);
+    page_attr.evidence = evidence;
+    ctx.put("tlb", keys::pageSize, page_attr);
+
+    count_levels(ctx, page, max_count, memory, full, limit_note, evidence);
+  }
+
+  struct StrideSweep {
+    std::vector<std::uint64_t> strides;
+    std::vector<std::array<std::uint64_t, 2>> pair_count;  // elements of each footprint's pair
+    device::ChaseBatchResult result;  // the reference, then per stride and footprint 4 chains
+    std::string memory_note;
+  };
+
+  // The stride sweep's chains (see measure); where the driver has less memory free than the
+  // arrays need, `memory` drops to a quarter, up to twice.
+  StrideSweep stride_sweep(Context& ctx, std::uint64_t& memory, std::uint64_t max_count) const {
+    StrideSweep out;
+    auto& [strides, pair_count, result, memory_note] = out;
+    device::ChaseBatch batch;
+    for (int attempt = 0;; ++attempt) {
+      strides.clear();
+      batch.requests.clear();
+      pair_count.clear();
+      for (std::uint64_t p = kMinStride; p <= kMaxStride && memory / (p + 9 * offset_) >= 4; p *= 2)
+        strides.push_back(p);
+      batch.requests.push_back(request(2, kMinStride / 4 + offset_));
+      for (const auto p : strides) {
+        std::array<std::uint64_t, 2> ns{};
+        for (std::size_t f = 0; f < kDivisors.size(); ++f) {
+          ns[f] = std::max<std::uint64_t>(
+              2, std::min(max_count / kDivisors[f], memory / kDivisors[f] * 2 / (p + 9 * offset_)));
+          for (const auto o : {offset_, 9 * offset_}) {
+            batch.requests.push_back(request(ns[f], p + o, kStrideSweepLoads, false));
+            batch.requests.push_back(request(2 * ns[f], p / 2 + o, kStrideSweepLoads, false));
+          }
+        }
+        pair_count.push_back(ns);
+      }
+      ctx.expect_batches(1);
+      try {
+        result = chase_largest_first(ctx, batch);
+        return out;
+      } catch (const device::Error& e) {
+        const bool short_of_memory =
+            e.kind() == device::Error::Kind::OutOfMemory ||
+            std::string_view(e.what()).find("are free") != std::string_view::npos;
+        if (attempt == 2 || !short_of_memory) throw;
+        memory /= 4;
+        memory_note =
+            std::string("memory short (") + e.what() + "): arrays up to " + bytes_text(memory);
+        ctx.warn("tlb: " + memory_note);
+      }
+    }
+    return out;
+  }
+
+  // The stride sweep's excess over an L2 hit, [footprint][stride], at stride s (`wide`) and at
+  // s / 2 with twice the elements (`narrow`), each the faster offset; sets the noise figures and
+  // returns the L2 hit's cycles.
+  double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
+                std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
+    const double base = cycles_of(sw.result.results[0]);
+    {
+      const auto sum = analysis::summarize(segment_latencies(sw.result.results[0]));
+      load_sd_ = 1.4826 * sum.mad * std::sqrt(double{device::kChainSegmentLoads});
+    }
+    tolerance_ = std::max(2.0, 0.02 * base);
+    for (std::size_t i = 0; i < sw.strides.size(); ++i) {
+      const auto& r = sw.result.results;
+      for (std::size_t f = 0; f < kDivisors.size(); ++f) {
+        const std::size_t at = 1 + 8 * i + 4 * f;
+        wide[f].push_back(std::min(cycles_of(r[at]), cycles_of(r[at + 2])) - base);
+        narrow[f].push_back(std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3])) - base);
+        stride_points.push_back(
+            {sw.strides[i], sw.pair_count[i][f], wide[f].back() + base, narrow[f].back() + base});
+      }
+    }
+    return base;
+  }
+
+  // The index of the page among the strides: the largest stride of the first run of pairs whose
+  // narrow chain's excess is half the wide one's, followed by a pair where it is not; `rising`
+  // tells whether any excess showed.
+  std::optional<std::size_t> page_index(const std::array<std::vector<double>, 2>& wide,
+                                        const std::array<std::vector<double>, 2>& narrow,
+                                        std::size_t n, bool& rising) const {
+    std::optional<std::size_t> page_at;
+    rising = false;
+    for (std::size_t f = 0; f < kDivisors.size() && !page_at; ++f) {
+      const auto halves = [&](std::size_t i) {
+        return wide[f][i] > 2 * tolerance_ && narrow[f][i] >= 0.38 * wide[f][i] &&
+               narrow[f][i] <= 0.62 * wide[f][i];
+      };
+      for (std::size_t i = 0; i < n; ++i) {
+        if (wide[f][i] > 2 * tolerance_) rising = true;
+        if (!halves(i)) continue;
+        std::size_t end = i;
+        while (end + 1 < n && halves(end + 1)) ++end;
+        // Past the page the narrow chain touches twice the pages: at least the wide one's excess.
+        // A pair in between (a level whose capacity the footprint straddles) leaves it open.
+        if (end + 1 < n && narrow[f][end + 1] >= 0.85 * wide[f][end + 1]) page_at = end;
+        break;
+      }
+    }
+    return page_at;
+  }
+
+  // Count sweep at one page per element: each latency step a level, with its entries, ways and
+  // miss penalty; then whether the other paths share the first level.
+  void count_levels(Context& ctx, std::uint64_t page, std::uint64_t max_count, std::uint64_t memory,
+                    bool full, const std::string& limit_note, model::Json& evidence) {
+    const std::uint64_t stride = page + offset_;
+    const std::uint64_t top = std::max<std::uint64_t>(4, std::min(max_count, memory / stride));
+    std::vector<std::uint64_t> counts;
+    for (double c = 2; c <= static_cast<double>(top) * 1.0001; c *= std::sqrt(2.0)) {
+      const auto n = static_cast<std::uint64_t>(std::llround(c));
+      if (counts.empty() || n > counts.back()) counts.push_back(n);
+    }
+    if (counts.back() != top) counts.push_back(top);
+    device::ChaseBatch sweep_batch;
+    for (const auto n : counts)
+      for (const auto o : {offset_, 9 * offset_})
+        sweep_batch.requests.push_back(request(n, page + o));
+    ctx.expect_batches(1);
+    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
+    std::vector<SweepPoint> sweep;
+    model::Json raw = model::Json::array();
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      sweep.push_back({counts[i], std::min(cycles_of(sweep_result.results[2 * i]),
+                                           cycles_of(sweep_result.results[2 * i + 1]))});
+      raw.push_back({counts[i], sweep.back().cycles});
+    }
+    const auto plateaus = sweep_plateaus(sweep, tolerance_);
+    const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
+                                   std::to_string(stride) + " B apart (one page each, up to " +
+                                   bytes_text(top * page) + ")";
+    evidence["countSweep"] = {{"stride", stride}, {"tolerance", tolerance_}, {"points", raw}};
+
+    std::vector<Level> levels;
+    for (std::size_t k = 0; k < plateaus.size() && static_cast<int>(levels.size()) < kMaxLevels;
+         ++k) {
+      const auto& low = plateaus[k];
+      if (low.last + 1 >= sweep.size()) break;
+      const bool has_high = k + 1 < plateaus.size();
+      if (!has_high && sweep.back().cycles <= low.cycles + 2 * tolerance_) break;
+      Level level;
+      level.below = low.cycles;
+      if (has_high) level.above = plateaus[k + 1].cycles;
+      const std::uint64_t hi = has_high ? sweep[plateaus[k + 1].first].count : sweep.back().count;
+      level.first_rise = boundary(ctx, sweep[low.last].count, hi, stride,
+                                  [&](double y, double noise) { return y > level.below + noise; });
+      if (level.above)
+        level.full_rise =
+            boundary(ctx, level.first_rise - 1, hi, stride,
+                     [&](double y, double noise) { return y >= *level.above - noise; });
+      levels.push_back(std::move(level));
+    }
+
+    const std::string method =
+        "dependent chains of global loads through the L2 (ld.global.cg) on SM " +
+        std::to_string(kLatencySm) + ", timed as a whole, every line an L2 hit: " + count_text +
+        "; a level is a step of the latency over the element count";
+    if (levels.empty()) {
+      not_established(ctx,
+                      "no latency step in " + count_text + ": every TLB level holds more than " +
+                          std::to_string(top) + " pages of " + bytes_text(page) + limit_note,
+                      evidence, true);
+      return;
+    }
+    const bool ended_in_rise = !levels.back().above;
+    auto count = model::Attribute::measured(static_cast<std::uint64_t>(levels.size()), "", method,
+                                            ended_in_rise ? 0.4 : 0.9);
+    count.evidence = evidence;
+    if (!full)
+      count.evidence["note"] =
+          "levels holding more than " + std::to_string(top) + " pages need --depth full";
+    ctx.put("tlb", keys::tlbLevels, count);
+    for (std::size_t k = 0; k < levels.size(); ++k)
+      put_level(ctx, static_cast<int>(k + 1), levels[k], page, method);
+    for (int k = static_cast<int>(levels.size()) + 1; k <= kMaxLevels; ++k)
+      ctx.put(element(k), keys::entries,
+              model::Attribute::unavailable(model::Source::Measured, "",
+                                            "no level " + std::to_string(k) + ": " +
+                                                std::to_string(levels.size()) + " steps in " +
+                                                count_text + limit_note));
+    sharing(ctx, levels.front().first_rise - 1, page);
+  }
+
+  // Runs the batch with its largest arrays first, so that the backend allocates its array memory
+  // once per batch rather than at every larger array; results come back in the batch's order.
+  static device::ChaseBatchResult chase_largest_first(Context& ctx,
+                                                      const device::ChaseBatch& batch) {
+    std::vector<std::size_t> order(batch.requests.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return batch.requests[a].array_bytes > batch.requests[b].array_bytes;
+    });
+    device::ChaseBatch sorted = batch;
+    for (std::size_t i = 0; i < order.size(); ++i) sorted.requests[i] = batch.requests[order[i]];
+    auto result = ctx.chase(sorted);
+    auto results = result.results;
+    for (std::size_t i = 0; i < order.size(); ++i) result.results[order[i]] = results[i];
+    return result;
+  }
+
+  static std::string element(int k) { return "tlb" + std::to_string(k); }
+
+  // A chain over `count` elements, warmed once, timing at least `loads` loads and, with
+  // `whole_pass`, at least one pass (so that a level that misses in a few of its sets shows in
+  // full).
+  static device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
+                                      std::uint64_t loads = 2048, bool whole_pass = true) {
+    const auto timed =
+        std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
+    auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
+                           static_cast<std::uint32_t>(timed));
+    r.sm = kLatencySm;
+    return r;
+  }
+  // Cycles per load: the lower quartile of the segments (a rare slow load lengthens one segment;
+  // a level missing in some of its sets lengthens every segment alike).
+  static double cycles_of(const device::ChaseResult& r) {
+    const auto s = segment_latencies(r);
+    return s.empty() ? 0 : analysis::quantile(s, 0.25);
+  }
+  // The smallest count in (lo, hi] whose latency meets `rises(cycles, noise)`; `hi` is taken to
+  // meet it. Each chain times twice its elements (at least 4096 loads); `noise` is four standard
+  // errors of its mean, from the spread of the L2-hit reference.
+  template <class Pred>
+  std::uint64_t boundary(Context& ctx, std::uint64_t lo, std::uint64_t hi, std::uint64_t stride,
+                         Pred rises) {
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      device::ChaseBatch b;
+      b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 2 * mid)));
+      ctx.expect_batches(1);
+      const double loads = b.requests.front().recorded_loads;
+      const double noise = std::max(0.5, 4 * load_sd_ / std::sqrt(loads));
+      if (rises(cycles_of(ctx.chase(b).results.front()), noise))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    return hi;
+  }
+
+  void not_established(Context& ctx, const std::string& why, const model::Json& evidence,
+                       bool page_known = false) {
+    auto a = model::Attribute::unavailable(model::Source::Measured, "", why);
+    a.evidence = evidence;
+    ctx.put("tlb", keys::tlbLevels, a);
+    if (!page_known)
+      ctx.put("tlb", keys::pageSize,
+              model::Attribute::unavailable(model::Source::Measured, "B", why));
+    for (int k = 1; k <= kMaxLevels; ++k)
+      ctx.put(element(k), keys::entries,
+              model::Attribute::unavailable(model::Source::Measured, "", why));
+  }
+
+  void put_level(Context& ctx, int k, const Level& l, std::uint64_t page,
+                 const std::string& method) {
+    const std::string e = element(k);
+    auto evidence = l.evidence;
+    evidence["firstMissElements"] = l.first_rise;
+    if (l.full_rise) evidence["allMissElements"] = *l.full_rise;
+    evidence["hitCycles"] = l.below;
+    if (l.above) evidence["missCycles"] = *l.above;
+    const auto put = [&](const model::Key& key, model::Attribute a) {
+      a.evidence = evidence;
+      ctx.put(e, key, std::move(a));
+    };
+    const std::uint64_t entries = l.first_rise - 1;
+    put(keys::pageSize, model::Attribute::measured(
+                            page, "B",
+                            "the page of the stride sweep (tlb.pageSize): the level's step was "
+                            "counted at one element a page",
+                            0.8));
+    put(keys::entries, model::Attribute::measured(entries, "", method, 0.9));
+    put(keys::reach, model::Attribute::measured(entries * page, "B", "entries x pageSize", 0.9));
+    const auto sets = l.full_rise ? std::optional(*l.full_rise - l.first_rise + 1) : std::nullopt;
+    if (sets && entries % *sets == 0)
+      put(keys::associativity,
+          model::Attribute::measured(entries / *sets, "",
+                                     "entries / sets; sets: elements between the first miss and "
+                                     "every load missing (consecutive pages fill the sets in turn)",
+                                     0.8));
+    else
+      put(keys::associativity,
+          model::Attribute::unavailable(model::Source::Measured, "",
+                                        l.above ? "the onset of misses does not divide the entries "
+                                                  "into whole sets"
+                                                : "the sweep ended before every load missed"));
+    if (l.above)
+      put(keys::missPenalty,
+          model::Attribute::measured(*l.above - l.below, "cycles",
+                                     "latency once every load misses the level minus while it "
+                                     "holds every page (chains)",
+                                     0.9));
+    else
+      put(keys::missPenalty,
+          model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                        "the sweep ended before every load missed"));
+  }
+
+  // Whether the L1-family and constant paths use the first level: A (global loads through the
+  // L2) holds half the level's entries; B chases twice the entries' pages in another space; A
+  // timed again misses where B evicted its translations. References: B in A's own space (shared)
+  // and B over one page.
+  void sharing(Context& ctx, std::uint64_t entries, std::uint64_t page) {
+    const std::uint64_t s = page + offset_;
+    const std::uint64_t a_count = std::max<std::uint64_t>(1, entries / 2);
+    const std::uint64_t b_count = 2 * entries + 2;
+    const auto make = [&](Space space, std::uint64_t n) {
+      device::InterferenceRequest r;
+      r.a = one_pass_request(Space::L2, a_count * s, static_cast<std::uint32_t>(s));
+      r.b = one_pass_request(space, n * s, static_cast<std::uint32_t>(s));
+      r.sm = kLatencySm;
+      return r;
+    };
+    std::vector<Space> spaces;
+    model::Json skipped = model::Json::object();
+    for (const Space space : {Space::L1, Space::ReadOnly, Space::Texture}) {
+      if (space == Space::Texture && b_count * s > kTextureBytes) {
+        skipped["texture"] =
+            "B's array would exceed a linear texture (" + bytes_text(kTextureBytes) + ")";
+        continue;
+      }
+      spaces.push_back(space);
+    }
+    const std::uint64_t constant_pages = ctx.info().constant_bytes / page;
+    if (constant_pages >= b_count)
+      spaces.push_back(Space::Constant);
+    else
+      skipped["constant"] = "the constant bank (" + bytes_text(ctx.info().constant_bytes) +
+                            ") spans " + std::to_string(constant_pages) + " pages of " +
+                            bytes_text(page) + ", fewer than the " + std::to_string(b_count) +
+                            " needed to evict the level";
+    device::InterferenceBatch batch;
+    batch.requests.push_back(make(Space::L2, 1));
+    batch.requests.push_back(make(Space::L2, b_count));
+    for (const Space space : spaces) {
+      auto r = make(space, b_count);
+      if (space == Space::Constant) {  // the bank holds whole pages: chase one element a page
+        r.b.stride_bytes = static_cast<std::uint32_t>(page);
+        r.b.array_bytes = b_count * page;
+        r.b.recorded_loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(b_count, 4096));
+      }
+      batch.requests.push_back(r);
+    }
+    ctx.expect_batches(1);
+    const auto result = ctx.interfere(batch);
+    const auto median = [&](std::size_t i) {
+      auto v = latencies(result.results[i]);
+      return v.empty() ? 0.0 : analysis::quantile(v, 0.5);
+    };
+    const double kept = median(0);
+    const double evicted = median(1);
+    model::Json evidence = {{"keptCycles", kept}, {"evictedCycles", evicted}};
+    if (evicted - kept < tolerance_) {
+      auto a = model::Attribute::unavailable(
+          model::Source::Measured, "",
+          "global loads over twice the entries did not evict the level's translations");
+      a.evidence = evidence;
+      ctx.put("tlb1", keys::sharedWith, a);
+      return;
+    }
+    model::Json with = model::Json::array();
+    model::Json by_space = model::Json::object();
+    for (std::size_t i = 0; i < spaces.size(); ++i) {
+      const double y = median(i + 2);
+      by_space[std::string(device::to_string(spaces[i]))] = y;
+      if (y > (kept + evicted) / 2) with.push_back(std::string(device::to_string(spaces[i])));
+    }
+    evidence["cyclesBySpace"] = by_space;
+    if (!skipped.empty()) evidence["notEstablished"] = skipped;
+    auto a = model::Attribute::measured(
+        with, "",
+        "interference: global loads over half the entries, then B's loads over twice the entries "
+        "in another space, then the global loads timed again; a space shares the level when B "
+        "evicts A's translations",
+        0.8);
+    a.evidence = evidence;
+    ctx.put("tlb1", keys::sharedWith, a);
+  }
+
+  std::uint64_t offset_ = 128;
+  double tolerance_ = 2;
+  double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_tlb_probe() { return std::make_unique<TlbProbe>(); }
+
+}  // namespace gputopo::discovery

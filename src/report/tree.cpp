@@ -1,0 +1,309 @@
+#include "report/tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "report/format.hpp"
+
+namespace gputopo::report {
+namespace {
+using model::Attribute;
+using model::Json;
+using Groups = std::vector<std::vector<int>>;
+
+// The value of an attribute as a tree shows it: "?" where not established; the full form adds the
+// interval and where the value comes from.
+std::string value_text(const Attribute* a, bool full) {
+  if (!a || !a->available()) return "?";
+  if (full) {
+    const std::string mark = provenance_mark(*a);
+    return attribute_text(*a) + (mark.empty() ? "" : " " + mark);
+  }
+  std::string text = format_value(a->value, a->unit);
+  if (a->interval && std::isinf(a->interval->hi)) text = "at least " + text;
+  return text;
+}
+
+const model::Element* element(const model::Report& r, std::string_view key) {
+  for (const auto& e : r.memory)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+const Attribute* attr(const model::Element* e, std::string_view key) {
+  return e ? model::find(e->attributes, key) : nullptr;
+}
+
+// "a, b, c" of the parts that are not empty.
+std::string joined(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (p.empty()) continue;
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+std::string named(const std::string& name, const Attribute* a, bool full) {
+  if (!a) return "";
+  return name + " " + value_text(a, full);
+}
+
+Groups groups_at(const Attribute* a, const char* key) {
+  Groups out;
+  if (!a || !a->evidence.is_object() || !a->evidence.contains(key)) return out;
+  for (const auto& g : a->evidence[key]) {
+    if (!g.is_array()) continue;
+    std::vector<int> sms;
+    for (const auto& sm : g)
+      if (sm.is_number_integer()) sms.push_back(sm.get<int>());
+    std::sort(sms.begin(), sms.end());
+    if (!sms.empty()) out.push_back(std::move(sms));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// What every SM holds for itself: the L1-family caches (one entry for caches that are one
+// physical cache), the constant caches and shared memory.
+std::string sm_text(const model::Report& r, bool full) {
+  std::vector<std::string> parts;
+  std::set<std::string> folded;  // elements already named as sharing an earlier one's cache
+  for (const auto& e : r.memory) {
+    if (e.key == "l2" || e.key == "dram" || e.key == "shared" || folded.count(e.key)) continue;
+    std::string part;
+    const Attribute* count = model::find(e.attributes, "countPerSm");
+    if (count && count->available() && count->value.is_number() && count->value.get<double>() > 1)
+      part = format_value(count->value, "") + " x ";
+    part += label_for(e.key) + " " + value_text(model::find(e.attributes, "size"), full);
+    const Attribute* with = model::find(e.attributes, "sharedWith");
+    std::vector<std::string> also;
+    if (with && with->available() && with->value.is_array())
+      for (const auto& other : with->value)
+        if (other.is_string() && element(r, other.get<std::string>())) {
+          folded.insert(other.get<std::string>());
+          also.push_back(label_for(other.get<std::string>()));
+        }
+    if (!also.empty()) part += " (also " + joined(also, ", ") + ")";
+    parts.push_back(part);
+  }
+  const model::Element* shared = element(r, "shared");
+  const Attribute* shared_size = attr(shared, "apiSize");
+  if (!shared_size) shared_size = model::find(r.compute, "sharedMemoryPerSm");
+  if (shared_size) parts.push_back(named("Shared", shared_size, full));
+  if (parts.empty()) return "";
+  return ": " + joined(parts, " + ");
+}
+
+TreeNode note(std::string text) { return {"note", "", std::move(text), {}}; }
+
+TreeNode sm_node(int sm, const std::string& text) { return {"SM", std::to_string(sm), text, {}}; }
+
+// A GPC (or the SMs of no known GPC) with its TPCs and SMs.
+std::vector<TreeNode> tpc_nodes(const std::vector<int>& sms, const Groups& tpcs,
+                                const std::string& sm) {
+  std::vector<TreeNode> out;
+  std::set<int> left(sms.begin(), sms.end());
+  for (const auto& tpc : tpcs) {
+    if (!std::all_of(tpc.begin(), tpc.end(), [&](int s) { return left.count(s) > 0; })) continue;
+    TreeNode node{"TPC", "", "", {}};
+    for (int s : tpc) {
+      node.children.push_back(sm_node(s, sm));
+      left.erase(s);
+    }
+    out.push_back(std::move(node));
+  }
+  for (int s : left) out.push_back(sm_node(s, sm));
+  std::sort(out.begin(), out.end(), [](const TreeNode& a, const TreeNode& b) {
+    const auto first = [](const TreeNode& n) {
+      return std::stoi(n.kind == "SM" ? n.id : n.children.front().id);
+    };
+    return first(a) < first(b);
+  });
+  int index = 0;
+  for (auto& n : out)
+    if (n.kind == "TPC") n.id = std::to_string(index++);
+  return out;
+}
+
+std::string count_text(std::size_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+std::vector<TreeNode> compute_nodes(const model::Report& r, bool full) {
+  const Attribute* sm_count = model::find(r.compute, "smCount");
+  const int sms = sm_count && sm_count->value.is_number_integer() ? sm_count->value.get<int>() : 0;
+  const Attribute* tpc_attr = model::find(r.compute, "tpcCount");
+  const Attribute* gpc_attr = model::find(r.compute, "gpcCount");
+  const Groups tpcs = groups_at(tpc_attr, "tpcs");
+  const Groups gpcs = groups_at(gpc_attr, "gpcs");
+  const Groups loose = groups_at(gpc_attr, "uncoveredUnits");
+  const std::string sm = sm_text(r, full);
+
+  std::vector<TreeNode> out;
+  std::set<int> placed;
+  for (std::size_t g = 0; g < gpcs.size(); ++g) {
+    TreeNode node{"GPC", std::to_string(g), " (" + count_text(gpcs[g].size(), "SM") + ")",
+                  tpc_nodes(gpcs[g], tpcs, sm)};
+    placed.insert(gpcs[g].begin(), gpcs[g].end());
+    out.push_back(std::move(node));
+  }
+  std::vector<int> unplaced;
+  for (int s = 0; s < sms; ++s)
+    if (!placed.count(s)) unplaced.push_back(s);
+  if (unplaced.empty()) return out;
+  // The compact form keeps the reason's first clause; the full form all of it.
+  std::string reason = gpc_attr ? gpc_attr->reason : "";
+  if (const auto cut = reason.find("; "); !full && cut != std::string::npos)
+    reason = reason.substr(0, cut) + " (more: compute.gpcCount)";
+  std::string why;
+  if (!gpc_attr)
+    why = "GPCs not measured (the layout probe did not run)";
+  else if (!gpcs.empty() || !loose.empty())
+    why = "GPC not established" + (reason.empty() ? "" : ": " + reason);
+  else
+    why = "GPCs not established" + (reason.empty() ? "" : ": " + reason);
+  TreeNode node{"GPC", "?", " (" + count_text(unplaced.size(), "SM") + "; " + why + ")",
+                tpc_nodes(unplaced, tpcs, sm)};
+  if (!tpc_attr) node.children.insert(node.children.begin(), note("TPCs: not measured"));
+  out.push_back(std::move(node));
+  return out;
+}
+
+TreeNode l2_node(const model::Report& r, bool full) {
+  const model::Element* l2 = element(r, "l2");
+  const Attribute* size = attr(l2, "apiSize");
+  if (!size) size = model::find(r.compute, "l2Size");
+  const Attribute* segments = attr(l2, "segmentCount");
+  std::vector<std::string> parts;
+  if (segments)
+    parts.push_back(value_text(segments, full) + " segments of " +
+                    value_text(attr(l2, "segmentSize"), full));
+  parts.push_back(named("capacity", attr(l2, "capacity"), full));
+  parts.push_back(named("line", attr(l2, "lineSize"), full));
+  parts.push_back(named("near", attr(l2, "nearLatency"), full));
+  parts.push_back(named("far", attr(l2, "farLatency"), full));
+  const std::string details = joined(parts, ", ");
+  TreeNode node{
+      "L2", "", " " + value_text(size, full) + (details.empty() ? "" : ": " + details), {}};
+  const bool several = !segments || !segments->available() || !segments->value.is_number() ||
+                       segments->value.get<double>() > 1;
+  if (l2 && several)
+    node.children.push_back(
+        note("near L2 segment of each GPC: ? (not measured: the near-hit latency is measured per "
+             "SM, which segment is near to an SM is not)"));
+  for (auto& n : compute_nodes(r, full)) node.children.push_back(std::move(n));
+  return node;
+}
+
+}  // namespace
+
+TreeNode build_tree(const model::Report& r, bool full) {
+  TreeNode root{"GPU", "", "", {}};
+  if (r.run.is_object() && r.run.contains("device") && r.run["device"].is_number_integer())
+    root.id = std::to_string(r.run["device"].get<int>());
+  const Attribute* name = model::find(r.device, "name");
+  const Attribute* sms = model::find(r.compute, "smCount");
+  root.text = ": " +
+              joined({name && name->value.is_string() ? name->value.get<std::string>() : "?",
+                      sms ? count_text(sms->value.is_number_integer()
+                                           ? static_cast<std::size_t>(sms->value.get<int>())
+                                           : 0,
+                                       "SM")
+                          : ""},
+                     ", ") +
+              (r.simulated ? " (SIMULATED)" : "");
+  if (const model::Element* dram = element(r, "dram")) {
+    std::vector<std::string> parts{named("latency", attr(dram, "latency"), full),
+                                   named("read", attr(dram, "readBandwidth"), full)};
+    const std::string details = joined(parts, ", ");
+    root.children.push_back(
+        {"DRAM",
+         "",
+         " " + value_text(attr(dram, "size"), full) + (details.empty() ? "" : ": " + details),
+         {}});
+  }
+  root.children.push_back(l2_node(r, full));
+  return root;
+}
+
+namespace {
+
+struct Group {
+  const TreeNode* node;
+  int count;
+};
+
+std::string signature(const TreeNode& n);
+
+std::vector<Group> fold(const std::vector<TreeNode>& children) {
+  std::vector<Group> groups;
+  std::map<std::string, std::size_t> index;
+  for (const auto& c : children) {
+    const std::string sig = signature(c);
+    if (auto it = index.find(sig); it != index.end()) {
+      ++groups[it->second].count;
+      continue;
+    }
+    index.emplace(sig, groups.size());
+    groups.push_back({&c, 1});
+  }
+  return groups;
+}
+
+std::string signature(const TreeNode& n) {
+  std::string s = n.kind + '\x1f' + n.text + '{';
+  for (const auto& g : fold(n.children)) s += std::to_string(g.count) + '*' + signature(*g.node);
+  return s + '}';
+}
+
+// A TPC's id is its place in its GPC, which the compact form leaves out.
+std::string line_of(const TreeNode& n, int count, bool full) {
+  if (n.kind == "note") return n.text;
+  std::string line = count > 1 ? std::to_string(count) + " x " + n.kind : n.kind;
+  if (count == 1 && !n.id.empty() && (full || n.kind != "TPC")) line += " " + n.id;
+  return line + n.text;
+}
+
+// Whether `n` and everything below it fold into a single chain of groups.
+bool chain(const TreeNode& n) {
+  const auto groups = fold(n.children);
+  return groups.empty() || (groups.size() == 1 && chain(*groups.front().node));
+}
+
+std::string inline_of(const TreeNode& n, int count) {
+  std::string line = line_of(n, count, false);
+  const auto groups = fold(n.children);
+  if (!groups.empty()) line += " [" + inline_of(*groups.front().node, groups.front().count) + "]";
+  return line;
+}
+
+void write_compact(std::ostream& out, const TreeNode& n, int count, int indent) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  if (n.kind != "GPU" && chain(n)) {
+    out << pad << inline_of(n, count) << "\n";
+    return;
+  }
+  out << pad << line_of(n, count, false) << "\n";
+  for (const auto& g : fold(n.children)) write_compact(out, *g.node, g.count, indent + 2);
+}
+
+void write_full(std::ostream& out, const TreeNode& n, int indent) {
+  out << std::string(static_cast<std::size_t>(indent), ' ') << line_of(n, 1, true) << "\n";
+  for (const auto& c : n.children) write_full(out, c, indent + 2);
+}
+
+}  // namespace
+
+void write_tree(std::ostream& out, const TreeNode& root, bool full, int indent) {
+  if (full)
+    write_full(out, root, indent);
+  else
+    write_compact(out, root, 1, indent);
+}
+
+}  // namespace gputopo::report

@@ -1,0 +1,208 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device/sim/sim_device.hpp"
+#include "discovery/discover.hpp"
+#include "result_access.hpp"
+#include "sim_truth.hpp"
+
+// End to end: the set-geometry probes (--depth full) on every simulator preset, against the
+// configuration. Ways, sets, index function and replacement policy must match exactly where the
+// configuration lets them be separated, and be "not established" where it does not.
+namespace gputopo::discovery {
+namespace {
+
+using device::sim::CacheGeometry;
+using device::sim::Replacement;
+using testing::attr;
+
+// The set of a line under the simulator's index: the plain index XOR the configured groups.
+std::uint64_t set_of(const CacheGeometry& g, std::uint64_t line) {
+  const std::uint64_t sets = g.sets();
+  const int set_bits = std::max(1, static_cast<int>(std::bit_width(sets - 1)));
+  const int line_bit = std::countr_zero(g.line_bytes);
+  std::uint64_t h = line;
+  if (g.hashed_index) h ^= (line >> set_bits) ^ (line >> (2 * set_bits));
+  for (const auto bit : g.index_xor_bits) h ^= line >> (static_cast<int>(bit) - line_bit);
+  return h % sets;
+}
+
+// Distinct sets that lines 2^bit bytes apart fall into.
+std::uint64_t sets_at_stride(const CacheGeometry& g, int bit) {
+  std::set<std::uint64_t> seen;
+  const int line_bit = std::countr_zero(g.line_bytes);
+  for (std::uint64_t k = 0; k < (1u << 14); ++k) seen.insert(set_of(g, (k << bit) >> line_bit));
+  return seen.size();
+}
+
+struct Expected {
+  bool separable = false;  // ways and sets reported
+  std::string index;       // the exact indexFunction, or a prefix for a hash without a plateau
+  bool index_exact = true;
+  std::string policy;  // "" when the policy is not established
+};
+
+Expected expected(const CacheGeometry& g, bool level_one, int largest_bit) {
+  Expected e;
+  const int line_bit = std::countr_zero(g.line_bytes);
+  const bool hashed = g.hashed_index || !g.index_xor_bits.empty();
+  std::vector<int> halving;
+  std::uint64_t last = sets_at_stride(g, line_bit);
+  for (int bit = line_bit + 1; bit <= largest_bit; ++bit) {
+    const auto now = sets_at_stride(g, bit);
+    if (now * 2 == last) halving.push_back(bit - 1);
+    last = now;
+  }
+  // The probe needs two strides with every line in one set.
+  const bool level = sets_at_stride(g, largest_bit) == 1 && sets_at_stride(g, largest_bit - 1) == 1;
+  if (!hashed) {
+    e.separable = true;
+    if (std::has_single_bit(g.sets()))
+      e.index = "modulo: address bits " + std::to_string(line_bit) + "-" +
+                std::to_string(line_bit + std::countr_zero(g.sets()) - 1);
+    else
+      e.index = "modulo " + std::to_string(g.sets()) + " of the line address (from bit " +
+                std::to_string(line_bit) + ")";
+  } else {
+    e.separable = level;
+    e.index = "hashed";
+    if (level && !halving.empty()) {
+      e.index += ": bits";
+      for (const int b : halving) e.index += " " + std::to_string(b);
+      e.index += " take part (XOR with lower bits)";
+    } else {
+      e.index_exact = false;
+    }
+  }
+  if (e.separable && level_one && g.ways >= 2) {
+    switch (g.replacement) {
+      case Replacement::Lru:
+        e.policy = "LRU";
+        break;
+      case Replacement::Fifo:
+        e.policy = "FIFO";
+        break;
+      case Replacement::TreePlru:
+        e.policy = g.ways == 2 ? "LRU" : "tree-PLRU";
+        break;
+      case Replacement::Random:
+        e.policy = "random";
+        break;
+    }
+  }
+  return e;
+}
+
+// The largest stride the probe tests with an exact capacity: a few bits past the cache's lines,
+// while a set's lines plus one fit the largest array.
+int top_bit(const CacheGeometry& g, std::uint64_t largest) {
+  const int line_bit = std::countr_zero(g.line_bytes);
+  const int by_lines = line_bit + static_cast<int>(std::bit_width(g.size_bytes / g.line_bytes)) + 4;
+  const int by_array = static_cast<int>(std::bit_width(largest / (g.ways + 1))) - 1;
+  return std::min(by_lines, by_array);
+}
+
+class GeometrySim : public ::testing::TestWithParam<std::string> {};
+
+void check(const Result& r, const std::string& element, const CacheGeometry& g, bool level_one,
+           int largest_bit) {
+  SCOPED_TRACE(element);
+  const Expected e = expected(g, level_one, largest_bit);
+  const auto* index = attr(r, element, "indexFunction");
+  ASSERT_NE(index, nullptr);
+  ASSERT_TRUE(index->available()) << index->reason;
+  if (e.index_exact)
+    EXPECT_EQ(index->value.get<std::string>(), e.index);
+  else
+    EXPECT_EQ(index->value.get<std::string>().rfind(e.index, 0), 0u) << index->value;
+  const auto* ways = attr(r, element, "associativity");
+  const auto* sets = attr(r, element, "sets");
+  ASSERT_NE(ways, nullptr);
+  ASSERT_NE(sets, nullptr);
+  if (e.separable) {
+    EXPECT_EQ(testing::number(ways), g.ways) << ways->reason;
+    EXPECT_EQ(testing::number(sets), static_cast<double>(g.sets())) << sets->reason;
+  } else {
+    EXPECT_FALSE(ways->available());
+    EXPECT_NE(ways->reason.find("cannot be separated"), std::string::npos) << ways->reason;
+  }
+  const auto* policy = attr(r, element, "replacementPolicy");
+  ASSERT_NE(policy, nullptr);
+  if (e.policy.empty())
+    EXPECT_FALSE(policy->available()) << policy->value;
+  else
+    EXPECT_EQ(policy->value, e.policy) << policy->reason << " " << policy->evidence.dump();
+}
+
+TEST_P(GeometrySim, EveryCacheMatchesItsConfiguration) {
+  const auto cfg = device::sim::load_config(GetParam());
+  auto dev = device::sim::open(GetParam(), 7);
+  NullProgress progress;
+  Options o;
+  o.depth = Depth::Full;
+  // The caches of the preset's vendor (AMD: l1, scalarL1) and the L2.
+  o.only = testing::l1_family_elements(cfg);
+  o.only.erase(testing::shared_element(cfg));
+  o.only.insert("l2");
+  const Result r = discover(*dev, o, progress, nullptr);
+  ASSERT_TRUE(r.completed);
+  for (const auto& t : testing::l1_family_truth(cfg, 0)) {
+    if (!t.exists) continue;
+    const auto g = cfg.geometry(static_cast<std::size_t>(t.cache_index), 0);
+    if (t.size_capped) {
+      const auto* ways = attr(r, t.element, "associativity");
+      ASSERT_NE(ways, nullptr);
+      EXPECT_FALSE(ways->available());
+      continue;
+    }
+    const std::uint64_t memory = cfg.device.global_memory_bytes;
+    const std::uint64_t largest =
+        t.element.rfind("constant", 0) == 0 || t.element == "scalarL1"
+            ? cfg.device.constant_bytes
+            : std::min<std::uint64_t>(
+                  std::clamp<std::uint64_t>(512 * g.size_bytes, 64u << 20, 1u << 30), memory / 32);
+    if (t.element == "constantL15") {
+      // Behind the constant L1: not established, with the reason.
+      const auto* index = attr(r, t.element, "indexFunction");
+      ASSERT_NE(index, nullptr);
+      EXPECT_FALSE(index->available());
+      EXPECT_NE(index->reason.find("level in front"), std::string::npos) << index->reason;
+      continue;
+    }
+    check(r, t.element, g, true, top_bit(g, largest));
+  }
+  const auto& l2 = cfg.l2.geometry;
+  const std::uint64_t largest =
+      std::min<std::uint64_t>(std::clamp<std::uint64_t>(512 * l2.size_bytes, 64u << 20, 1u << 30),
+                              cfg.device.global_memory_bytes / 32);
+  check(r, "l2", l2, true, top_bit(l2, largest));
+
+  // Write-back where the L2 takes stores faster than device memory by the probe's margin.
+  const auto* write = attr(r, "l2", "writePolicy");
+  ASSERT_NE(write, nullptr);
+  const double ratio = cfg.bandwidth.l2_write_gbps / cfg.bandwidth.dram_write_gbps;
+  if (cfg.l2.write_back && ratio > 1.25) {
+    EXPECT_EQ(write->value, "write-back") << write->reason;
+  } else if (!cfg.l2.write_back || ratio < 1.05) {
+    EXPECT_FALSE(write->available()) << write->value;
+  }
+  const auto* l1_write = attr(r, "l1", "writePolicy");
+  ASSERT_NE(l1_write, nullptr);
+  EXPECT_FALSE(l1_write->available());
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, GeometrySim, ::testing::ValuesIn(device::sim::preset_names()),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace gputopo::discovery

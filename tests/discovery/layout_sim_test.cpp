@@ -1,0 +1,81 @@
+// The layout probe on simulated GPUs whose GPCs clusters do not cover: the clusters-at-once
+// counts place SMs, or bound the GPC count (docs/topology.md).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "device/sim/config.hpp"
+#include "device/sim/layout.hpp"
+#include "device/sim/presets.hpp"
+#include "result_access.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+using testing::number;
+
+// The toy preset with another SM count and layout.
+device::sim::SimConfig toy_with(int sm_count, const nlohmann::json& layout) {
+  for (const auto& [name, text] : device::sim::embedded_presets()) {
+    if (name != "toy") continue;
+    auto j = nlohmann::json::parse(text);
+    j["device"]["sm_count"] = sm_count;
+    j["layout"] = layout;
+    return device::sim::parse_config(j.dump(), "toy, changed");
+  }
+  ADD_FAILURE() << "no toy preset";
+  return {};
+}
+
+TEST(LayoutSim, TheClusterCountsPlaceAnSmNoClusterOfThreeOrMoreHeld) {
+  // GPCs of 2 and 5 TPCs, clusters up to 4: the SMs are dealt round-robin, so the second GPC
+  // holds SMs 2-3, 6-7, 10-13; clusters of 3 and 4 leave SM 13 out. Alone, SM 13 would take
+  // no pair: 6 pairs fit at once, not 7.
+  const auto cfg =
+      toy_with(14, {{"sms_per_tpc", 2}, {"gpc_tpcs", {2, 5}}, {"max_cluster_size", 4}});
+  const Result r = testing::discover_config(cfg, {"layout"}, 3);
+  const auto* gpcs = model::find(r.compute, "gpcCount");
+  ASSERT_NE(gpcs, nullptr);
+  ASSERT_TRUE(gpcs->available()) << gpcs->reason;
+  EXPECT_EQ(number(gpcs), 2);
+  EXPECT_NE(gpcs->method.find("clusters-at-once"), std::string::npos) << gpcs->method;
+  EXPECT_EQ(model::find(r.compute, "smsPerGpc")->value, (nlohmann::ordered_json{4, 10}));
+  EXPECT_EQ(gpcs->evidence["gpcOfSm"][13], 1);
+  EXPECT_EQ(gpcs->evidence["placementConfidence"][13], 0.8);
+  EXPECT_EQ(gpcs->evidence["placementConfidence"][12], 0.9);
+}
+
+TEST(LayoutSim, LoneTpcsBoundTheGpcCountAndTheCountsSaySo) {
+  // Two GPCs of 4 TPCs; the last TPC of the first never joins clusters of 3 or more.
+  const auto cfg = toy_with(
+      16,
+      {{"sms_per_tpc", 2}, {"gpc_tpcs", {4, 4}}, {"lone_tpcs", {1, 0}}, {"max_cluster_size", 8}});
+  const Result r = testing::discover_config(cfg, {"layout"}, 3);
+  const auto* gpcs = model::find(r.compute, "gpcCount");
+  ASSERT_NE(gpcs, nullptr);
+  EXPECT_FALSE(gpcs->available());
+  EXPECT_NE(gpcs->reason.find("standing apart"), std::string::npos) << gpcs->reason;
+  EXPECT_EQ(gpcs->evidence["gpcCountInterval"], (nlohmann::ordered_json{2, 3}));
+  EXPECT_EQ(gpcs->evidence["occupancyFit"]["structuresMatching"], 1);
+  // The sim's answer follows its own units: 3 + 4 + 1 pairs, 2 + 2 triples.
+  EXPECT_EQ(gpcs->evidence["clustersAtOnce"]["2"], 8);
+  EXPECT_EQ(gpcs->evidence["clustersAtOnce"]["3"], 4);
+  EXPECT_TRUE(gpcs->evidence["gpcOfSm"][12].is_null());
+  EXPECT_EQ(gpcs->evidence["placementConfidence"][12], 0.0);
+}
+
+TEST(LayoutSim, ClusterUnitsLeaveLoneTpcsOutOfTheirGpc) {
+  device::sim::LayoutSpec l;
+  l.sms_per_tpc = 2;
+  l.gpc_tpcs = {3, 2};
+  l.lone_tpcs = {1, 0};
+  l.max_cluster_size = 4;
+  const auto t = device::sim::build_topology(l, 10);
+  EXPECT_EQ(t.gpc_sms[0], (std::vector<int>{0, 1, 4, 5, 8, 9}));
+  EXPECT_EQ(t.cluster_units, (std::vector<std::vector<int>>{{0, 1, 4, 5}, {2, 3, 6, 7}, {8, 9}}));
+  EXPECT_EQ(device::sim::cluster_groups(l, t, 2).size(), 5u);
+  EXPECT_EQ(device::sim::cluster_groups(l, t, 3).size(), 2u);
+}
+
+}  // namespace
+}  // namespace gputopo::discovery

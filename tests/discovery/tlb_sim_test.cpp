@@ -1,0 +1,193 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "device/sim/sim_device.hpp"
+#include "discovery/discover.hpp"
+#include "result_access.hpp"
+
+// End to end: the TLB probe on every simulator preset and on TLB configurations built here (a
+// level of 4 KiB pages, three levels, direct-mapped, random replacement, per-space levels),
+// against the configuration's own truth: levels, entries, page size and associativity exactly,
+// miss penalties within 2 %.
+namespace gputopo::discovery {
+namespace {
+
+using device::Space;
+using testing::attr;
+using testing::number;
+
+Result discover_tlb(const device::sim::SimConfig& config, Depth depth, std::uint64_t seed = 7) {
+  auto dev = device::sim::make_device(config, seed);
+  NullProgress progress;
+  Options o;
+  o.only = {"tlb"};
+  o.depth = depth;
+  return discover(*dev, o, progress, nullptr);
+}
+
+const std::vector<int>& path_of(const device::sim::SimConfig& c, Space s) {
+  return c.tlb.paths[static_cast<std::size_t>(s)];
+}
+
+// What the probe must find: every level of the global loads' path, exactly.
+void expect_truth(const device::sim::SimConfig& config, const Result& r) {
+  const auto& path = path_of(config, Space::L2);
+  if (path.empty()) {
+    const auto* levels = attr(r, "tlb", "tlbLevels");
+    ASSERT_NE(levels, nullptr);
+    EXPECT_FALSE(levels->available()) << "no TLB configured, yet levels were found";
+    EXPECT_FALSE(levels->reason.empty());
+    return;
+  }
+  const auto* levels = attr(r, "tlb", "tlbLevels");
+  ASSERT_NE(levels, nullptr);
+  ASSERT_TRUE(levels->available()) << levels->reason;
+  ASSERT_EQ(number(levels), static_cast<double>(path.size()));
+  const auto page = config.tlb.levels[static_cast<std::size_t>(path.front())].page_bytes;
+  EXPECT_EQ(number(attr(r, "tlb", "pageSize")), static_cast<double>(page));
+  double missed = 0;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const auto& level = config.tlb.levels[static_cast<std::size_t>(path[k])];
+    const std::string e = "tlb" + std::to_string(k + 1);
+    SCOPED_TRACE(e);
+    EXPECT_EQ(number(attr(r, e, "entries")), level.entries);
+    EXPECT_EQ(number(attr(r, e, "pageSize")), static_cast<double>(level.page_bytes));
+    EXPECT_EQ(number(attr(r, e, "reach")), static_cast<double>(level.entries * level.page_bytes));
+    const auto* ways = attr(r, e, "associativity");
+    ASSERT_NE(ways, nullptr);
+    // Random replacement has no clean onset: the probe must say so rather than guess.
+    if (level.replacement == device::sim::Replacement::Random)
+      EXPECT_FALSE(ways->available());
+    else
+      EXPECT_EQ(number(ways), level.ways) << ways->reason;
+    EXPECT_NEAR(number(attr(r, e, "missPenalty")), level.miss_cycles, 0.02 * level.miss_cycles + 1);
+    missed += level.miss_cycles;
+  }
+  // Sharing of the first level: spaces whose path holds it; texture and constant may be left out
+  // where their arrays cannot cover the level (the evidence says so).
+  const auto* shared = attr(r, "tlb1", "sharedWith");
+  ASSERT_NE(shared, nullptr);
+  ASSERT_TRUE(shared->available()) << shared->reason;
+  const auto skipped = shared->evidence.value("notEstablished", model::Json::object());
+  for (const Space s : {Space::L1, Space::ReadOnly, Space::Texture, Space::Constant}) {
+    const std::string name(device::to_string(s));
+    if (skipped.contains(name)) continue;
+    const auto& p = path_of(config, s);
+    const bool want = std::find(p.begin(), p.end(), path.front()) != p.end();
+    const auto& got = shared->value;
+    const bool has = std::find(got.begin(), got.end(), name) != got.end();
+    EXPECT_EQ(has, want) << name;
+  }
+  EXPECT_GT(missed, 0);
+}
+
+class TlbSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TlbSim, QuickFindsTheConfiguredLevelsOrSaysWhyNot) {
+  const auto config = device::sim::load_config(GetParam());
+  expect_truth(config, discover_tlb(config, Depth::Quick));
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, TlbSim, ::testing::ValuesIn(device::sim::preset_names()),
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+device::sim::TlbLevelSpec level(std::string name, std::uint32_t entries, std::uint32_t ways,
+                                std::uint64_t page, double miss,
+                                device::sim::Replacement policy = device::sim::Replacement::Lru) {
+  device::sim::TlbLevelSpec l;
+  l.name = std::move(name);
+  l.entries = entries;
+  l.ways = ways;
+  l.page_bytes = page;
+  l.miss_cycles = miss;
+  l.replacement = policy;
+  return l;
+}
+
+// The toy GPU with 16 GiB of memory and the given levels, all spaces through `path`.
+device::sim::SimConfig toy_with(std::vector<device::sim::TlbLevelSpec> levels,
+                                std::vector<int> path) {
+  auto c = device::sim::load_config("toy");
+  c.device.global_memory_bytes = std::uint64_t{16} << 30;
+  c.tlb.levels = std::move(levels);
+  for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
+    c.tlb.paths[static_cast<std::size_t>(s)] = path;
+  return c;
+}
+
+TEST(TlbSimConfigurations, ThreeLevelsOfSmallPages) {
+  const auto c = toy_with(
+      {level("a", 8, 2, 4096, 20), level("b", 64, 4, 4096, 60), level("c", 1024, 16, 4096, 200)},
+      {0, 1, 2});
+  for (const auto depth : {Depth::Quick, Depth::Full}) expect_truth(c, discover_tlb(c, depth));
+}
+
+TEST(TlbSimConfigurations, DirectMappedAndRandomLevels) {
+  const auto direct = toy_with({level("a", 32, 1, 1 << 20, 80)}, {0});
+  expect_truth(direct, discover_tlb(direct, Depth::Quick));
+  const auto random =
+      toy_with({level("a", 24, 24, 128 << 10, 80, device::sim::Replacement::Random)}, {0});
+  expect_truth(random, discover_tlb(random, Depth::Quick));
+}
+
+TEST(TlbSimConfigurations, SeparateFirstLevelsPerSpace) {
+  auto c = toy_with({level("a", 12, 12, 256 << 10, 25), level("b", 96, 6, 256 << 10, 90),
+                     level("t", 4, 4, 256 << 10, 25)},
+                    {0, 1});
+  c.tlb.paths[static_cast<std::size_t>(Space::Texture)] = {2, 1};
+  c.tlb.paths[static_cast<std::size_t>(Space::ReadOnly)] = {};
+  expect_truth(c, discover_tlb(c, Depth::Quick, 11));
+}
+
+// The constant path can be tested where the 64 KiB bank spans over twice the first level's pages
+// (4 KiB pages, 4 entries): once sharing the global loads' first level, once with its own.
+TEST(TlbSimConfigurations, ConstantPathWhereTheBankSpansEnoughPages) {
+  for (const bool shared : {true, false}) {
+    auto c = toy_with(
+        {level("a", 4, 4, 4096, 30), level("b", 256, 8, 4096, 120), level("c", 4, 4, 4096, 30)},
+        {0, 1});
+    c.tlb.paths[static_cast<std::size_t>(Space::ReadOnly)] = {2, 1};
+    if (!shared) c.tlb.paths[static_cast<std::size_t>(Space::Constant)] = {2, 1};
+    const auto r = discover_tlb(c, Depth::Quick);
+    expect_truth(c, r);
+    const auto* with = attr(r, "tlb1", "sharedWith");
+    ASSERT_NE(with, nullptr);
+    EXPECT_FALSE(
+        with->evidence.value("notEstablished", model::Json::object()).contains("constant"));
+  }
+}
+
+// The quick run stops at 2048 pages and 8 GiB; a level beyond is found by --depth full only.
+TEST(TlbSimConfigurations, LargeLevelsNeedTheFullDepth) {
+  const auto c =
+      toy_with({level("a", 16, 16, 64 << 10, 30), level("b", 3072, 12, 64 << 10, 150)}, {0, 1});
+  auto big = c;
+  big.l2.geometry.size_bytes *= 4;  // room in the L2 for the lines of 4096 elements
+  const auto quick = discover_tlb(big, Depth::Quick);
+  EXPECT_EQ(number(attr(quick, "tlb", "tlbLevels")), 1);
+  const auto* second = attr(quick, "tlb2", "entries");
+  ASSERT_NE(second, nullptr);
+  EXPECT_FALSE(second->available());
+  EXPECT_NE(second->reason.find("--depth full"), std::string::npos) << second->reason;
+  expect_truth(big, discover_tlb(big, Depth::Full));
+}
+
+// The H100 preset's hashed, segmented L2 under two levels of 2 MiB pages, the second (2048
+// entries, 8-way) beyond the quick run's 2048 pages.
+TEST(TlbSimConfigurations, HopperLikeLevelsOfLargePages) {
+  auto c = device::sim::load_config("h100-sxm");
+  c.tlb.levels = {level("a", 16, 16, 2 << 20, 40), level("b", 2048, 8, 2 << 20, 220)};
+  for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
+    c.tlb.paths[static_cast<std::size_t>(s)] = {0, 1};
+  expect_truth(c, discover_tlb(c, Depth::Full));
+}
+
+}  // namespace
+}  // namespace gputopo::discovery

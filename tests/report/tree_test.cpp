@@ -1,0 +1,97 @@
+#include "report/tree.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace gputopo::report {
+namespace {
+using model::Attribute;
+using model::Json;
+
+// A GPU of 8 SMs in TPCs of 2: GPC 0 holds SMs 0-3, GPC 1 SMs 4-5; SMs 6-7 (one TPC) are in no
+// GPC found.
+model::Report small_gpu() {
+  model::Report r;
+  r.run = {{"device", 1}};
+  r.device.emplace_back("name", Attribute::api("Toy GPU"));
+  r.compute.emplace_back("smCount", Attribute::api(8));
+  auto tpcs = Attribute::measured(4, "", "test", 1);
+  tpcs.evidence = {{"tpcs", Json::array({{0, 1}, {2, 3}, {4, 5}, {6, 7}})}};
+  r.compute.emplace_back("tpcCount", tpcs);
+  auto gpcs = Attribute::unavailable(model::Source::Measured, "", "SMs 6-7 ran alone");
+  gpcs.evidence = {{"gpcs", Json::array({{0, 1, 2, 3}, {4, 5}})},
+                   {"uncoveredUnits", Json::array({{6, 7}})}};
+  r.compute.emplace_back("gpcCount", gpcs);
+  model::Element l1{"l1", {}};
+  auto size = Attribute::measured(256 * 1024, "B", "test", 0.9);
+  size.interval = model::Interval{255 * 1024, 257 * 1024};
+  l1.attributes.emplace_back("size", size);
+  l1.attributes.emplace_back("sharedWith",
+                             Attribute::measured(Json::array({"texture"}), "", "t", 1));
+  model::Element texture{"texture", {}};
+  texture.attributes.emplace_back("size", size);
+  model::Element l2{"l2", {}};
+  l2.attributes.emplace_back("apiSize", Attribute::api(4 * 1024 * 1024, "B"));
+  l2.attributes.emplace_back("segmentCount",
+                             Attribute::unavailable(model::Source::Measured, "", "flat"));
+  r.memory = {l1, texture, l2};
+  return r;
+}
+
+std::string drawn(const model::Report& r, bool full) {
+  std::ostringstream out;
+  write_tree(out, build_tree(r, full), full);
+  return out.str();
+}
+
+TEST(Tree, CompactFoldsIdenticalTpcsAndSmsAndMarksWhatIsNotEstablished) {
+  EXPECT_EQ(drawn(small_gpu(), false),
+            "GPU 1: Toy GPU, 8 SMs\n"
+            "  L2 4 MiB: ? segments of ?\n"
+            "    near L2 segment of each GPC: ? (not measured: the near-hit latency is measured "
+            "per SM, which segment is near to an SM is not)\n"
+            "    GPC 0 (4 SMs) [2 x TPC [2 x SM: L1 256 KiB (also Texture)]]\n"
+            "    GPC 1 (2 SMs) [TPC [2 x SM: L1 256 KiB (also Texture)]]\n"
+            "    GPC ? (2 SMs; GPC not established: SMs 6-7 ran alone) [TPC [2 x SM: L1 256 KiB "
+            "(also Texture)]]\n");
+}
+
+TEST(Tree, FullFormHasEveryNodeWithItsIdsAndIntervals) {
+  const std::string full = drawn(small_gpu(), true);
+  EXPECT_NE(full.find("\n    GPC 0 (4 SMs)\n      TPC 0\n        SM 0: L1 256 KiB (255 KiB to "
+                      "257 KiB) [measured 0.9] (also Texture)\n        SM 1: "),
+            std::string::npos)
+      << full;
+  EXPECT_NE(full.find("\n      TPC 1\n        SM 2: "), std::string::npos) << full;
+  EXPECT_NE(full.find("\n    GPC ? (2 SMs; GPC not established: SMs 6-7 ran alone)\n      TPC 0\n"
+                      "        SM 6: "),
+            std::string::npos)
+      << full;
+}
+
+TEST(Tree, IdenticalGpcsFoldIntoOneLine) {
+  model::Report r = small_gpu();
+  auto gpcs = Attribute::measured(2, "", "test", 0.9);
+  gpcs.evidence = {{"gpcs", Json::array({{0, 1, 2, 3}, {4, 5, 6, 7}})}};
+  r.compute[2].second = gpcs;
+  const std::string compact = drawn(r, false);
+  EXPECT_NE(compact.find("    2 x GPC (4 SMs) [2 x TPC [2 x SM: L1 256 KiB (also Texture)]]\n"),
+            std::string::npos)
+      << compact;
+  EXPECT_EQ(compact.find("GPC ?"), std::string::npos) << compact;
+}
+
+TEST(Tree, WithoutLayoutTheSmsHangInAnUnknownGpc) {
+  model::Report r = small_gpu();
+  r.compute.resize(1);
+  const std::string compact = drawn(r, false);
+  EXPECT_NE(compact.find("    GPC ? (8 SMs; GPCs not measured (the layout probe did not run))\n"
+                         "      TPCs: not measured\n"
+                         "      8 x SM: L1 256 KiB (also Texture)\n"),
+            std::string::npos)
+      << compact;
+}
+
+}  // namespace
+}  // namespace gputopo::report
