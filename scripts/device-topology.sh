@@ -94,8 +94,10 @@ try:
     for g in h["gpus"]:
         print(f"  GPU {g['index']} {g['name']} {g['status']} locality {g['locality']}")
     def v(x):
-        return f"{x['value']:.3g} {x['unit']} ({x['min']:.3g}-{x['max']:.3g})" if "value" in x \
-            else f"not established: {x.get('notEstablished')}"
+        if x.get("value") is None:
+            return f"not established: {x.get('reason')}"
+        lo, hi = x.get("interval", [x["value"], x["value"]])
+        return f"{x['value']:.3g} {x['unit']} ({lo:.3g}-{hi:.3g})"
     for l in h["hostLinks"]:
         print(f"  GPU {l['gpu']} (node {l['numaNode']}): pinned H2D {v(l['pinnedH2dGBps'])},"
               f" D2H {v(l['pinnedD2hGBps'])}; pageable H2D {v(l['pageableH2dGBps'])},"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -74,7 +75,9 @@ std::string sm_text(const model::Report& r, bool full) {
   std::vector<std::string> parts;
   std::set<std::string> folded;  // elements already named as sharing an earlier one's cache
   for (const auto& e : r.memory) {
-    if (e.key == "l2" || e.key == "dram" || e.key == "shared" || folded.count(e.key)) continue;
+    if (e.key == "l2" || e.key == "dram" || e.key == "shared" || e.key.starts_with("tlb") ||
+        folded.count(e.key))
+      continue;
     std::string part;
     const Attribute* count = model::find(e.attributes, "countPerSm");
     if (count && count->available() && count->value.is_number() && count->value.get<double>() > 1)
@@ -200,6 +203,31 @@ TreeNode l2_node(const model::Report& r, bool full) {
   return node;
 }
 
+// Translation, GPU-wide: the levels and page size, then each level found.
+std::optional<TreeNode> tlb_node(const model::Report& r, bool full) {
+  const model::Element* tlb = element(r, "tlb");
+  if (!tlb) return std::nullopt;
+  TreeNode node{"TLB",
+                "",
+                ": " + joined({named("levels", attr(tlb, "tlbLevels"), full),
+                               named("page", attr(tlb, "pageSize"), full)},
+                              ", "),
+                {}};
+  for (int k = 1; k <= 3; ++k) {
+    const model::Element* level = element(r, "tlb" + std::to_string(k));
+    const Attribute* entries = attr(level, "entries");
+    if (!entries || !entries->available()) continue;
+    node.children.push_back(
+        {"TLB",
+         std::to_string(k),
+         ": " + joined({named("entries", entries, full), named("reach", attr(level, "reach"), full),
+                        named("miss", attr(level, "missPenalty"), full)},
+                       ", "),
+         {}});
+  }
+  return node;
+}
+
 }  // namespace
 
 TreeNode build_tree(const model::Report& r, bool full) {
@@ -227,6 +255,7 @@ TreeNode build_tree(const model::Report& r, bool full) {
          " " + value_text(attr(dram, "size"), full) + (details.empty() ? "" : ": " + details),
          {}});
   }
+  if (auto tlb = tlb_node(r, full)) root.children.push_back(std::move(*tlb));
   root.children.push_back(l2_node(r, full));
   return root;
 }

@@ -109,6 +109,15 @@ TEST(MarkdownFormat, OneTablePerGroupWithProvenance) {
   EXPECT_GT(rows, 40u);
 }
 
+TEST(TreeCommand, DrawsTheTlbLevelsOnceForTheGpuNotUnderEachSm) {
+  const ProcessResult r = gputopo({"--sim", "tlb-2level", "-q", "tree", "--only", "tlb,l1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  TLB: levels 2, page 64 KiB\n    TLB 1: entries 16, reach 1 MiB"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("SM: L1 12 KiB + TLB"), std::string::npos) << r.out;
+}
+
 TEST(TreeCommand, DrawsTheDiscoveredLayoutAndKeepsJsonForTheOutputFile) {
   char dir[] = "/tmp/gputopo-tree-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);

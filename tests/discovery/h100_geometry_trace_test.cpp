@@ -1,0 +1,56 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "../record/test_recordings.hpp"
+#include "device/record/replay.hpp"
+#include "discovery/discover.hpp"
+
+// The cache-geometry and TLB probes on a --depth full recording made on an H100
+// (docs/results/h100/geometry): offline they give what the GPU gave.
+namespace gputopo::device::record {
+namespace {
+
+using H100GeometryTrace = testing::TempDirTest;
+
+const model::Attribute* find(const discovery::Result& r, const std::string& element,
+                             const char* key) {
+  for (const auto& e : r.memory)
+    if (e.key == element) return model::find(e.attributes, key);
+  return nullptr;
+}
+
+TEST_F(H100GeometryTrace, ReplaysToTheGeometryTheGpuGave) {
+  std::filesystem::create_directories(dir_);
+  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
+                            "/runs/h100-full-depth-raw.tgz' -C '" + dir_.string() + "'";
+  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
+  auto replay = open_replay(dir_ / "rawfull");
+  discovery::NullProgress progress;
+  discovery::Options o;
+  o.depth = discovery::Depth::Full;
+  o.retry_backoff_s = 0;
+  const auto r = discovery::discover(*replay, o, progress, nullptr);
+
+  const auto* ways = find(r, "constantL1", "associativity");
+  ASSERT_TRUE(ways && ways->available());
+  EXPECT_EQ(ways->value.get<double>(), 4);
+  EXPECT_EQ(find(r, "constantL1", "sets")->value.get<double>(), 8);
+  EXPECT_EQ(find(r, "constantL1", "indexFunction")->value, "modulo: address bits 6-8");
+  EXPECT_EQ(find(r, "constantL1", "replacementPolicy")->value, "tree-PLRU");
+  // The L2's hash keeps the whole capacity at every stride: ways and sets not separable.
+  const auto* index = find(r, "l2", "indexFunction");
+  ASSERT_TRUE(index && index->available());
+  EXPECT_EQ(index->value.get<std::string>().rfind("hashed", 0), 0u) << index->value;
+  EXPECT_FALSE(find(r, "l2", "associativity")->available());
+  EXPECT_EQ(find(r, "l2", "writePolicy")->value, "write-back");
+  // No translation step up to 47.5 GiB: the TLB is not established, with the reason.
+  const auto* levels = find(r, "tlb", "tlbLevels");
+  ASSERT_NE(levels, nullptr);
+  EXPECT_FALSE(levels->available());
+  EXPECT_NE(levels->reason.find("no translation step"), std::string::npos) << levels->reason;
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
