@@ -75,8 +75,8 @@ std::string sm_text(const model::Report& r, bool full) {
   std::vector<std::string> parts;
   std::set<std::string> folded;  // elements already named as sharing an earlier one's cache
   for (const auto& e : r.memory) {
-    if (e.key == "l2" || e.key == "dram" || e.key == "shared" || e.key.starts_with("tlb") ||
-        folded.count(e.key))
+    if (e.key == "l2" || e.key == "dram" || e.key == "shared" || e.key == "lds" ||
+        e.key == "mall" || e.key.starts_with("tlb") || folded.count(e.key))
       continue;
     std::string part;
     const Attribute* count = model::find(e.attributes, "countPerSm");
@@ -94,10 +94,12 @@ std::string sm_text(const model::Report& r, bool full) {
     if (!also.empty()) part += " (also " + joined(also, ", ") + ")";
     parts.push_back(part);
   }
-  const model::Element* shared = element(r, "shared");
+  // Shared memory, AMD's LDS where the report has one.
+  const model::Element* lds = element(r, "lds");
+  const model::Element* shared = lds ? lds : element(r, "shared");
   const Attribute* shared_size = attr(shared, "apiSize");
   if (!shared_size) shared_size = model::find(r.compute, "sharedMemoryPerSm");
-  if (shared_size) parts.push_back(named("Shared", shared_size, full));
+  if (shared_size) parts.push_back(named(lds ? "LDS" : "Shared", shared_size, full));
   if (parts.empty()) return "";
   return ": " + joined(parts, " + ");
 }
@@ -255,6 +257,15 @@ TreeNode build_tree(const model::Report& r, bool full) {
          " " + value_text(attr(dram, "size"), full) + (details.empty() ? "" : ": " + details),
          {}});
   }
+  // A memory-side cache (AMD's MALL) serves every L2 miss: between device memory and the L2.
+  // Drawn where one was found (a report without one says why under memory.mall).
+  const model::Element* mall = element(r, "mall");
+  if (const Attribute* size = attr(mall, "size"); size && size->available())
+    root.children.push_back(
+        {"MALL",
+         "",
+         " " + value_text(size, full) + ": " + named("latency", attr(mall, "latency"), full),
+         {}});
   if (auto tlb = tlb_node(r, full)) root.children.push_back(std::move(*tlb));
   root.children.push_back(l2_node(r, full));
   return root;

@@ -93,5 +93,26 @@ TEST(Tree, WithoutLayoutTheSmsHangInAnUnknownGpc) {
       << compact;
 }
 
+// AMD: the LDS is the SM's shared memory; a memory-side cache found is drawn once under the GPU,
+// one not found is not drawn.
+TEST(Tree, AmdLdsIsTheSmsSharedMemoryAndTheMallHangsUnderTheGpu) {
+  model::Report r = small_gpu();
+  r.compute.resize(1);
+  model::Element lds{"lds", {}};
+  lds.attributes.emplace_back("apiSize", Attribute::api(64 * 1024, "B"));
+  model::Element mall{"mall", {}};
+  mall.attributes.emplace_back("size", Attribute::measured(256 * 1024 * 1024, "B", "test", 1));
+  mall.attributes.emplace_back("latency", Attribute::measured(520, "cycles", "test", 1));
+  r.memory.push_back(lds);
+  r.memory.push_back(mall);
+  const std::string compact = drawn(r, false);
+  EXPECT_NE(compact.find("\n  MALL 256 MiB: latency 520 cycles\n"), std::string::npos) << compact;
+  EXPECT_NE(compact.find("8 x SM: L1 256 KiB (also Texture) + LDS 64 KiB\n"), std::string::npos)
+      << compact;
+  r.memory.back().attributes[0].second =
+      Attribute::unavailable(model::Source::Measured, "B", "no memory-side cache");
+  EXPECT_EQ(drawn(r, false).find("MALL"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gputopo::report
