@@ -143,13 +143,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
                              so_far = partial;
                              session.write_partial(with_result(base, so_far));
                            });
-  discovery::Options discovery_options;
-  discovery_options.only.insert(o.only.begin(), o.only.end());
-  discovery_options.carveout_percent = o.carveout;
-  discovery_options.time_budget_s = o.time_budget_s;
-  discovery_options.busy_budget_s = o.busy_budget_s;
-  if (o.full_depth) discovery_options.depth = discovery::Depth::Full;
-  if (!opened.sim.empty() || o.replay_dir) discovery_options.retry_backoff_s = 0;
+  const auto discovery_options = cli::discovery_options(o, !opened.sim.empty() || o.replay_dir);
   discovery::Result result;
   try {
     result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);

@@ -52,13 +52,8 @@ bool no_gpu(const device::Error& e) {
 // True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU):
 // no NVIDIA GPU, and no AMD GPU where this build has the HIP backend.
 bool no_gpu_here(std::string& why) {
-  try {
-    device::cuda::list_devices();
-    return false;
-  } catch (const device::Error& e) {
-    why = e.what();
-    if (!no_gpu(e) || !device::hip::built()) return no_gpu(e);
-  }
+  if (!no_nvidia_gpu_here(why)) return false;
+  if (!device::hip::built()) return true;
   try {
     device::hip::open(0);
     return false;
@@ -84,6 +79,16 @@ std::unique_ptr<device::Device> open_gpu(int index) {
 }
 
 }  // namespace
+
+bool no_nvidia_gpu_here(std::string& why) {
+  try {
+    device::cuda::list_devices();
+    return false;
+  } catch (const device::Error& e) {
+    why = e.what();
+    return no_gpu(e);
+  }
+}
 
 OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& notices) {
   OpenedDevice opened;

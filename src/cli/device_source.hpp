@@ -29,6 +29,10 @@ struct OpenedDevice {
   bool cut_short = false;  // analyze: the run that made the recording stopped before its end
 };
 
+// True when the CUDA runtime finds no driver or no NVIDIA GPU (why in `why`); false when it lists
+// GPUs or fails for another reason.
+bool no_nvidia_gpu_here(std::string& why);
+
 // The device the options name: --sim, else the CUDA GPU -d N. With `fall_back_to_sim`, a host
 // without GPU or driver gets the simulated kFallbackPreset instead, with a notice on `notices`.
 // With --raw DIR the device records every request. Throws device::Error (exit codes per kind)

@@ -31,17 +31,6 @@ struct GpuRun {
   std::string error;
 };
 
-discovery::Options discovery_options(const Options& o, bool simulated) {
-  discovery::Options d;
-  d.only.insert(o.only.begin(), o.only.end());
-  d.carveout_percent = o.carveout;
-  d.time_budget_s = o.time_budget_s;
-  d.busy_budget_s = o.busy_budget_s;
-  if (o.full_depth) d.depth = discovery::Depth::Full;
-  if (simulated) d.retry_backoff_s = 0;
-  return d;
-}
-
 GpuRun discover_one(device::Device& gpu, const discovery::Options& options,
                     const std::atomic<bool>& interrupted) {
   GpuRun run;

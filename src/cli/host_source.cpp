@@ -14,8 +14,6 @@
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
-namespace {}  // namespace
-
 bool is_host_config(const std::string& name) {
   if (device::sim::is_host_preset(name)) return true;
   std::error_code ec;
@@ -119,16 +117,6 @@ void open_cuda_host(OpenedHost& h) {
   }
 }
 
-bool no_gpu_here(std::string& why) {
-  try {
-    device::cuda::list_devices();
-    return false;
-  } catch (const device::Error& e) {
-    why = e.what();
-    return e.kind() == device::Error::Kind::NoDriver || e.kind() == device::Error::Kind::NoDevice;
-  }
-}
-
 }  // namespace
 
 OpenedHost open_host(const Options& o, std::ostream& notices) {
@@ -136,7 +124,7 @@ OpenedHost open_host(const Options& o, std::ostream& notices) {
   std::string why;
   if (o.sim) {
     open_sim_host(h, *o.sim, o.seed);
-  } else if (no_gpu_here(why)) {
+  } else if (no_nvidia_gpu_here(why)) {
     if (!o.quiet)
       notices << "gputopo: no usable GPU (" << why << "); running on the SIMULATED host '"
               << kFallbackHost << "' instead\n";

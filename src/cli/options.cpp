@@ -263,6 +263,17 @@ std::optional<std::string> check_only(const Options& o) {
 
 }  // namespace
 
+discovery::Options discovery_options(const Options& o, bool no_backoff) {
+  discovery::Options d;
+  d.only.insert(o.only.begin(), o.only.end());
+  d.carveout_percent = o.carveout;
+  d.time_budget_s = o.time_budget_s;
+  d.busy_budget_s = o.busy_budget_s;
+  if (o.full_depth) d.depth = discovery::Depth::Full;
+  if (no_backoff) d.retry_backoff_s = 0;
+  return d;
+}
+
 ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err) {
   Options o;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "discovery/options.hpp"
+
 // Flags in, options out, nothing else.
 namespace gputopo::cli {
 
@@ -40,6 +42,10 @@ struct Options {
   bool full_depth = false;                   // --depth full
   std::vector<std::string> argv;             // as given, for the report's run section
 };
+
+// The discovery's options from the command line's; `no_backoff` for simulated and replayed
+// devices, whose load is counted in calls, not seconds.
+discovery::Options discovery_options(const Options& options, bool no_backoff);
 
 // The options, or the exit code to leave with at once: 0 after --help or --version (printed to
 // `out`), 2 after a usage error (one line on `err`).
