@@ -35,7 +35,10 @@ def attributes(report):
 
 
 def compare(paths):
-    runs = [load(p) for p in paths]
+    return compare_reports([load(p) for p in paths])
+
+
+def compare_reports(runs):
     rows, failed = [], False
     keys = {}
     for r in runs:

@@ -24,6 +24,8 @@ enum class TransferKind {
   PeerRead,           // the peer's memory -> this GPU's memory
   PeerWrite,          // this GPU's memory -> the peer's memory
   PeerBidirectional,  // both at once, on two streams: `bytes` each way
+  PeerLoad,           // dependent loads by one thread of this GPU through a chain in the peer's
+                      // memory of `bytes` at a 4 KiB stride; each sample is seconds per load
 };
 
 enum class HostMemory { Pinned, Pageable };
@@ -37,6 +39,8 @@ struct TransferRequest {
   int repeats = 1;
 };
 
+// Every kind runs once untimed before its repeats: the first copy of a buffer pays for mapping it,
+// and the first after an idle spell for the link waking up.
 struct TransferResult {
   std::vector<double> seconds;  // one per repeat, event-timed on the device
   bool numa_bound = false;      // the buffer was bound to numa_node

@@ -48,7 +48,7 @@ class Meter {
   // Bandwidth in GB/s of `request` (its bytes and repeats set here), `directions` copies of
   // `bytes` each per timed interval.
   Json bandwidth(device::TransferRequest r, int directions, const std::string& method) {
-    r.bytes = o_.bytes;
+    if (r.bytes == 0) r.bytes = o_.bytes;
     r.repeats = o_.repeats;
     return run(r, "GB/s", [&](const device::TransferResult& t) {
       std::vector<double> gbps;
@@ -61,10 +61,21 @@ class Meter {
   Json latency(device::TransferRequest r, const std::string& method) {
     r.bytes = o_.latency_bytes;
     r.repeats = o_.latency_repeats;
-    return run(r, "us", [&](const device::TransferResult& t) {
-      std::vector<double> us;
-      for (double s : t.seconds) us.push_back(s * 1e6);
-      return measured(us, "us", method);
+    return scaled(r, "us", 1e6, method);
+  }
+
+  Json load_latency(device::TransferRequest r, const std::string& method) {
+    r.bytes = o_.load_bytes;
+    r.repeats = o_.load_repeats;
+    return scaled(r, "ns", 1e9, method);
+  }
+
+  Json scaled(const device::TransferRequest& r, const char* unit, double scale,
+              const std::string& method) {
+    return run(r, unit, [&](const device::TransferResult& t) {
+      std::vector<double> v;
+      for (double s : t.seconds) v.push_back(s * scale);
+      return measured(v, unit, method);
     });
   }
 
@@ -184,6 +195,7 @@ Json peer_entry(LinkedGpu& from, LinkedGpu& to, int from_index, int to_index,
     device::TransferRequest r;
     r.kind = k;
     r.peer = to_index;
+    r.bytes = o.peer_bytes;
     return r;
   };
   const std::string method = "cudaMemcpyPeerAsync, event-timed";
@@ -192,13 +204,22 @@ Json peer_entry(LinkedGpu& from, LinkedGpu& to, int from_index, int to_index,
   j["writeGBps"] = link.access ? meter.bandwidth(req(TransferKind::PeerWrite), 1, method)
                                : unmeasured("GB/s", no_access);
   j["bidirectionalGBps"] =
-      link.access ? meter.bandwidth(req(TransferKind::PeerBidirectional), 2,
-                                    method + " on two streams at once, both directions summed")
+      link.access ? meter.bandwidth(
+                        req(TransferKind::PeerBidirectional), 2,
+                        method + ": each GPU pushes to the other at once, both directions summed")
                   : unmeasured("GB/s", no_access);
   j["latencyUs"] =
       link.access ? meter.latency(req(TransferKind::PeerRead),
                                   fmt::format("{} B peer copies, event-timed", o.latency_bytes))
                   : unmeasured("us", no_access);
+  j["loadLatencyNs"] =
+      link.access
+          ? meter.load_latency(req(TransferKind::PeerLoad),
+                               fmt::format("dependent loads (ld.global.cg) by one thread through "
+                                           "a chain of {} MiB in the peer's memory at a 4 KiB "
+                                           "stride in a random order, event-timed per chain",
+                                           o.load_bytes >> 20))
+          : unmeasured("ns", no_access);
   return j;
 }
 

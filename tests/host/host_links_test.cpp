@@ -44,6 +44,8 @@ TEST(HostLinks, EightGpuHostGivesTheFullMatrixAtTheConfiguredBandwidths) {
     EXPECT_NEAR(value(p["writeGBps"]), 370, 370 * 0.05);
     EXPECT_NEAR(value(p["bidirectionalGBps"]), 740, 740 * 0.05);
     EXPECT_GT(value(p["latencyUs"]), 2.5 * 0.9);
+    EXPECT_NEAR(value(p["loadLatencyNs"]), 850, 850 * 0.05);
+    EXPECT_EQ(p["loadLatencyNs"]["unit"], "ns");
   }
   ASSERT_EQ(links["hostLinks"].size(), 8u);
   for (const auto& h : links["hostLinks"]) {
@@ -74,6 +76,18 @@ TEST(HostLinks, OneGpuHasAnEmptyPeerMatrixAndItsHostLink) {
   EXPECT_TRUE(links["peers"].empty());
   ASSERT_EQ(links["hostLinks"].size(), 1u);
   EXPECT_NEAR(value(links["hostLinks"][0]["latencyUs"]), 2.0, 0.2);
+}
+
+TEST(HostLinks, ALinkWithoutALoadLatencySaysSo) {
+  auto config = device::sim::load_host_config("hgx-a100-4");
+  config.link_types.at("nv4").load_latency_ns = 0;
+  const Json links = measure(config).links;
+  for (const auto& p : links["peers"]) {
+    EXPECT_TRUE(p["loadLatencyNs"]["value"].is_null());
+    EXPECT_NE(p["loadLatencyNs"]["reason"].get<std::string>().find("loadLatencyNs"),
+              std::string::npos);
+    EXPECT_NEAR(value(p["readGBps"]), 92, 92 * 0.05);
+  }
 }
 
 TEST(HostLinks, ASlowPairIsAnOutlier) {

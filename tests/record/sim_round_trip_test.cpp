@@ -73,7 +73,9 @@ TEST_F(SimRoundTrip, ReplayAnswersLinksAndCopies) {
   peer_copy.kind = TransferKind::PeerBidirectional;
   peer_copy.peer = 3;
   peer_copy.bytes = 1 << 24;
-  TransferResult host_live, peer_live;
+  TransferRequest peer_load = peer_copy;
+  peer_load.kind = TransferKind::PeerLoad;
+  TransferResult host_live, peer_live, load_live;
   PeerLink link_live;
   {
     auto sim = sim::open_host(sim::load_host_config("dgx-h100"));
@@ -81,6 +83,7 @@ TEST_F(SimRoundTrip, ReplayAnswersLinksAndCopies) {
     link_live = recorder->peer_link(3);
     host_live = recorder->transfer(host_copy);
     peer_live = recorder->transfer(peer_copy);
+    load_live = recorder->transfer(peer_load);
     EXPECT_THROW(recorder->transfer(TransferRequest{}), Error);
     recorder->finish();
   }
@@ -95,6 +98,7 @@ TEST_F(SimRoundTrip, ReplayAnswersLinksAndCopies) {
   EXPECT_EQ(host.seconds, host_live.seconds);
   EXPECT_TRUE(host.numa_bound);
   EXPECT_EQ(replay->transfer(peer_copy).seconds, peer_live.seconds);
+  EXPECT_EQ(replay->transfer(peer_load).seconds, load_live.seconds);
   EXPECT_THROW(replay->transfer(TransferRequest{}), Error);
   TransferRequest other = peer_copy;
   other.peer = 4;

@@ -49,6 +49,11 @@ cudaError_t upload_constant(const std::uint32_t* words, std::size_t count, std::
                             cudaStream_t s);
 std::size_t constant_bank_bytes();
 
+// One thread follows a chain written by fill_pointer_chain for `loads` dependent L2-level loads
+// and stores the last address to `sink` (the peer load latency; the chain may live on a peer).
+cudaError_t launch_load_chain(std::uint64_t start, std::uint64_t loads, std::uint64_t* sink,
+                              cudaStream_t s);
+
 // Keeps every SM busy for about `ns` nanoseconds, so that the clocks are up before timing.
 cudaError_t launch_spin(std::uint64_t ns, std::uint32_t blocks, cudaStream_t s);
 

@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "device/cuda/check.hpp"
+#include "device/cuda/kernels.hpp"
 #include "device/cuda/nvml.hpp"
 #include "host/numa_binding.hpp"
 
@@ -118,7 +121,7 @@ TransferResult host_transfer(int device, cudaStream_t stream, const TransferRequ
   const void* src = h2d ? host.data() : gpu.data();
   const auto kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   Event start, stop;
-  for (int i = 0; i < r.repeats; ++i) {
+  for (int i = -1; i < r.repeats; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     check(cudaEventRecord(start, stream), "cudaEventRecord");
     check(cudaMemcpyAsync(dst, src, r.bytes, kind, stream), "cudaMemcpyAsync (host)");
@@ -126,46 +129,95 @@ TransferResult host_transfer(int device, cudaStream_t stream, const TransferRequ
     wait_for(stream, deadline_s(r.bytes), "a host copy");
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    result.seconds.push_back(pinned ? seconds_between(start, stop) : wall);
+    if (i >= 0) result.seconds.push_back(pinned ? seconds_between(start, stop) : wall);
   }
   return result;
 }
 
+// A bidirectional copy is each GPU pushing `bytes` to the other at once, the peer's copy issued on
+// a stream of its own and fenced into this GPU's timed span by events.
 TransferResult peer_transfer(int device, cudaStream_t stream, const TransferRequest& r) {
+  const bool both = r.kind == TransferKind::PeerBidirectional;
   enable_peer(device, r.peer);
-  if (r.kind == TransferKind::PeerBidirectional) enable_peer(r.peer, device);
+  if (both) enable_peer(r.peer, device);
   DeviceBuffer remote(r.peer, r.bytes), remote2(r.peer, r.bytes);
   DeviceBuffer local(device, r.bytes), local2(device, r.bytes);
-  check(cudaSetDevice(device), "cudaSetDevice");
+  check(cudaSetDevice(r.peer), "cudaSetDevice");
   cudaStream_t other = nullptr;
   check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
   TransferResult result;
   try {
-    Event start, stop, other_done;
-    for (int i = 0; i < r.repeats; ++i) {
+    const Event other_done;
+    check(cudaSetDevice(device), "cudaSetDevice");
+    const Event start, stop;
+    for (int i = -1; i < r.repeats; ++i) {
       check(cudaEventRecord(start, stream), "cudaEventRecord");
-      if (r.kind == TransferKind::PeerWrite)
-        check(cudaMemcpyPeerAsync(remote.data(), r.peer, local.data(), device, r.bytes, stream),
-              "cudaMemcpyPeerAsync (write)");
-      else
+      if (r.kind == TransferKind::PeerRead)
         check(cudaMemcpyPeerAsync(local.data(), device, remote.data(), r.peer, r.bytes, stream),
               "cudaMemcpyPeerAsync (read)");
-      if (r.kind == TransferKind::PeerBidirectional) {
+      else
+        check(cudaMemcpyPeerAsync(remote.data(), r.peer, local.data(), device, r.bytes, stream),
+              "cudaMemcpyPeerAsync (write)");
+      if (both) {
         check(cudaStreamWaitEvent(other, start, 0), "cudaStreamWaitEvent");
-        check(cudaMemcpyPeerAsync(remote2.data(), r.peer, local2.data(), device, r.bytes, other),
-              "cudaMemcpyPeerAsync (bidirectional)");
+        check(cudaSetDevice(r.peer), "cudaSetDevice");
+        check(cudaMemcpyPeerAsync(local2.data(), device, remote2.data(), r.peer, r.bytes, other),
+              "cudaMemcpyPeerAsync (the peer's push)");
         check(cudaEventRecord(other_done, other), "cudaEventRecord");
+        check(cudaSetDevice(device), "cudaSetDevice");
         check(cudaStreamWaitEvent(stream, other_done, 0), "cudaStreamWaitEvent");
       }
       check(cudaEventRecord(stop, stream), "cudaEventRecord");
       wait_for(stream, deadline_s(2 * r.bytes), "a peer copy");
-      result.seconds.push_back(seconds_between(start, stop));
+      if (i >= 0) result.seconds.push_back(seconds_between(start, stop));
     }
   } catch (...) {
     cudaStreamDestroy(other);
     throw;
   }
   cudaStreamDestroy(other);
+  return result;
+}
+
+// A random cycle through the chain's elements (Sattolo's shuffle, fixed seed): no two neighbours
+// in the order share a page more often than chance.
+std::vector<std::uint64_t> random_cycle(std::uint64_t elements) {
+  std::vector<std::uint64_t> order(elements), next(elements);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(0x70656572ULL);
+  for (std::uint64_t i = elements - 1; i > 0; --i)
+    std::swap(order[i], order[std::uniform_int_distribution<std::uint64_t>(0, i - 1)(rng)]);
+  for (std::uint64_t i = 0; i < elements; ++i) next[order[i]] = order[(i + 1) % elements];
+  return next;
+}
+
+TransferResult peer_load(int device, cudaStream_t stream, const TransferRequest& r) {
+  constexpr std::uint64_t kStride = 4096, kMinLoads = 4096;
+  const std::uint64_t elements = r.bytes / kStride;
+  if (elements < 2) throw Error(Error::Kind::BadRequest, "a peer load chain needs 8 KiB or more");
+  enable_peer(device, r.peer);
+  DeviceBuffer chain(r.peer, r.bytes);
+  DeviceBuffer successors(device, elements * sizeof(std::uint64_t));
+  DeviceBuffer sink(device, sizeof(std::uint64_t));
+  const auto next = random_cycle(elements);
+  check(cudaMemcpy(successors.data(), next.data(), elements * sizeof(std::uint64_t),
+                   cudaMemcpyHostToDevice),
+        "cudaMemcpy (chain order)");
+  check(fill_pointer_chain(chain.data(), static_cast<const std::uint64_t*>(successors.data()),
+                           elements, kStride, stream),
+        "fill_pointer_chain (peer)");
+  const auto start_address = reinterpret_cast<std::uint64_t>(chain.data());
+  auto* out = static_cast<std::uint64_t*>(sink.data());
+  const std::uint64_t loads = std::max(elements, kMinLoads);
+  TransferResult result;
+  Event start, stop;
+  for (int i = -1; i < r.repeats; ++i) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    check(launch_load_chain(start_address, loads, out, stream), "launch_load_chain");
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    wait_for(stream, deadline_s(0) + static_cast<double>(loads) * 1e-5, "a peer load chain");
+    if (i >= 0) result.seconds.push_back(seconds_between(start, stop) / static_cast<double>(loads));
+  }
   return result;
 }
 
@@ -202,6 +254,7 @@ TransferResult run_transfer(int device, cudaStream_t stream, const TransferReque
     return host_transfer(device, stream, r);
   if (r.peer < 0 || r.peer == device)
     throw Error(Error::Kind::BadRequest, "a peer copy needs another GPU");
+  if (r.kind == TransferKind::PeerLoad) return peer_load(device, stream, r);
   return peer_transfer(device, stream, r);
 }
 

@@ -46,6 +46,8 @@ std::string_view name(TransferKind k) {
       return "peerWrite";
     case TransferKind::PeerBidirectional:
       return "peerBidirectional";
+    case TransferKind::PeerLoad:
+      return "peerLoad";
   }
   return "unknown";
 }

@@ -51,8 +51,8 @@ constexpr auto enumerators(std::type_identity<Error::Kind>) {
 
 constexpr auto enumerators(std::type_identity<TransferKind>) {
   using K = TransferKind;
-  return std::array{K::HostToDevice, K::DeviceToHost, K::PeerRead, K::PeerWrite,
-                    K::PeerBidirectional};
+  return std::array{K::HostToDevice, K::DeviceToHost,      K::PeerRead,
+                    K::PeerWrite,    K::PeerBidirectional, K::PeerLoad};
 }
 constexpr auto enumerators(std::type_identity<HostMemory>) {
   return std::array{HostMemory::Pinned, HostMemory::Pageable};

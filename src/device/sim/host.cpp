@@ -32,8 +32,8 @@ SimHostLink parse_host_link(const JsonReader& r) {
 }
 
 SimPeerLinkType parse_link_type(const JsonReader& r) {
-  r.only({"type", "count", "generation", "GBps", "bidirGBps", "latencyUs", "access", "atomics",
-          "rank"});
+  r.only({"type", "count", "generation", "GBps", "bidirGBps", "latencyUs", "loadLatencyNs",
+          "access", "atomics", "rank"});
   SimPeerLinkType t;
   t.link.type = r.at("type").string();
   if (t.link.type != "NVLink" && t.link.type != "PCIe") r.at("type").fail("NVLink or PCIe");
@@ -44,6 +44,7 @@ SimPeerLinkType parse_link_type(const JsonReader& r) {
   t.gbps = r.at("GBps").number(0.01, 1e5);
   t.bidir_gbps = r.at("bidirGBps").number(0.01, 2e5);
   t.latency_us = r.at("latencyUs").number(0.01, 1e6);
+  t.load_latency_ns = r.number("loadLatencyNs", 1, 1e6, 0);
   t.link.access = r.boolean("access", true);
   t.link.atomics = r.boolean("atomics", t.link.access);
   t.link.performance_rank = static_cast<int>(r.integer("rank", 0, 16, 0));
@@ -164,6 +165,7 @@ class HostGpu final : public Device {
       if (!t.link.access)
         throw Error(Error::Kind::BadRequest,
                     fmt::format("GPU {} has no peer access to GPU {}", index_, r.peer));
+      if (r.kind == TransferKind::PeerLoad) return peer_load(t, r);
       gbps = r.kind == TransferKind::PeerBidirectional ? t.bidir_gbps / 2 : t.gbps;
       latency_us = t.latency_us;
     }
@@ -175,6 +177,17 @@ class HostGpu final : public Device {
   }
 
  private:
+  TransferResult peer_load(const SimPeerLinkType& t, const TransferRequest& r) {
+    if (t.load_latency_ns == 0)
+      throw Error(Error::Kind::Unsupported,
+                  "the simulated host's link type models no load latency (loadLatencyNs)");
+    TransferResult result;
+    for (int i = 0; i < r.repeats; ++i)
+      result.seconds.push_back(t.load_latency_ns * 1e-9 *
+                               std::max(0.5, 1 + host_.noise * rng_.normal()));
+    return result;
+  }
+
   void check() const {
     if (host_.gpus[static_cast<std::size_t>(index_)].fails)
       throw Error(Error::Kind::Lost,

@@ -24,6 +24,7 @@ struct SimPeerLinkType {
   double gbps = 0;        // one direction
   double bidir_gbps = 0;  // both directions together
   double latency_us = 0;
+  double load_latency_ns = 0;  // a dependent load from the peer's memory; 0: not modelled
 };
 
 struct SimHostGpu {
