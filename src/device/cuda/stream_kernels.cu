@@ -96,23 +96,49 @@ __device__ __forceinline__ void keep(std::uint32_t acc, std::uint32_t* sink) {
   if (acc == 0x9E3779B9U) sink[0] = acc;
 }
 
+// The walk of every stream kernel, `passes` times: from `first` in steps of `stride` while below
+// `n`, U accesses at a time (group(i) takes i, i + stride, ...), then the rest one at a time.
+template <int U, class Index, class Group, class One>
+__device__ __forceinline__ void unrolled_walk(Index first, Index stride, std::uint64_t n,
+                                              std::uint32_t passes, Group group, One one) {
+  for (std::uint32_t p = 0; p < passes; ++p) {
+    Index i = first;
+    for (; i + (U - 1) * stride < n; i += U * stride) group(i, p);
+    for (; i < n; i += stride) one(i, p);
+  }
+}
+
+// U loads issued before any is used, folded into one word.
+template <int U, class Load>
+__device__ __forceinline__ std::uint32_t xor_of(Load load) {
+  std::uint32_t v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) v[u] = load(u);
+  std::uint32_t acc = 0;
+#pragma unroll
+  for (int u = 0; u < U; ++u) acc ^= v[u];
+  return acc;
+}
+
+__device__ __forceinline__ std::uint64_t grid_thread() {
+  return std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ std::uint64_t grid_threads() {
+  return std::uint64_t{gridDim.x} * blockDim.x;
+}
+
 template <int B, int U>
 __global__ void read_kernel(StreamArgs a) {
   using A = Access<B>;
   const auto* src = static_cast<const typename A::T*>(a.src);
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  const std::uint64_t stride = grid_threads();
   std::uint32_t acc = 0;
-  for (std::uint32_t p = 0; p < a.passes; ++p) {
-    std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
-      std::uint32_t v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
-#pragma unroll
-      for (int u = 0; u < U; ++u) acc ^= v[u];
-    }
-    for (; i < a.vectors; i += stride) acc ^= A::load_cg(src + i);
-  }
+  unrolled_walk<U>(
+      grid_thread(), stride, a.vectors, a.passes,
+      [&](std::uint64_t i, std::uint32_t) {
+        acc ^= xor_of<U>([&](int u) { return A::load_cg(src + i + u * stride); });
+      },
+      [&](std::uint64_t i, std::uint32_t) { acc ^= A::load_cg(src + i); });
   keep(acc, a.sink);
 }
 
@@ -120,16 +146,17 @@ template <int B, int U>
 __global__ void write_kernel(StreamArgs a) {
   using A = Access<B>;
   auto* dst = static_cast<typename A::T*>(a.dst);
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  for (std::uint32_t p = 0; p < a.passes; ++p) {
-    std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
+  const std::uint64_t stride = grid_threads();
+  const auto one = [&](std::uint64_t i, std::uint32_t p) {
+    A::store(dst + i, static_cast<std::uint32_t>(i) + p);
+  };
+  unrolled_walk<U>(
+      grid_thread(), stride, a.vectors, a.passes,
+      [&](std::uint64_t i, std::uint32_t p) {
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        A::store(dst + i + u * stride, static_cast<std::uint32_t>(i + u * stride) + p);
-    }
-    for (; i < a.vectors; i += stride) A::store(dst + i, static_cast<std::uint32_t>(i) + p);
-  }
+        for (int u = 0; u < U; ++u) one(i + u * stride, p);
+      },
+      one);
 }
 
 template <int B, int U>
@@ -137,18 +164,17 @@ __global__ void copy_kernel(StreamArgs a) {
   using A = Access<B>;
   const auto* src = static_cast<const typename A::T*>(a.src);
   auto* dst = static_cast<typename A::T*>(a.dst);
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  for (std::uint32_t p = 0; p < a.passes; ++p) {
-    std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    for (; i + (U - 1) * stride < a.vectors; i += U * stride) {
-      std::uint32_t v[U];
+  const std::uint64_t stride = grid_threads();
+  unrolled_walk<U>(
+      grid_thread(), stride, a.vectors, a.passes,
+      [&](std::uint64_t i, std::uint32_t) {
+        std::uint32_t v[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
+        for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < U; ++u) A::store(dst + i + u * stride, v[u]);
-    }
-    for (; i < a.vectors; i += stride) A::store(dst + i, A::load_cg(src + i));
-  }
+        for (int u = 0; u < U; ++u) A::store(dst + i + u * stride, v[u]);
+      },
+      [&](std::uint64_t i, std::uint32_t) { A::store(dst + i, A::load_cg(src + i)); });
 }
 
 // Block b reads its own slice of `vectors` accesses through L1, `passes` times.
@@ -156,41 +182,34 @@ template <int B, int U>
 __global__ void l1_read_kernel(StreamArgs a) {
   using A = Access<B>;
   const auto* src = static_cast<const typename A::T*>(a.src) + blockIdx.x * a.vectors;
+  const std::uint64_t stride = blockDim.x;
   std::uint32_t acc = 0;
-  for (std::uint32_t p = 0; p < a.passes; ++p) {
-    std::uint64_t i = threadIdx.x;
-    for (; i + (U - 1) * blockDim.x < a.vectors; i += U * blockDim.x) {
-      std::uint32_t v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = A::load_ca(src + i + u * blockDim.x);
-#pragma unroll
-      for (int u = 0; u < U; ++u) acc ^= v[u];
-    }
-    for (; i < a.vectors; i += blockDim.x) acc ^= A::load_ca(src + i);
-  }
+  unrolled_walk<U>(
+      std::uint64_t{threadIdx.x}, stride, a.vectors, a.passes,
+      [&](std::uint64_t i, std::uint32_t) {
+        acc ^= xor_of<U>([&](int u) { return A::load_ca(src + i + u * stride); });
+      },
+      [&](std::uint64_t i, std::uint32_t) { acc ^= A::load_ca(src + i); });
   keep(acc, a.sink);
 }
 
 // Every block fills `vectors` accesses of dynamic shared memory, then reads them `passes` times.
 template <int B, int U>
 __global__ void shared_read_kernel(StreamArgs a) {
+  using A = Access<B>;
   extern __shared__ std::uint32_t words[];
   for (std::uint64_t w = threadIdx.x; w < a.vectors * (B / 4); w += blockDim.x)
     words[w] = static_cast<std::uint32_t>(w * 2654435761U);
   __syncthreads();
   const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(words));
+  const std::uint32_t stride = blockDim.x;
   std::uint32_t acc = 0;
-  for (std::uint32_t p = 0; p < a.passes; ++p) {
-    std::uint32_t i = threadIdx.x;
-    for (; i + (U - 1) * blockDim.x < a.vectors; i += U * blockDim.x) {
-      std::uint32_t v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = Access<B>::load_shared(base + (i + u * blockDim.x) * B);
-#pragma unroll
-      for (int u = 0; u < U; ++u) acc ^= v[u];
-    }
-    for (; i < a.vectors; i += blockDim.x) acc ^= Access<B>::load_shared(base + i * B);
-  }
+  unrolled_walk<U>(
+      std::uint32_t{threadIdx.x}, stride, a.vectors, a.passes,
+      [&](std::uint32_t i, std::uint32_t) {
+        acc ^= xor_of<U>([&](int u) { return A::load_shared(base + (i + u * stride) * B); });
+      },
+      [&](std::uint32_t i, std::uint32_t) { acc ^= A::load_shared(base + i * B); });
   keep(acc, a.sink);
 }
 
