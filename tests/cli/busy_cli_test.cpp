@@ -9,20 +9,11 @@
 #include "../report/fake_device.hpp"
 #include "../report/schema_validator.hpp"
 #include "cli/wait_idle.hpp"
-#include "run_process.hpp"
+#include "gputopo_process.hpp"
 
 namespace gputopo::test {
 namespace {
 namespace fs = std::filesystem;
-
-ProcessResult gputopo(std::vector<std::string> args) {
-  args.insert(args.begin(), GPUTOPO_BINARY);
-  return run_process(args, 120);
-}
-
-fs::path temp_file(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("gputopo-busy-" + std::to_string(getpid()) + "-" + name);
-}
 
 // The odd-3seg preset with `extra` (top-level sections) added, as a configuration file.
 fs::path config_with(const std::string& name, const nlohmann::json& extra) {
@@ -31,13 +22,6 @@ fs::path config_with(const std::string& name, const nlohmann::json& extra) {
   const fs::path file = temp_file(name + ".json");
   std::ofstream(file) << config.dump();
   return file;
-}
-
-void expect_conforms(const nlohmann::json& report) {
-  SchemaValidator schema(load_json_file(GPUTOPO_SCHEMA_FILE));
-  std::string all;
-  for (const auto& e : schema.validate(report)) all += e + "\n";
-  EXPECT_TRUE(all.empty()) << all;
 }
 
 TEST(BusyCli, BusyGpuIsDisturbedAndExitsFive) {

@@ -6,16 +6,11 @@
 #include <fstream>
 
 #include "../report/schema_validator.hpp"
-#include "run_process.hpp"
+#include "gputopo_process.hpp"
 
 namespace gputopo::test {
 namespace {
 namespace fs = std::filesystem;
-
-ProcessResult gputopo(std::vector<std::string> args, const std::string& interrupt_after = {}) {
-  args.insert(args.begin(), GPUTOPO_BINARY);
-  return run_process(args, 120, interrupt_after);
-}
 
 bool host_has_gpu() {
   static const bool has = gputopo({"list"}).exit_code == 0;
@@ -41,17 +36,6 @@ std::string read_text(const fs::path& p) {
 nlohmann::json parse_json(const std::string& text) { return nlohmann::json::parse(text); }
 
 nlohmann::json read_json(const fs::path& p) { return load_json_file(p.string()); }
-
-void expect_conforms(const nlohmann::json& report) {
-  SchemaValidator schema(load_json_file(GPUTOPO_SCHEMA_FILE));
-  std::string all;
-  for (const auto& e : schema.validate(report)) all += e + "\n";
-  EXPECT_TRUE(all.empty()) << all;
-}
-
-fs::path temp_file(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("gputopo-cli-" + std::to_string(getpid()) + "-" + name);
-}
 
 TEST(Cli, HelpAndVersion) {
   ProcessResult help = gputopo({"--help"});

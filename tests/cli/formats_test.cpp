@@ -9,17 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "run_process.hpp"
+#include "gputopo_process.hpp"
 
 namespace gputopo::test {
 namespace {
 
 using nlohmann::json;
-
-ProcessResult gputopo(std::vector<std::string> args) {
-  args.insert(args.begin(), GPUTOPO_BINARY);
-  return run_process(args, 120);
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);

@@ -6,18 +6,13 @@
 #include <fstream>
 
 #include "../report/schema_validator.hpp"
+#include "gputopo_process.hpp"
 #include "model/json_input.hpp"
-#include "run_process.hpp"
 
 namespace gputopo::test {
 namespace {
 namespace fs = std::filesystem;
 using model::Json;
-
-ProcessResult gputopo(std::vector<std::string> args) {
-  args.insert(args.begin(), GPUTOPO_BINARY);
-  return run_process(args, 300);
-}
 
 // The quickest probe keeps eight discoveries short; the links are measured whatever --only says.
 const std::vector<std::string> kQuick = {"--only", "l1.line", "-q"};

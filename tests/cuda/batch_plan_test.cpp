@@ -7,7 +7,7 @@ namespace {
 
 using Launches = std::vector<std::vector<std::size_t>>;
 
-PlanLimits limits(int sms = 4) {
+PlanLimits plan_limits(int sms = 4) {
   PlanLimits l;
   l.sm_count = sms;
   l.concurrent_bytes = std::uint64_t{25} << 20;
@@ -45,23 +45,23 @@ TEST(BatchPlan, AGapFollowsEverySlot) {
 
 TEST(BatchPlan, SmPrivateUnitsShareLaunchesUpToOnePerSm) {
   std::vector<PlanUnit> u(10, unit(0, 4096));
-  EXPECT_EQ(plan_launches(u, limits(4)), (Launches{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
+  EXPECT_EQ(plan_launches(u, plan_limits(4)), (Launches{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
 }
 
 TEST(BatchPlan, SharedLevelUnitsRunAloneInOrder) {
   std::vector<PlanUnit> u{unit(1, 30 << 20, -1, false), unit(0, 4096), unit(1, 40 << 20, -1, false),
                           unit(0, 4096)};
-  EXPECT_EQ(plan_launches(u, limits()), (Launches{{0}, {2}, {1, 3}}));
+  EXPECT_EQ(plan_launches(u, plan_limits()), (Launches{{0}, {2}, {1, 3}}));
 }
 
 TEST(BatchPlan, GroupsNeverMix) {
   std::vector<PlanUnit> u{unit(0, 4096), unit(1, 4096), unit(0, 4096), unit(1, 4096)};
-  EXPECT_EQ(plan_launches(u, limits()), (Launches{{0, 2}, {1, 3}}));
+  EXPECT_EQ(plan_launches(u, plan_limits()), (Launches{{0, 2}, {1, 3}}));
 }
 
 TEST(BatchPlan, TwoUnitsPlacedOnOneSmGoToDifferentLaunches) {
   std::vector<PlanUnit> u{unit(0, 4096, 5), unit(0, 4096, 5), unit(0, 4096, 6)};
-  auto l = limits(8);
+  auto l = plan_limits(8);
   EXPECT_EQ(plan_launches(u, l), (Launches{{0}, {1, 2}}));
 }
 
@@ -69,11 +69,12 @@ TEST(BatchPlan, ConcurrentFootprintIsBounded) {
   // 25 MiB allowed: four 6 MiB arrays fit, the fifth starts a new launch. The padding to the
   // next 2 MiB offset does not count: 132 arrays of 100 KiB share one launch.
   std::vector<PlanUnit> u(5, unit(0, 6 << 20));
-  EXPECT_EQ(plan_launches(u, limits(8)), (Launches{{0, 1, 2, 3}, {4}}));
-  EXPECT_EQ(plan_launches(std::vector<PlanUnit>(132, unit(0, 100 << 10)), limits(132)).size(), 1U);
+  EXPECT_EQ(plan_launches(u, plan_limits(8)), (Launches{{0, 1, 2, 3}, {4}}));
+  EXPECT_EQ(plan_launches(std::vector<PlanUnit>(132, unit(0, 100 << 10)), plan_limits(132)).size(),
+            1U);
   // A unit larger than the bound still runs, alone.
   std::vector<PlanUnit> big{unit(0, 4096), unit(0, 30 << 20), unit(0, 4096)};
-  EXPECT_EQ(plan_launches(big, limits(8)), (Launches{{0}, {1}, {2}}));
+  EXPECT_EQ(plan_launches(big, plan_limits(8)), (Launches{{0}, {1}, {2}}));
 }
 
 TEST(BatchPlan, ConstantArraysArePackedDedupedAndBounded) {
@@ -83,7 +84,7 @@ TEST(BatchPlan, ConstantArraysArePackedDedupedAndBounded) {
   u[1].constants = {c(32 * 1024)};  // same contents: shared
   u[2].constants = {c(16 * 1024)};
   u[3].constants = {c(20 * 1024)};  // 32 + 16 + 20 KiB exceeds the 64 KiB bank
-  EXPECT_EQ(plan_launches(u, limits(8)), (Launches{{0, 1, 2}, {3}}));
+  EXPECT_EQ(plan_launches(u, plan_limits(8)), (Launches{{0, 1, 2}, {3}}));
   const auto p = pack_constants({&u[0], &u[1], &u[2]});
   ASSERT_EQ(p.arrays.size(), 2U);
   EXPECT_EQ(p.offset_of(c(32 * 1024)), 0U);

@@ -11,9 +11,8 @@ namespace gputopo::device::sim {
 namespace {
 using test::chase_request;
 using test::fraction_above;
-
-constexpr std::uint64_t KiB = 1024;
-constexpr std::uint64_t MiB = 1024 * KiB;
+using test::KiB;
+using test::MiB;
 
 // Share of A's timed loads above `limit` after B ran on SM `sm_b` (A on SM `sm_a`).
 double a_misses(Device& device, Space space, std::uint64_t bytes, int sm_a, int sm_b, double limit,

@@ -12,10 +12,9 @@ namespace {
 using test::chase_one;
 using test::chase_request;
 using test::fraction_above;
+using test::KiB;
 using test::median;
-
-constexpr std::uint64_t KiB = 1024;
-constexpr std::uint64_t MiB = 1024 * KiB;
+using test::MiB;
 
 TEST(SimChase, H100ShowsL1NearFarAndDramLevels) {
   auto device = open("h100-sxm");

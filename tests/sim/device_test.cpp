@@ -8,9 +8,8 @@
 namespace gputopo::device::sim {
 namespace {
 using test::chase_request;
-
-constexpr std::uint64_t KiB = 1024;
-constexpr std::uint64_t MiB = 1024 * KiB;
+using test::KiB;
+using test::MiB;
 
 ChaseBatch mixed_batch() {
   ChaseBatch batch;

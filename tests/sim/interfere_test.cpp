@@ -7,8 +7,7 @@ namespace gputopo::device::sim {
 namespace {
 using test::chase_request;
 using test::fraction_above;
-
-constexpr std::uint64_t KiB = 1024;
+using test::KiB;
 
 // Fraction of A's timed loads that missed its first cache after B ran.
 double a_misses(Device& device, const InterferenceRequest& request, double hit_limit,

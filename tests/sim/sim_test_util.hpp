@@ -8,6 +8,9 @@
 
 namespace gputopo::device::sim::test {
 
+inline constexpr std::uint64_t KiB = 1024;
+inline constexpr std::uint64_t MiB = 1024 * KiB;
+
 inline double median(std::vector<std::uint32_t> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];

@@ -59,7 +59,7 @@ Json toy_with(Json tlb) {
   return {};
 }
 
-std::string error_of(const Json& json) {
+std::string tlb_error_of(const Json& json) {
   try {
     parse_config(json.dump(), "bad.json");
   } catch (const Error& e) {
@@ -72,25 +72,25 @@ TEST(TlbConfig, BadFieldsAreRejectedWithTheirPlace) {
   const Json good = {
       {"levels", {{"a", {{"entries", 8}, {"page_bytes", 65536}, {"miss_cycles", 9}}}}},
       {"spaces", {{"l2", {"a"}}}}};
-  EXPECT_EQ(error_of(toy_with(good)), "");
+  EXPECT_EQ(tlb_error_of(toy_with(good)), "");
   EXPECT_EQ(parse_config(toy_with(good).dump(), "x").tlb.levels.at(0).ways, 8u);
   auto bad = good;
   bad["levels"]["a"]["page_bytes"] = 65537;
-  EXPECT_NE(error_of(toy_with(bad)).find("tlb.levels.a.page_bytes: must be a power of two"),
+  EXPECT_NE(tlb_error_of(toy_with(bad)).find("tlb.levels.a.page_bytes: must be a power of two"),
             std::string::npos)
-      << error_of(toy_with(bad));
+      << tlb_error_of(toy_with(bad));
   bad = good;
   bad["levels"]["a"]["ways"] = 3;
-  EXPECT_NE(error_of(toy_with(bad)).find("ways: must divide entries"), std::string::npos);
+  EXPECT_NE(tlb_error_of(toy_with(bad)).find("ways: must divide entries"), std::string::npos);
   bad = good;
   bad["spaces"]["l2"] = {"b"};
-  EXPECT_NE(error_of(toy_with(bad)).find("names no level"), std::string::npos);
+  EXPECT_NE(tlb_error_of(toy_with(bad)).find("names no level"), std::string::npos);
   bad = good;
   bad["spaces"]["shared"] = {"a"};
-  EXPECT_NE(error_of(toy_with(bad)).find("tlb.spaces"), std::string::npos);
+  EXPECT_NE(tlb_error_of(toy_with(bad)).find("tlb.spaces"), std::string::npos);
   bad = good;
   bad["levels"]["a"]["size"] = 1;
-  EXPECT_NE(error_of(toy_with(bad)).find("size"), std::string::npos);
+  EXPECT_NE(tlb_error_of(toy_with(bad)).find("size"), std::string::npos);
 }
 
 }  // namespace
