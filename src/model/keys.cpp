@@ -61,7 +61,8 @@ constexpr std::array kCatalogue{&apiSize,
                                 &sharedBankCount,
                                 &sharedBankWidth,
                                 &sharedConflictCycles,
-                                &sharedLoadLatency};
+                                &sharedLoadLatency,
+                                &warpSchedulers};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

@@ -124,6 +124,8 @@ inline constexpr Key sharedConflictCycles{"sharedConflictCycles", "cycles", "com
                                           "cycles per extra pass of a bank conflict"};
 inline constexpr Key sharedLoadLatency{"sharedLoadLatency", "cycles", "compute",
                                        "a 4-byte shared load's step in a dependent chain"};
+inline constexpr Key warpSchedulers{"warpSchedulers", "", "compute",
+                                    "warp schedulers (sub-partitions) per SM"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

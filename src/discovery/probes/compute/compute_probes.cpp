@@ -2,12 +2,14 @@
 
 #include "discovery/probes/compute/bank_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
+#include "discovery/probes/compute/scheduler_probe.hpp"
 
 namespace gputopo::discovery {
 
 void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const device::DeviceInfo&) {
   probes.push_back(make_pipeline_probe());
   probes.push_back(make_bank_probe());
+  probes.push_back(make_scheduler_probe());
 }
 
 }  // namespace gputopo::discovery

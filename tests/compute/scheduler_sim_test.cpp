@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "../discovery/result_access.hpp"
+#include "device/compute_op.hpp"
+#include "device/sim/sim_device.hpp"
+#include "discovery/probes/compute/scheduler_probe.hpp"
+
+// The warp-scheduler probe: its fit on exact times, and end to end on the simulator, where the
+// configured schedulers_per_sm is the truth.
+namespace gputopo::discovery {
+namespace {
+
+using device::sim::SimConfig;
+
+// Cycles per step of 1 to `warps` warps under the fit's own model.
+std::vector<double> times(int schedulers, double issue, double pipe, double floor, int warps = 32) {
+  std::vector<double> t;
+  for (int w = 1; w <= warps; ++w)
+    t.push_back(
+        std::max({floor, issue * std::ceil(static_cast<double>(w) / schedulers), pipe * w}));
+  return t;
+}
+
+TEST(SchedulerFit, FindsEveryCountFromItsExactTimes) {
+  for (int s = 2; s <= 16; ++s) {
+    const auto fit = fit_schedulers(times(s, 8, 0.5, 0));
+    ASSERT_TRUE(fit) << s;
+    EXPECT_EQ(fit->schedulers, s);
+    EXPECT_LT(fit->misfit, 1e-9) << s;
+    EXPECT_GT(fit->runner_up_misfit, 0.08) << s;
+  }
+}
+
+TEST(SchedulerFit, ALatencyFloorHidesTheFirstStepsButNotTheCount) {
+  // Chains of latency 24 over 8 issues: flat up to 12 warps, then the fourth scheduler's fourth
+  // warp shows.
+  const auto fit = fit_schedulers(times(4, 8, 0.5, 24));
+  ASSERT_TRUE(fit);
+  EXPECT_EQ(fit->schedulers, 4);
+}
+
+TEST(SchedulerFit, APipeFullBeforeTheSchedulersLeavesSeveralCounts) {
+  // A pipe of half the issue rate: past two warps the SM's pipe, not the issue, sets the time.
+  const auto fit = fit_schedulers(times(4, 8, 4, 0));
+  ASSERT_TRUE(fit);
+  EXPECT_LT(fit->runner_up_misfit, fit->misfit + 0.08);
+  EXPECT_GT(fit->consistent.size(), 1u);
+}
+
+int found(SimConfig config) {
+  const Result r = testing::discover_config(std::move(config), {"warpSchedulers"}, 11);
+  const auto* a = model::find(r.compute, "warpSchedulers");
+  if (a == nullptr || !a->available()) {
+    ADD_FAILURE() << (a ? a->reason : "no warpSchedulers");
+    return 0;
+  }
+  EXPECT_GT(*a->confidence, 0.5);
+  return static_cast<int>(a->value.get<double>());
+}
+
+TEST(SchedulerSim, FindsTheConfiguredCountOnThePresetsWhosePipeKeepsUp) {
+  for (const char* preset : {"h100-sxm", "h200"}) {
+    const SimConfig config = device::sim::load_config(preset);
+    EXPECT_EQ(found(config), config.compute->schedulers_per_sm) << preset;
+  }
+}
+
+// The simulated A100's FFMA pipe (64 a clock per SM) fills with two warps of four schedulers: the
+// simulator's pipes are per SM, so more schedulers cannot show, and the probe says so.
+TEST(SchedulerSim, APipeThatFillsFirstLeavesTheCountOpenWithTheTruthAmongTheCandidates) {
+  const Result r =
+      testing::discover_config(device::sim::load_config("a100"), {"warpSchedulers"}, 11);
+  const auto* a = model::find(r.compute, "warpSchedulers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->available());
+  const auto counts = a->evidence.at("consistentCounts").get<std::vector<int>>();
+  EXPECT_NE(std::find(counts.begin(), counts.end(), 4), counts.end()) << a->evidence.dump();
+}
+
+// An SM whose FFMA pipe keeps up with all of its schedulers (32 lanes each).
+SimConfig with_schedulers(int s) {
+  SimConfig config = device::sim::load_config("h100-sxm");
+  config.compute->schedulers_per_sm = s;
+  config.compute->pipelines[static_cast<std::size_t>(device::ComputeOp::FFma32)]->per_clk_per_sm =
+      32.0 * s;
+  return config;
+}
+
+TEST(SchedulerSim, FindsOtherCounts) {
+  for (const int s : {2, 3, 6, 8}) EXPECT_EQ(found(with_schedulers(s)), s) << s;
+}
+
+// One scheduler issuing every warp looks the same as an SM pipe that one warp fills.
+TEST(SchedulerSim, OneSchedulerIsNotTakenForAPipeLimit) {
+  const Result r = testing::discover_config(with_schedulers(1), {"warpSchedulers"}, 5);
+  const auto* a = model::find(r.compute, "warpSchedulers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->available());
+  EXPECT_NE(a->reason.find("several scheduler counts"), std::string::npos) << a->reason;
+}
+
+TEST(SchedulerSim, WithoutAComputeModelSaysWhy) {
+  const Result r = testing::discover_config(device::sim::load_config("toy"), {"warpSchedulers"}, 3);
+  const auto* a = model::find(r.compute, "warpSchedulers");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->available());
+  EXPECT_FALSE(a->reason.empty());
+}
+
+}  // namespace
+}  // namespace gputopo::discovery
