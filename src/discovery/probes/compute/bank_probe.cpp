@@ -191,13 +191,8 @@ class BankProbe final : public Probe {
     Measured m{{}, model::Json::array(), 1};
     const std::size_t n = patterns.size();
     for (std::size_t k = 0; k < n; ++k) {
-      std::vector<double> s, l;
-      for (int rep = 0; rep < kPipelineRepeats; ++rep) {
-        const std::size_t at = (static_cast<std::size_t>(rep) * n + k) * 2;
-        s.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
-        l.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
-      }
-      const Slope slope = cycles_per_step(s, l, kLatencyShortSteps, kLatencyLongSteps);
+      const Slope slope =
+          item_slope(r, k, n, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps);
       m.cycles.push_back(slope.value);
       m.confidence = std::min(m.confidence, slope.confidence);
       m.rows.push_back({{"accessBytes", patterns[k].access_bytes},

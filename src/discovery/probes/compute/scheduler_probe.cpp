@@ -97,13 +97,8 @@ class SchedulerProbe final : public Probe {
     std::vector<double> cycles;
     double repeats_agree = 1;
     for (std::uint32_t w = 1; w <= warps; ++w) {
-      std::vector<double> s, l;
-      for (int rep = 0; rep < kPipelineRepeats; ++rep) {
-        const std::size_t at = (static_cast<std::size_t>(rep) * warps + w - 1) * 2;
-        s.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
-        l.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
-      }
-      const Slope slope = cycles_per_step(s, l, kThroughputShortSteps, kThroughputLongSteps);
+      const Slope slope = item_slope(r, w - 1, warps, kPipelineRepeats, kThroughputShortSteps,
+                                     kThroughputLongSteps);
       cycles.push_back(slope.value);
       repeats_agree = std::min(repeats_agree, slope.confidence);
     }

@@ -6,6 +6,17 @@
 
 namespace gputopo::discovery {
 
+Slope item_slope(const device::ComputeBatchResult& r, std::size_t k, std::size_t items, int repeats,
+                 std::uint32_t short_steps, std::uint32_t long_steps) {
+  std::vector<double> s, l;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const std::size_t at = (static_cast<std::size_t>(rep) * items + k) * 2;
+    s.push_back(static_cast<double>(r.results.at(at).cycles.at(0)));
+    l.push_back(static_cast<double>(r.results.at(at + 1).cycles.at(0)));
+  }
+  return cycles_per_step(s, l, short_steps, long_steps);
+}
+
 double agreement(double relative_range) {
   if (!std::isfinite(relative_range)) return 0;
   return std::clamp((0.10 - relative_range) / 0.09, 0.0, 1.0);

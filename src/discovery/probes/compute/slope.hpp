@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "device/compute_request.hpp"
 #include "model/attribute.hpp"
 
 // The cost of one more step of a kernel, from spans at two chain lengths: the fixed part of a
@@ -22,6 +23,11 @@ struct Slope {
 // or unequal inputs, or when the steps do not grow.
 Slope cycles_per_step(const std::vector<double>& short_spans, const std::vector<double>& long_spans,
                       std::uint32_t short_steps, std::uint32_t long_steps);
+
+// Item k's slope in a batch of `items` items at two chain lengths, `repeats` times, repeat-major:
+// request (rep x items + k) x 2 is its short chain of repeat rep, the next its long one.
+Slope item_slope(const device::ComputeBatchResult& r, std::size_t k, std::size_t items, int repeats,
+                 std::uint32_t short_steps, std::uint32_t long_steps);
 
 // The agreement rule of every compute value: 1 within 1 %, falling linearly to 0 at 10 %.
 double agreement(double relative_range);
