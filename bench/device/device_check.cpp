@@ -98,7 +98,7 @@ class Checker {
     if (out_.empty()) return;
     std::ofstream f(out_ / file, append ? std::ios::app : std::ios::trunc);
     if (!append) write_trace_header(f);
-    write_trace_rows(f, dev_.info().name, b, r);
+    write_trace_rows(f, dev_.info().name(), b, r);
   }
 
   // Every space's chase visits the elements in the order the array says (strided and random).
@@ -170,17 +170,18 @@ class Checker {
   void placement() {
     const auto& info = dev_.info();
     ChaseBatch any;
-    for (int i = 0; i < info.sm_count; ++i) any.requests.push_back(chase(Space::L1, 4096, 64, 256));
+    for (int i = 0; i < info.sm_count(); ++i)
+      any.requests.push_back(chase(Space::L1, 4096, 64, 256));
     const auto r = run(any);
     std::set<int> sms;
     for (const auto& x : r.results) sms.insert(x.sm);
-    rows_.push_back({fmt::format("distinct SMs, {}-block batch", info.sm_count),
+    rows_.push_back({fmt::format("distinct SMs, {}-block batch", info.sm_count()),
                      fmt::format("{} ({} re-runs, {:.2f} ms)", sms.size(), r.conditions.reruns,
                                  r.conditions.elapsed_ns / 1e6),
-                     fmt::format("{}", info.sm_count),
-                     yes_no(static_cast<int>(sms.size()) == info.sm_count)});
+                     fmt::format("{}", info.sm_count()),
+                     yes_no(static_cast<int>(sms.size()) == info.sm_count())});
     ChaseBatch placed;
-    for (int i = info.sm_count - 1; i >= 0; --i)
+    for (int i = info.sm_count() - 1; i >= 0; --i)
       placed.requests.push_back(chase(Space::L1, 4096, 64, 256, i));
     const auto q = run(placed);
     int right = 0;
@@ -188,8 +189,8 @@ class Checker {
       right += q.results[i].sm == placed.requests[i].sm;
     rows_.push_back(
         {"placed requests on their SM",
-         fmt::format("{} of {} ({} re-runs)", right, info.sm_count, q.conditions.reruns), "all",
-         yes_no(right == info.sm_count)});
+         fmt::format("{} of {} ({} re-runs)", right, info.sm_count(), q.conditions.reruns), "all",
+         yes_no(right == info.sm_count())});
   }
 
   void l1_sweep() {
@@ -272,7 +273,7 @@ class Checker {
 
   void l2() {
     const auto& info = dev_.info();
-    const auto b = l2_sweep(info.l2_bytes, 0);
+    const auto b = l2_sweep(info.l2_bytes(), 0);
     const auto r = run(b);
     trace("l2_sweep.csv", b, r);
     // Three levels in the largest point (near L2, far L2, DRAM); a step is the first size with
@@ -289,14 +290,14 @@ class Checker {
         {fmt::format("L2 sweep levels at {} (k-means)", mib(b.requests.back().array_bytes)),
          fmt::format("{:.0f} / {:.0f} / {:.0f} cycles", levels[0], levels[1], levels[2]),
          "near < far < DRAM; L2 hit < DRAM", yes_no(levels[2] > l2_ && levels[0] < levels[1])});
-    const double api = static_cast<double>(info.l2_bytes);
+    const double api = static_cast<double>(info.l2_bytes());
     rows_.push_back(
         {fmt::format("L2 far step (> {:.0f} cycles)", far_threshold), far ? mib(far) : "none",
-         fmt::format("near half the API L2 ({})", mib(info.l2_bytes / 2)),
+         fmt::format("near half the API L2 ({})", mib(info.l2_bytes() / 2)),
          yes_no(static_cast<double>(far) >= 0.35 * api && static_cast<double>(far) <= 0.65 * api)});
     rows_.push_back(
         {fmt::format("DRAM step (> {:.0f} cycles)", dram_threshold), dram ? mib(dram) : "none",
-         fmt::format("near the API L2 ({})", mib(info.l2_bytes)),
+         fmt::format("near the API L2 ({})", mib(info.l2_bytes())),
          yes_no(static_cast<double>(dram) >= 0.8 * api && static_cast<double>(dram) <= 1.3 * api)});
     rows_.push_back({"L2 sweep time",
                      fmt::format("{:.1f} ms device, {} points", r.conditions.elapsed_ns / 1e6,
@@ -305,7 +306,7 @@ class Checker {
   }
 
   void constants() {
-    const auto b = constant_sweep(dev_.info().constant_bytes);
+    const auto b = constant_sweep(dev_.info().constant_bytes());
     const auto r = run(b);
     trace("constant_sweep.csv", b, r);
     // Constant L1: the fastest point of the sweep; L1.5: the 32 KiB point.
@@ -330,7 +331,7 @@ class Checker {
     const auto r1 = run(l1);
     trace("stride_sweep.csv", l1, r1);
     const auto l2 =
-        stride_sweep(Space::L2, std::max<std::uint64_t>(4 * dev_.info().l2_bytes, 256 << 20));
+        stride_sweep(Space::L2, std::max<std::uint64_t>(4 * dev_.info().l2_bytes(), 256 << 20));
     const auto r2 = run(l2);
     trace("stride_sweep.csv", l2, r2, true);
     std::string l1s, l2s;
@@ -406,9 +407,9 @@ class Checker {
   void bandwidth() {
     const auto& info = dev_.info();
     const double peak =
-        2.0 * info.mem_clock_max_mhz * 1e6 * (info.memory_bus_width_bits / 8.0) / 1e9;
+        2.0 * info.mem_clock_max_mhz() * 1e6 * (info.memory_bus_width_bits() / 8.0) / 1e9;
     const std::uint64_t big =
-        std::min<std::uint64_t>(std::uint64_t{4} << 30, info.global_memory_bytes / 8);
+        std::min<std::uint64_t>(std::uint64_t{4} << 30, info.global_memory_bytes() / 8);
     for (auto kind :
          {device::StreamKind::Read, device::StreamKind::Write, device::StreamKind::Copy}) {
       device::StreamRequest q;
@@ -431,7 +432,7 @@ class Checker {
     }
     device::StreamRequest q;
     q.kind = device::StreamKind::Read;
-    q.bytes = info.l2_bytes / 4;
+    q.bytes = info.l2_bytes() / 4;
     const auto r = dev_.stream(q);
     note(r.conditions);
     std::vector<double> g = r.gbps;
@@ -444,7 +445,7 @@ class Checker {
   void wide() {
     const auto& info = dev_.info();
     const std::uint64_t bytes = std::uint64_t{17} << 30;
-    if (info.global_memory_bytes < 2 * bytes) {
+    if (info.global_memory_bytes() < 2 * bytes) {
       rows_.push_back(
           {"64-bit index chase (17 GiB)", "skipped: too little device memory", "-", "-"});
       return;
@@ -473,8 +474,8 @@ class Checker {
     std::string text = fmt::format(
         "gputopo device check: {} (sm_{}{}, {} SMs, L2 {}, SM clock {:.0f} MHz during the run, "
         "{:.3f} cycles/ns from %clock64/%globaltimer)\n",
-        info.name, info.cc_major, info.cc_minor, info.sm_count, mib(info.l2_bytes), clock_,
-        cycles_per_ns_);
+        info.name(), info.compute_capability().major, info.compute_capability().minor,
+        info.sm_count(), mib(info.l2_bytes()), clock_, cycles_per_ns_);
     text += fmt::format("| {:<50} | {:<54} | {:<30} | {:<3} |\n", "check", "measured",
                         "expectation", "ok");
     text += fmt::format("|{:-<52}|{:-<56}|{:-<32}|{:-<5}|\n", "", "", "", "");

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       if (e == std::string::npos) e = only.size();
       if (e > b) options.only.insert(only.substr(b, e - b));
     }
-    std::printf("device: %s%s\n", dev->info().name.c_str(),
+    std::printf("device: %s%s\n", dev->info().name().c_str(),
                 dev->info().simulated ? " (simulated)" : "");
     for (int rep = 0; rep < repeats; ++rep) {
       Timer timer;

@@ -73,8 +73,8 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
     OpenedHost h = open_host(o, err);
     for (std::size_t i = 0; i < h.gpus.size(); ++i) {
       const device::DeviceInfo& info = h.gpus[i]->info();
-      devices.push_back({static_cast<int>(i), info.name, info.cc_major, info.cc_minor,
-                         info.global_memory_bytes, ""});
+      devices.push_back({static_cast<int>(i), info.name(), info.compute_capability().major,
+                         info.compute_capability().minor, info.global_memory_bytes(), ""});
       where.push_back(h.locality[i]);
     }
   } else {

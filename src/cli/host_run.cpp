@@ -66,7 +66,9 @@ std::vector<std::vector<std::size_t>> identical_groups(const OpenedHost& h) {
   for (std::size_t i = 0; i < h.gpus.size(); ++i) {
     if (!h.gpus[i]) continue;
     const auto& d = h.gpus[i]->info();
-    by[{d.name, d.cc_major, d.cc_minor, d.sm_count, d.global_memory_bytes}].push_back(i);
+    by[{d.name(), d.compute_capability().major, d.compute_capability().minor, d.sm_count(),
+        d.global_memory_bytes()}]
+        .push_back(i);
   }
   for (auto& [key, members] : by) groups.push_back(members);
   std::sort(groups.begin(), groups.end());
@@ -115,7 +117,7 @@ Json host_section(OpenedHost& h, const std::vector<GpuRun>& runs,
                                   : "GPU " + std::to_string(i) + " failed: " + runs[i].error,
                       h.numa_node[i]});
     Json g = {{"index", i},
-              {"name", h.gpus[i] ? h.gpus[i]->info().name : std::string("unknown")},
+              {"name", h.gpus[i] ? h.gpus[i]->info().name() : std::string("unknown")},
               {"status", runs[i].status},
               {"locality", h.locality[i]}};
     if (!runs[i].error.empty()) g["error"] = runs[i].error;

@@ -85,12 +85,14 @@ bool has_op(const DeviceInfo& info, ComputeOp op) { return !lacks_op(info, op); 
 
 std::optional<std::string> lacks_op(const DeviceInfo& info, ComputeOp op) {
   const auto& o = op_info(op);
-  if (info.cc_major < o.min_cc_major ||
-      (info.cc_major == o.min_cc_major && info.cc_minor < o.min_cc_minor))
+  if (info.compute_capability().major < o.min_cc_major ||
+      (info.compute_capability().major == o.min_cc_major &&
+       info.compute_capability().minor < o.min_cc_minor))
     return std::string(o.name) + " needs compute capability " + std::to_string(o.min_cc_major) +
-           "." + std::to_string(o.min_cc_minor) + ", the GPU has " + std::to_string(info.cc_major) +
-           "." + std::to_string(info.cc_minor);
-  if (o.lacking_major != 0 && info.cc_major == o.lacking_major)
+           "." + std::to_string(o.min_cc_minor) + ", the GPU has " +
+           std::to_string(info.compute_capability().major) + "." +
+           std::to_string(info.compute_capability().minor);
+  if (o.lacking_major != 0 && info.compute_capability().major == o.lacking_major)
     return std::string(o.name) + ": " + std::string(o.lacking_why);
   return std::nullopt;
 }
@@ -127,8 +129,8 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
            " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
   if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
-  const auto warp = static_cast<std::uint32_t>(info.warp_size > 0 ? info.warp_size : 32);
-  const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block) / warp;
+  const auto warp = static_cast<std::uint32_t>(info.warp_size() > 0 ? info.warp_size() : 32);
+  const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block()) / warp;
   if (r.warps_per_block == 0 || r.warps_per_block > max_warps)
     return "warps_per_block must be in [1, " + std::to_string(max_warps) + "], got " +
            std::to_string(r.warps_per_block);

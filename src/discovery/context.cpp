@@ -251,7 +251,7 @@ void Context::warn(std::string warning) {
 std::optional<double> Context::ns_per_cycle(const device::RunConditions& c) const {
   if (c.elapsed_ns > 0 && c.elapsed_cycles > 0) return c.elapsed_ns / c.elapsed_cycles;
   if (c.sm_clock_mhz_before && *c.sm_clock_mhz_before > 0) return 1e3 / *c.sm_clock_mhz_before;
-  if (info().sm_clock_max_mhz > 0) return 1e3 / info().sm_clock_max_mhz;
+  if (info().sm_clock_max_mhz() > 0) return 1e3 / info().sm_clock_max_mhz();
   return std::nullopt;
 }
 

@@ -103,8 +103,7 @@ class Run {
 
   // On a MIG instance the run measures the slice, which the report must not pass off as the card.
   void note_mig() {
-    const auto* mig = model::find(context_.info().general, "migMode");
-    if (mig && mig->value == true)
+    if (context_.info().mig_enabled())
       context_.warn(
           "MIG mode is on: this run measures the GPU instance it runs on, not the whole card; its "
           "SM count and memory are the instance's, and the L2 and device memory it measures are "

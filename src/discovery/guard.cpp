@@ -75,7 +75,7 @@ std::optional<double> Guard::control(std::size_t which) {
   const auto& info = device_.info();
   if (which == kStream) {
     device::StreamRequest r;
-    r.bytes = std::clamp<std::uint64_t>(info.l2_bytes / 2, 4096, kStreamControlMaxBytes);
+    r.bytes = std::clamp<std::uint64_t>(info.l2_bytes() / 2, 4096, kStreamControlMaxBytes);
     r.repeats = kStreamRepeats;
     const auto result = device_.stream(r);
     return analysis::median(result.gbps);
@@ -89,7 +89,7 @@ std::optional<double> Guard::control(std::size_t which) {
     r.array_bytes = kL1ControlBytes;
   } else {
     r.space = device::Space::L2;
-    r.array_bytes = std::clamp<std::uint64_t>(info.l2_bytes / 4, 4096, kL2ControlMaxBytes);
+    r.array_bytes = std::clamp<std::uint64_t>(info.l2_bytes() / 4, 4096, kL2ControlMaxBytes);
     r.pattern = device::Pattern::Random;
   }
   device::ChaseBatch batch;

@@ -137,7 +137,7 @@ void StreamProbe::put_per_sm(Context& ctx, const model::Key& key, const model::K
                              const model::Attribute& gbps,
                              const device::RunConditions& conditions) const {
   const auto ns = ctx.ns_per_cycle(conditions);
-  const int sms = ctx.info().sm_count;
+  const int sms = ctx.info().sm_count();
   if (!ns || sms < 1) {
     ctx.put(element_, per_sm_key,
             model::Attribute::unavailable(model::Source::Derived, "B/clk",

@@ -6,7 +6,7 @@ namespace gputopo::discovery {
 
 std::vector<Target> l1_family_targets(const device::DeviceInfo& info) {
   using device::Space;
-  const std::uint64_t constant_limit = info.constant_bytes ? info.constant_bytes : 64 * 1024;
+  const std::uint64_t constant_limit = info.constant_bytes() ? info.constant_bytes() : 64 * 1024;
   if (model::is_amd(info))
     return {
         {"l1", Space::L1, 1, "", 0, false, false},

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/device_facts.hpp"
 #include "model/dram_peak.hpp"
 #include "model/keys.hpp"
 #include "model/vendor.hpp"
@@ -58,10 +59,11 @@ Attribute peak_bandwidth(const AttributeList& dram) {
 Report make_info_report(const DeviceInfo& info) {
   Report r;
   r.simulated = info.simulated;
-  r.device = info.general;
-  r.compute = info.compute;
+  DeviceSections sections = device_sections(info);
+  r.device = std::move(sections.general);
+  r.compute = std::move(sections.compute);
   for (const auto& m : kMemoryFromApi) {
-    const AttributeList& group = m.group == Group::General ? info.general : info.compute;
+    const AttributeList& group = m.group == Group::General ? r.device : r.compute;
     const std::string_view name =
         m.element == "shared" ? shared_memory_element(info) : std::string_view(m.element);
     if (const Attribute* a = find(group, m.source_key); a != nullptr)

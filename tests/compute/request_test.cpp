@@ -12,7 +12,7 @@ namespace {
 
 DeviceInfo hopper() {
   DeviceInfo info;
-  info.cc_major = 9;
+  info.compute_capability = model::ComputeCapability{9, 0};
   info.max_threads_per_block = 1024;
   return info;
 }
@@ -31,7 +31,7 @@ TEST(ComputeOps, NamesAreUniqueAndReadBack) {
 
 TEST(ComputeOps, OlderGpusLackNewerInstructions) {
   DeviceInfo volta;
-  volta.cc_major = 7;
+  volta.compute_capability = model::ComputeCapability{7, 0};
   EXPECT_FALSE(has_op(volta, ComputeOp::BFma2));
   EXPECT_TRUE(has_op(volta, ComputeOp::Match));
   EXPECT_TRUE(has_op(hopper(), ComputeOp::BFma2));
@@ -55,7 +55,7 @@ TEST(ComputeRequests, ProblemsAreOneLineAndNameTheField) {
   EXPECT_NE(problem({static_cast<ComputeOp>(200), 64, 1, 1, 1, std::nullopt}).find("unknown"),
             std::string::npos);
   DeviceInfo volta = info;
-  volta.cc_major = 7;
+  volta.compute_capability = model::ComputeCapability{7, 0};
   EXPECT_NE(compute_problem({ComputeOp::BFma2, 64, 1, 1, 1, std::nullopt}, volta)
                 .value_or("")
                 .find("8.0"),
@@ -71,8 +71,7 @@ TEST(ComputeRequests, ProblemsAreOneLineAndNameTheField) {
   EXPECT_NE(problem({ComputeOp::FFma32, 64, 1, 1, 1, 4}).find("no arg"), std::string::npos);
   // FP8 mma.sync: 8.9 has it, 9.x does not (ptxas emulates it there).
   DeviceInfo ada = info;
-  ada.cc_major = 8;
-  ada.cc_minor = 9;
+  ada.compute_capability = model::ComputeCapability{8, 9};
   EXPECT_TRUE(has_op(ada, ComputeOp::MmaE4M3));
   EXPECT_FALSE(has_op(info, ComputeOp::MmaE4M3));
   EXPECT_NE(problem({ComputeOp::MmaE5M2, 64, 1, 1, 1, std::nullopt}).find("wgmma"),

@@ -51,8 +51,7 @@ TEST(ComputeSass, EveryKernelKeepsEveryTimedStep) {
   const auto kernels = read_opcodes(std::string(GPUTOPO_TEST_DATA) + "/compute/sm_90.opcodes");
   ASSERT_FALSE(kernels.empty()) << "tests/data/compute/sm_90.opcodes is missing";
   DeviceInfo sm90;
-  sm90.cc_major = 9;
-  sm90.cc_minor = 0;
+  sm90.compute_capability = model::ComputeCapability{9, 0};
   for (const ComputeOp op : all_compute_ops()) {
     const auto& info = op_info(op);
     // An op sm_90 lacks (FP8 mma.sync) compiles to a placeholder there, which the host refuses.

@@ -6,6 +6,7 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "model/info_report.hpp"
 #include "result_access.hpp"
 #include "sim_truth.hpp"
 
@@ -109,7 +110,7 @@ TEST_P(AmdSim, ComputeCountsAreReported) {
   const Result& r = run(GetParam());
   const auto device = device::sim::open(GetParam());
   const auto value = [&](const char* key) {
-    const auto* a = model::find(device->info().compute, key);
+    const auto* a = model::find(model::make_info_report(device->info()).compute, key);
     return a && a->value.is_number() ? a->value.get<double>() : -1.0;
   };
   EXPECT_EQ(value("warpSize"), 64);

@@ -120,7 +120,7 @@ TEST(DiscoverFake, AMigInstanceIsReportedAsTheSliceItIs) {
   o.only = {"l1.fetch"};
   EXPECT_FALSE(mig_warning(discover(card, o, progress, nullptr)));
   FakeDevice slice;
-  slice.edit_info().general.emplace_back("migMode", model::Attribute::api(true));
+  slice.edit_info().mig_enabled = true;
   EXPECT_TRUE(mig_warning(discover(slice, o, progress, nullptr)));
 }
 

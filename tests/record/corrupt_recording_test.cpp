@@ -73,9 +73,14 @@ const std::vector<Damage>& damages() {
        {"manifest.json: version: format version 2 is not supported"}},
       {"MissingDeviceField",
        [](const fs::path& dir) {
-         edit_manifest(dir, [](Json& m) { m["device"].erase("smCount"); });
+         edit_manifest(dir, [](Json& m) { m["device"]["compute"].erase("smCount"); });
        },
-       {"manifest.json: device.smCount: missing"}},
+       {"manifest.json: device.compute.smCount: missing"}},
+      {"DeviceFactOfTheWrongType",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["device"]["compute"]["smCount"]["value"] = "many"; });
+       },
+       {"manifest.json: device: compute.smCount: the value \"many\" is of the wrong type"}},
       {"BadAttributeSource",
        [](const fs::path& dir) {
          edit_manifest(dir, [](Json& m) { m["device"]["general"]["name"]["source"] = "guess"; });

@@ -16,21 +16,17 @@ class FakeDevice final : public Device {
  public:
   FakeDevice() {
     info_.name = "Fake GPU, \"quoted\"";
-    info_.cc_major = 9;
+    info_.compute_capability = model::ComputeCapability{9, 0};
     info_.sm_count = 4;
+    info_.warp_size = 32;
     info_.max_threads_per_block = 1024;
     info_.global_memory_bytes = 80ull << 30;
     info_.l2_bytes = 50ull << 20;
     info_.sm_clock_max_mhz = 1980.5;
-    info_.general.emplace_back("name", model::Attribute::api(info_.name));
-    info_.general.emplace_back(
-        "pciBusId", model::Attribute::unavailable(model::Source::Api, "", "NVML not loaded"));
-    auto cores = model::Attribute::table(128, "", "cores-per-sm-by-cc");
-    cores.interval = model::Interval{128, 128};
-    cores.evidence = {{"cc", "9.0"}};
-    info_.compute.emplace_back("coresPerSm", cores);
-    info_.compute.emplace_back("smClock",
-                               model::Attribute::measured(1755.25, "MHz", "nvml-during-run", 0.9));
+    info_.pci_bus_id = model::Fact<std::string>::none("NVML not loaded");
+    info_.cores_per_sm = model::Fact<int>::table(128, "cores-per-sm-by-cc");
+    info_.max_block_dim = std::array<int, 3>{1024, 1024, 64};
+    info_.mig_enabled = false;
   }
 
   std::optional<int> fail_on_call;  // 0-based count of calls
@@ -65,8 +61,8 @@ class FakeDevice final : public Device {
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     tick();
-    std::vector<std::vector<int>> groups(static_cast<std::size_t>(info_.sm_count / cluster_size));
-    for (int sm = 0; sm < info_.sm_count; ++sm)
+    std::vector<std::vector<int>> groups(static_cast<std::size_t>(info_.sm_count() / cluster_size));
+    for (int sm = 0; sm < info_.sm_count(); ++sm)
       groups[static_cast<std::size_t>(sm / cluster_size)].push_back(sm);
     return groups;
   }

@@ -28,10 +28,11 @@ double median(std::vector<std::uint32_t> v) {
 TEST(GpuTrace, AnswersTheRequestsItWasRecordedWith) {
   auto replay = open_replay(kTrace);
   const DeviceInfo& info = replay->info();
-  EXPECT_EQ(info.name, "NVIDIA H200");
-  EXPECT_EQ(info.sm_count, 132);
+  EXPECT_EQ(info.name(), "NVIDIA H200");
+  EXPECT_EQ(info.sm_count(), 132);
   EXPECT_FALSE(info.simulated);
-  ASSERT_NE(model::find(info.general, "computeCapability"), nullptr);
+  EXPECT_EQ(info.compute_capability().major, 9);
+  EXPECT_EQ(info.compute_capability.method, "cudaDevAttrComputeCapabilityMajor/Minor");
 
   Workload w;
   auto l1 = replay->chase(w.l1);

@@ -27,8 +27,10 @@ std::string line_with(const std::string& text, const std::string& label) {
 
 TEST(TextWriter, FullInfoOfAFakeDeviceHasEveryAttributeInNaturalUnits) {
   const device::DeviceInfo info = test::h100_like_info();
-  const std::string text = text_of(make_info_report(info));
-  for (const auto* list : {&info.general, &info.compute})
+  const model::Report report = make_info_report(info);
+  const std::string text = text_of(report);
+  EXPECT_GE(report.device.size() + report.compute.size(), 40u);
+  for (const auto* list : {&report.device, &report.compute})
     for (const auto& [key, a] : *list) EXPECT_NE(line_with(text, label_for(key)), "") << key;
   EXPECT_NE(line_with(text, "L2 size").find("50 MiB"), std::string::npos);
   EXPECT_NE(line_with(text, "Memory size").find("79.19 GiB"), std::string::npos);

@@ -47,7 +47,7 @@ TEST(SimAmdShapes, ScalarL1IsSharedByTheCusOfItsGroup) {
 TEST(SimAmdShapes, ACuReachesOnlyTheL2OfItsXcd) {
   const auto cfg = load_config("mi300x");
   auto device = open("mi300x");
-  EXPECT_EQ(device->info().l2_bytes, 4 * MiB);  // the driver reports one XCD's L2
+  EXPECT_EQ(device->info().l2_bytes(), 4 * MiB);  // the driver reports one XCD's L2
   const double limit = cfg.l2.near_latency_cycles + cfg.overhead_cycles + 50;
   // CU 8 shares XCD 0 with CU 0; CU 1 sits on XCD 1.
   EXPECT_GT(a_misses(*device, Space::L2, 3 * MiB, 0, 8, limit, 128), 0.5);
@@ -58,7 +58,7 @@ TEST(SimAmdShapes, MemorySideCacheServesWhatTheL2Evicts) {
   const auto cfg = load_config("mi300x");
   auto device = open("mi300x");
   ASSERT_TRUE(cfg.mall.has_value());
-  EXPECT_EQ(device->info().mall_bytes, 256 * MiB);
+  EXPECT_EQ(device->info().mall_bytes(), 256 * MiB);
   ChaseBatch batch;
   auto r = chase_request(Space::L2, 32 * MiB, 128, 1024);
   r.sm = 0;
@@ -68,7 +68,7 @@ TEST(SimAmdShapes, MemorySideCacheServesWhatTheL2Evicts) {
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2] - cfg.overhead_cycles;
   EXPECT_NEAR(median, cfg.mall->latency_cycles, 40);
-  EXPECT_EQ(device->info().warp_size, 64);
+  EXPECT_EQ(device->info().warp_size(), 64);
   EXPECT_EQ(device->info().vendor, "AMD");
 }
 

@@ -44,28 +44,21 @@ TEST(SimConfig, EveryPresetLoadsAndNamesItself) {
     EXPECT_FALSE(cfg.comment.empty()) << name;
     const auto device = open(name);
     EXPECT_TRUE(device->info().simulated);
-    EXPECT_EQ(device->info().sm_count, cfg.device.sm_count);
-    EXPECT_EQ(device->info().l2_bytes, cfg.l2_api_bytes());
+    EXPECT_EQ(device->info().sm_count(), cfg.device.sm_count);
+    EXPECT_EQ(device->info().l2_bytes(), cfg.l2_api_bytes());
   }
 }
 
 TEST(SimConfig, H100PresetMatchesTheDriverValues) {
   const auto device = open("h100-sxm");
   const DeviceInfo& info = device->info();
-  EXPECT_EQ(info.sm_count, 132);
-  EXPECT_EQ(info.l2_bytes, 50u * 1024 * 1024);
-  EXPECT_EQ(info.cc_major, 9);
-  const auto* simulated = model::find(info.general, "simulated");
-  ASSERT_NE(simulated, nullptr);
-  EXPECT_EQ(simulated->value, true);
-  const auto* sms = model::find(info.compute, "smCount");
-  ASSERT_NE(sms, nullptr);
-  EXPECT_EQ(sms->value, 132);
-  EXPECT_EQ(sms->source, model::Source::Api);
-  const auto* uuid = model::find(info.general, "uuid");
-  ASSERT_NE(uuid, nullptr);
-  EXPECT_FALSE(uuid->available());
-  EXPECT_FALSE(uuid->reason.empty());
+  EXPECT_EQ(info.sm_count(), 132);
+  EXPECT_EQ(info.l2_bytes(), 50u * 1024 * 1024);
+  EXPECT_EQ(info.compute_capability().major, 9);
+  EXPECT_TRUE(info.simulated);
+  EXPECT_EQ(info.sm_count.source, model::Source::Api);
+  EXPECT_FALSE(info.uuid.known());
+  EXPECT_FALSE(info.uuid.missing.empty());
 }
 
 TEST(SimConfig, CarveoutStepsGiveTheL1Size) {

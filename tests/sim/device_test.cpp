@@ -168,10 +168,8 @@ TEST(SimDevice, ThreeSegmentsGiveNearUpToOneThirdAndFarUpToTheWhole) {
 TEST(SimDevice, InfoSaysSimulated) {
   auto device = open("v100");
   EXPECT_TRUE(device->info().simulated);
-  EXPECT_EQ(device->info().name, "Tesla V100-SXM2-16GB");
-  const auto* preset = model::find(device->info().general, "simulatorPreset");
-  ASSERT_NE(preset, nullptr);
-  EXPECT_EQ(preset->value, "v100");
+  EXPECT_EQ(device->info().name(), "Tesla V100-SXM2-16GB");
+  EXPECT_EQ(device->info().simulator_preset(), "v100");
 }
 
 }  // namespace

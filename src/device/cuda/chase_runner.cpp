@@ -108,13 +108,13 @@ ChaseRunner::ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunC
   std::size_t texels = 0;
   check(cudaDeviceGetTexture1DLinearMaxWidth(&texels, &desc, info.index),
         "cudaDeviceGetTexture1DLinearMaxWidth");
-  limits_.constant_bytes = std::min<std::uint64_t>(constant_bank_bytes(), info.constant_bytes);
-  limits_.shared_bytes = info.shared_per_block_optin_bytes > static_shared
-                             ? info.shared_per_block_optin_bytes - static_shared
+  limits_.constant_bytes = std::min<std::uint64_t>(constant_bank_bytes(), info.constant_bytes());
+  limits_.shared_bytes = info.shared_per_block_optin_bytes() > static_shared
+                             ? info.shared_per_block_optin_bytes() - static_shared
                              : 0;
   limits_.texture_max_elements = texels;
   limits_.max_threads_per_block = kChaseThreads;
-  limits_.sm_count = info.sm_count;
+  limits_.sm_count = info.sm_count();
 }
 
 void ChaseRunner::validate(const ChaseUnit& u) const {
@@ -142,22 +142,22 @@ void ChaseRunner::validate(const ChaseUnit& u) const {
 }
 
 void ChaseRunner::ramp_clocks() {
-  check(launch_spin(50'000'000, static_cast<std::uint32_t>(info_.sm_count) * 4, stream_),
+  check(launch_spin(50'000'000, static_cast<std::uint32_t>(info_.sm_count()) * 4, stream_),
         "clock warm-up kernel");
   wait_for(stream_, 10, "clock warm-up kernel");
 }
 
 void ChaseRunner::flush_l2() {
-  if (info_.l2_bytes == 0) return;
-  const std::uint64_t bytes = 2 * info_.l2_bytes;
+  if (info_.l2_bytes() == 0) return;
+  const std::uint64_t bytes = 2 * info_.l2_bytes();
   auto* buffer = flush_.reserve(bytes + 64);
   auto* sink = reinterpret_cast<std::uint32_t*>(buffer + bytes);
   StreamArgs args;
   args.src = buffer;
   args.vectors = bytes / 16;
   args.sink = sink;
-  check(launch_stream(StreamKernel::Read, {}, args, static_cast<std::uint32_t>(info_.sm_count) * 4,
-                      256, stream_),
+  check(launch_stream(StreamKernel::Read, {}, args,
+                      static_cast<std::uint32_t>(info_.sm_count()) * 4, 256, stream_),
         "L2 flush kernel");
   wait_for(stream_, 10, "L2 flush kernel");
 }
@@ -209,8 +209,8 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     plan_units.push_back(std::move(p));
   }
   PlanLimits plan_limits;
-  plan_limits.sm_count = info_.sm_count;
-  plan_limits.concurrent_bytes = std::max<std::uint64_t>(info_.l2_bytes / 2, kArrayAlignment);
+  plan_limits.sm_count = info_.sm_count();
+  plan_limits.concurrent_bytes = std::max<std::uint64_t>(info_.l2_bytes() / 2, kArrayAlignment);
   plan_limits.constant_bank_bytes = limits_.constant_bytes;
 
   ChaseBatchResult out;
@@ -319,7 +319,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   config.dynamic_shared_bytes = dynamic_shared;
   const std::string what = "chase kernel (" + describe(units.front()->a.space) + ")";
   // Twice as many blocks as SMs, so that every SM gets a block to claim it.
-  check(launch_chase(variant, wide, args, 2 * static_cast<std::uint32_t>(info_.sm_count), config,
+  check(launch_chase(variant, wide, args, 2 * static_cast<std::uint32_t>(info_.sm_count()), config,
                      stream_),
         what + " launch");
   wait_for(stream_, 2 * deadline_ns / 1e9 + 10, what);

@@ -23,9 +23,9 @@ std::vector<std::vector<int>> cluster_groups(const DeviceInfo& info, cudaStream_
   if (cluster_size < 1)
     throw Error(Error::Kind::BadRequest,
                 "cluster size " + std::to_string(cluster_size) + " must be at least 1");
-  if (info.cc_major < 9) return {};
+  if (info.compute_capability().major < 9) return {};
   // A block asking for (nearly) all of an SM's shared memory keeps every other block off it.
-  const auto shared = static_cast<std::uint32_t>(info.shared_per_block_optin_bytes);
+  const auto shared = static_cast<std::uint32_t>(info.shared_per_block_optin_bytes());
   int clusters = 0;
   const cudaError_t rc = max_active_clusters(cluster_size, shared, &clusters);
   if (rc != cudaSuccess) {

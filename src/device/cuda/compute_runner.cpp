@@ -106,7 +106,7 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
 
   ComputeBatchResult out;
   out.conditions = clock_.begin();
-  const double mhz = info_.sm_clock_max_mhz > 0 ? info_.sm_clock_max_mhz : 1000;
+  const double mhz = info_.sm_clock_max_mhz() > 0 ? info_.sm_clock_max_mhz() : 1000;
   double longest_ns = 0;
   std::uint64_t warp_at = 0;
   std::uint64_t block_at = 0;

@@ -3,68 +3,24 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <cmath>
+#include <array>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "device/cuda/nvml.hpp"
-#include "model/architecture.hpp"
 #include "model/device_support.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
-using model::Attribute;
-using model::AttributeList;
-using model::Json;
+using model::Fact;
 
 constexpr const char* kUseSim = "use --sim PRESET to run on a simulated GPU";
 
 std::string cuda_version_string(int v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
-
-std::string cc_string(int major, int minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
-
-// Whole numbers stay integers in the JSON (1980, not 1980.0).
-Json number(double v) {
-  if (std::floor(v) == v && std::fabs(v) < 9.0e15) return static_cast<std::int64_t>(v);
-  return v;
-}
-
-Attribute with_method(Attribute a, std::string method) {
-  a.method = std::move(method);
-  return a;
-}
-
-// How a runtime attribute's integer reads in the report.
-enum class Kind { Count, Bytes, Bool, KiloHertz, Bits };
-
-std::string unit_of(Kind k) {
-  switch (k) {
-    case Kind::Bytes:
-      return "B";
-    case Kind::KiloHertz:
-      return "MHz";
-    case Kind::Bits:
-      return "bit";
-    case Kind::Count:
-    case Kind::Bool:
-      break;
-  }
-  return "";
-}
-
-struct RuntimeAttribute {
-  const char* key;
-  cudaDeviceAttr attr;
-  const char* name;
-  Kind kind;
-};
-#define GPUTOPO_ATTR(key, attr, kind) \
-  RuntimeAttribute { key, attr, #attr, kind }
 
 std::optional<int> read_attribute(int device, cudaDeviceAttr attr, std::string* why) {
   int v = 0;
@@ -75,54 +31,42 @@ std::optional<int> read_attribute(int device, cudaDeviceAttr attr, std::string* 
   return std::nullopt;
 }
 
-Attribute runtime(int device, const RuntimeAttribute& ra) {
+// A runtime attribute's integer as the fact's type: flags as booleans, clocks from kHz to MHz.
+template <class T>
+Fact<T> runtime(int device, cudaDeviceAttr attr, const char* name) {
   std::string why;
-  auto v = read_attribute(device, ra.attr, &why);
-  if (!v)
-    return with_method(Attribute::unavailable(model::Source::Api, unit_of(ra.kind), why), ra.name);
-  Json value;
-  switch (ra.kind) {
-    case Kind::Bool:
-      value = *v != 0;
-      break;
-    case Kind::KiloHertz:
-      value = number(*v / 1000.0);
-      break;
-    case Kind::Count:
-    case Kind::Bytes:
-    case Kind::Bits:
-      value = *v;
-      break;
-  }
-  return with_method(Attribute::api(std::move(value), unit_of(ra.kind)), ra.name);
+  const auto v = read_attribute(device, attr, &why);
+  if (!v) return Fact<T>::none(why, name);
+  if constexpr (std::is_same_v<T, bool>)
+    return Fact<T>(*v != 0, name);
+  else if constexpr (std::is_same_v<T, double>)
+    return Fact<T>(*v / 1000.0, name);
+  else
+    return Fact<T>(static_cast<T>(*v), name);
 }
+#define GPUTOPO_RUNTIME(T, attr) runtime<T>(device, attr, #attr)
 
-Attribute runtime_triple(int device, const RuntimeAttribute (&parts)[3], const char* method) {
-  Json value = Json::array();
-  for (const auto& p : parts) {
+Fact<std::array<int, 3>> runtime_triple(int device, const std::array<cudaDeviceAttr, 3>& parts,
+                                        const char* method) {
+  std::array<int, 3> value{};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
     std::string why;
-    auto v = read_attribute(device, p.attr, &why);
-    if (!v) return with_method(Attribute::unavailable(model::Source::Api, "", why), method);
-    value.push_back(*v);
+    const auto v = read_attribute(device, parts[i], &why);
+    if (!v) return Fact<std::array<int, 3>>::none(why, method);
+    value[i] = *v;
   }
-  return with_method(Attribute::api(std::move(value)), method);
-}
-
-template <class T, class Convert>
-Attribute from_nvml(const NvmlValue<T>& v, std::string unit, std::string method, Convert convert) {
-  if (!v.value)
-    return with_method(Attribute::unavailable(model::Source::Api, unit, v.reason), method);
-  return with_method(Attribute::api(convert(*v.value), std::move(unit)), std::move(method));
+  return {value, method};
 }
 
 template <class T>
-Attribute from_nvml(const NvmlValue<T>& v, std::string unit, std::string method) {
-  return from_nvml(v, std::move(unit), std::move(method), [](const T& x) { return Json(x); });
+Fact<T> from_nvml(const NvmlValue<T>& v, const char* method) {
+  return v.value ? Fact<T>(*v.value, method) : Fact<T>::none(v.reason, method);
 }
 
 // The runtime's answer when it has one, NVML's otherwise.
-Attribute prefer_runtime(Attribute from_runtime, Attribute from_nvml_value) {
-  return from_runtime.available() ? from_runtime : from_nvml_value;
+template <class T>
+Fact<T> prefer_runtime(Fact<T> from_runtime, Fact<T> from_nvml_value) {
+  return from_runtime.known() ? from_runtime : from_nvml_value;
 }
 
 std::string uuid_string(const cudaUUID_t& uuid) {
@@ -157,192 +101,113 @@ std::string pci_bus_id(int device) {
   return id;
 }
 
-int get_or_zero(const AttributeList& list, std::string_view key) {
-  const Attribute* a = model::find(list, key);
-  return a && a->value.is_number_integer() ? a->value.get<int>() : 0;
-}
-
-double get_double_or_zero(const AttributeList& list, std::string_view key) {
-  const Attribute* a = model::find(list, key);
-  return a && a->value.is_number() ? a->value.get<double>() : 0.0;
-}
-
-// Vendor, name, architecture, compute capability, identifiers and versions.
-void add_identity(AttributeList& g, const cudaDeviceProp& prop, const std::string& bus,
-                  const Nvml& nvml) {
-  auto facts = model::architecture_facts(prop.major, prop.minor);
+// Name, capability, identifiers and versions.
+void read_identity(DeviceInfo& info, const cudaDeviceProp& prop, const std::string& bus,
+                   const Nvml& nvml) {
   int driver = 0;
   int runtime_version = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime_version);
-  g.emplace_back("vendor", Attribute::api("NVIDIA"));
-  g.emplace_back("name", with_method(Attribute::api(prop.name), "cudaGetDeviceProperties"));
-  g.emplace_back(
-      "architecture",
-      facts ? Attribute::table(std::string(facts->name), "",
-                               std::string(model::kArchitectureTableMethod))
-            : Attribute::unavailable(model::Source::Table, "",
-                                     "compute capability " + cc_string(prop.major, prop.minor) +
-                                         " is not in gputopo's architecture table"));
-  g.emplace_back("computeCapability", with_method(Attribute::api(cc_string(prop.major, prop.minor)),
-                                                  "cudaDevAttrComputeCapabilityMajor/Minor"));
-  g.emplace_back("uuid",
-                 with_method(Attribute::api(uuid_string(prop.uuid)), "cudaGetDeviceProperties"));
-  g.emplace_back("pciBusId", with_method(Attribute::api(bus), "cudaDeviceGetPCIBusId"));
-  g.emplace_back("driverVersion",
-                 from_nvml(nvml.driver_version(), "", "nvmlSystemGetDriverVersion"));
-  g.emplace_back("driverCudaVersion",
-                 with_method(Attribute::api(cuda_version_string(driver)), "cudaDriverGetVersion"));
-  g.emplace_back("runtimeVersion", with_method(Attribute::api(cuda_version_string(runtime_version)),
-                                               "cudaRuntimeGetVersion"));
+  info.name = Fact<std::string>(prop.name, "cudaGetDeviceProperties");
+  info.compute_capability = Fact<model::ComputeCapability>(
+      {prop.major, prop.minor}, "cudaDevAttrComputeCapabilityMajor/Minor");
+  info.uuid = Fact<std::string>(uuid_string(prop.uuid), "cudaGetDeviceProperties");
+  info.pci_bus_id = Fact<std::string>(bus, "cudaDeviceGetPCIBusId");
+  info.driver_version = from_nvml(nvml.driver_version(), "nvmlSystemGetDriverVersion");
+  info.driver_cuda_version = Fact<std::string>(cuda_version_string(driver), "cudaDriverGetVersion");
+  info.runtime_version =
+      Fact<std::string>(cuda_version_string(runtime_version), "cudaRuntimeGetVersion");
 }
 
-// SM and memory clocks, bus width and memory size.
-void add_clocks_and_memory(AttributeList& g, int device, const cudaDeviceProp& prop,
-                           const std::string& bus, const Nvml& nvml) {
-  auto mhz = [](double v) { return number(v); };
-  g.emplace_back("smClock", from_nvml(nvml.clock_mhz(bus, NvmlClock::Sm), "MHz",
-                                      "nvmlDeviceGetClockInfo", mhz));
-  g.emplace_back("smClockMax",
-                 prefer_runtime(runtime(device, GPUTOPO_ATTR("smClockMax", cudaDevAttrClockRate,
-                                                             Kind::KiloHertz)),
-                                from_nvml(nvml.max_clock_mhz(bus, NvmlClock::Sm), "MHz",
-                                          "nvmlDeviceGetMaxClockInfo", mhz)));
-  g.emplace_back("memoryClock", from_nvml(nvml.clock_mhz(bus, NvmlClock::Memory), "MHz",
-                                          "nvmlDeviceGetClockInfo", mhz));
-  g.emplace_back(
-      "memoryClockMax",
-      prefer_runtime(runtime(device, GPUTOPO_ATTR("memoryClockMax", cudaDevAttrMemoryClockRate,
-                                                  Kind::KiloHertz)),
-                     from_nvml(nvml.max_clock_mhz(bus, NvmlClock::Memory), "MHz",
-                               "nvmlDeviceGetMaxClockInfo", mhz)));
-  g.emplace_back(
-      "memoryBusWidth",
-      runtime(device, GPUTOPO_ATTR("memoryBusWidth", cudaDevAttrGlobalMemoryBusWidth, Kind::Bits)));
-  g.emplace_back("memorySize",
-                 with_method(Attribute::api(static_cast<std::uint64_t>(prop.totalGlobalMem), "B"),
-                             "cudaGetDeviceProperties"));
+// Clocks, memory, and the state of the card (ECC, MIG, power, other processes).
+void read_clocks_memory_state(DeviceInfo& info, int device, const cudaDeviceProp& prop,
+                              const std::string& bus, const Nvml& nvml) {
+  info.sm_clock_mhz = from_nvml(nvml.clock_mhz(bus, NvmlClock::Sm), "nvmlDeviceGetClockInfo");
+  info.sm_clock_max_mhz = prefer_runtime(
+      GPUTOPO_RUNTIME(double, cudaDevAttrClockRate),
+      from_nvml(nvml.max_clock_mhz(bus, NvmlClock::Sm), "nvmlDeviceGetMaxClockInfo"));
+  info.mem_clock_mhz = from_nvml(nvml.clock_mhz(bus, NvmlClock::Memory), "nvmlDeviceGetClockInfo");
+  info.mem_clock_max_mhz = prefer_runtime(
+      GPUTOPO_RUNTIME(double, cudaDevAttrMemoryClockRate),
+      from_nvml(nvml.max_clock_mhz(bus, NvmlClock::Memory), "nvmlDeviceGetMaxClockInfo"));
+  info.memory_bus_width_bits = GPUTOPO_RUNTIME(int, cudaDevAttrGlobalMemoryBusWidth);
+  info.global_memory_bytes = Fact<std::uint64_t>(prop.totalGlobalMem, "cudaGetDeviceProperties");
+  info.ecc = prefer_runtime(GPUTOPO_RUNTIME(bool, cudaDevAttrEccEnabled),
+                            from_nvml(nvml.ecc_enabled(bus), "nvmlDeviceGetEccMode"));
+  info.mig_enabled = from_nvml(nvml.mig_enabled(bus), "nvmlDeviceGetMigMode");
+  info.power_limit_w = from_nvml(nvml.power_limit_w(bus), "nvmlDeviceGetEnforcedPowerLimit");
+  info.persistence_mode = from_nvml(nvml.persistence_mode(bus), "nvmlDeviceGetPersistenceMode");
+  std::string why;
+  const auto mode = read_attribute(device, cudaDevAttrComputeMode, &why);
+  info.compute_mode = mode ? Fact<std::string>(compute_mode_name(*mode), "cudaDevAttrComputeMode")
+                           : Fact<std::string>::none(why, "cudaDevAttrComputeMode");
+  info.other_processes =
+      from_nvml(nvml.other_processes(bus), "nvmlDeviceGetComputeRunningProcesses");
 }
 
-AttributeList general_attributes(int device, const cudaDeviceProp& prop, const std::string& bus) {
-  const Nvml& nvml = Nvml::instance();
-  auto mhz = [](double v) { return number(v); };
-  std::string compute_mode_why;
-  auto compute_mode = read_attribute(device, cudaDevAttrComputeMode, &compute_mode_why);
-
-  AttributeList g;
-  add_identity(g, prop, bus, nvml);
-  add_clocks_and_memory(g, device, prop, bus, nvml);
-  g.emplace_back(
-      "ecc", prefer_runtime(runtime(device, GPUTOPO_ATTR("ecc", cudaDevAttrEccEnabled, Kind::Bool)),
-                            from_nvml(nvml.ecc_enabled(bus), "", "nvmlDeviceGetEccMode")));
-  g.emplace_back("migMode", from_nvml(nvml.mig_enabled(bus), "", "nvmlDeviceGetMigMode",
-                                      [](bool on) { return Json(on ? "enabled" : "disabled"); }));
-  g.emplace_back("powerLimit",
-                 from_nvml(nvml.power_limit_w(bus), "W", "nvmlDeviceGetEnforcedPowerLimit", mhz));
-  g.emplace_back("persistenceMode",
-                 from_nvml(nvml.persistence_mode(bus), "", "nvmlDeviceGetPersistenceMode"));
-  g.emplace_back(
-      "computeMode",
-      with_method(compute_mode ? Attribute::api(compute_mode_name(*compute_mode))
-                               : Attribute::unavailable(model::Source::Api, "", compute_mode_why),
-                  "cudaDevAttrComputeMode"));
-  g.emplace_back("otherProcesses",
-                 from_nvml(nvml.other_processes(bus), "", "nvmlDeviceGetComputeRunningProcesses"));
-
-  static const RuntimeAttribute kMore[] = {
-      GPUTOPO_ATTR("integrated", cudaDevAttrIntegrated, Kind::Bool),
-      GPUTOPO_ATTR("multiGpuBoard", cudaDevAttrIsMultiGpuBoard, Kind::Bool),
-      GPUTOPO_ATTR("kernelExecTimeout", cudaDevAttrKernelExecTimeout, Kind::Bool),
-      GPUTOPO_ATTR("mpsEnabled", cudaDevAttrMpsEnabled, Kind::Bool),
-      GPUTOPO_ATTR("numaId", cudaDevAttrNumaId, Kind::Count),
-      GPUTOPO_ATTR("hostNumaId", cudaDevAttrHostNumaId, Kind::Count),
-      GPUTOPO_ATTR("unifiedAddressing", cudaDevAttrUnifiedAddressing, Kind::Bool),
-      GPUTOPO_ATTR("managedMemory", cudaDevAttrManagedMemory, Kind::Bool),
-      GPUTOPO_ATTR("concurrentManagedAccess", cudaDevAttrConcurrentManagedAccess, Kind::Bool),
-      GPUTOPO_ATTR("pageableMemoryAccess", cudaDevAttrPageableMemoryAccess, Kind::Bool),
-      GPUTOPO_ATTR("canMapHostMemory", cudaDevAttrCanMapHostMemory, Kind::Bool),
-      GPUTOPO_ATTR("hostNativeAtomics", cudaDevAttrHostNativeAtomicSupported, Kind::Bool),
-      GPUTOPO_ATTR("hostRegister", cudaDevAttrHostRegisterSupported, Kind::Bool),
-      GPUTOPO_ATTR("memoryPools", cudaDevAttrMemoryPoolsSupported, Kind::Bool),
-      GPUTOPO_ATTR("gpuDirectRdma", cudaDevAttrGPUDirectRDMASupported, Kind::Bool),
-  };
-  for (const auto& ra : kMore) g.emplace_back(ra.key, runtime(device, ra));
-  return g;
+void read_host_and_memory_features(DeviceInfo& info, int device) {
+  info.integrated = GPUTOPO_RUNTIME(bool, cudaDevAttrIntegrated);
+  info.multi_gpu_board = GPUTOPO_RUNTIME(bool, cudaDevAttrIsMultiGpuBoard);
+  info.kernel_exec_timeout = GPUTOPO_RUNTIME(bool, cudaDevAttrKernelExecTimeout);
+  info.mps_enabled = GPUTOPO_RUNTIME(bool, cudaDevAttrMpsEnabled);
+  info.numa_id = GPUTOPO_RUNTIME(int, cudaDevAttrNumaId);
+  info.host_numa_id = GPUTOPO_RUNTIME(int, cudaDevAttrHostNumaId);
+  info.unified_addressing = GPUTOPO_RUNTIME(bool, cudaDevAttrUnifiedAddressing);
+  info.managed_memory = GPUTOPO_RUNTIME(bool, cudaDevAttrManagedMemory);
+  info.concurrent_managed_access = GPUTOPO_RUNTIME(bool, cudaDevAttrConcurrentManagedAccess);
+  info.pageable_memory_access = GPUTOPO_RUNTIME(bool, cudaDevAttrPageableMemoryAccess);
+  info.can_map_host_memory = GPUTOPO_RUNTIME(bool, cudaDevAttrCanMapHostMemory);
+  info.host_native_atomics = GPUTOPO_RUNTIME(bool, cudaDevAttrHostNativeAtomicSupported);
+  info.host_register = GPUTOPO_RUNTIME(bool, cudaDevAttrHostRegisterSupported);
+  info.memory_pools = GPUTOPO_RUNTIME(bool, cudaDevAttrMemoryPoolsSupported);
+  info.gpu_direct_rdma = GPUTOPO_RUNTIME(bool, cudaDevAttrGPUDirectRDMASupported);
 }
 
-AttributeList compute_attributes(int device, const cudaDeviceProp& prop) {
-  AttributeList c;
-  c.emplace_back("smCount", runtime(device, GPUTOPO_ATTR("smCount", cudaDevAttrMultiProcessorCount,
-                                                         Kind::Count)));
-  auto facts = model::architecture_facts(prop.major, prop.minor);
-  if (facts) {
-    c.emplace_back("coresPerSm", Attribute::table(facts->fp32_cores_per_sm, "",
-                                                  std::string(model::kArchitectureTableMethod)));
-    Attribute total = Attribute::api(get_or_zero(c, "smCount") * facts->fp32_cores_per_sm);
-    total.source = model::Source::Derived;
-    total.method = "smCount * coresPerSm";
-    c.emplace_back("cores", std::move(total));
-  } else {
-    std::string why = "compute capability " + cc_string(prop.major, prop.minor) +
-                      " is not in gputopo's cores-per-SM table";
-    c.emplace_back("coresPerSm", Attribute::unavailable(model::Source::Table, "", why));
-    c.emplace_back("cores", Attribute::unavailable(model::Source::Derived, "", why));
-  }
-  static const RuntimeAttribute kLimits[] = {
-      GPUTOPO_ATTR("warpSize", cudaDevAttrWarpSize, Kind::Count),
-      GPUTOPO_ATTR("maxThreadsPerBlock", cudaDevAttrMaxThreadsPerBlock, Kind::Count),
-      GPUTOPO_ATTR("maxThreadsPerSm", cudaDevAttrMaxThreadsPerMultiProcessor, Kind::Count),
-      GPUTOPO_ATTR("maxBlocksPerSm", cudaDevAttrMaxBlocksPerMultiprocessor, Kind::Count),
-  };
-  for (const auto& ra : kLimits) c.emplace_back(ra.key, runtime(device, ra));
-  static const RuntimeAttribute kBlockDim[3] = {
-      GPUTOPO_ATTR("", cudaDevAttrMaxBlockDimX, Kind::Count),
-      GPUTOPO_ATTR("", cudaDevAttrMaxBlockDimY, Kind::Count),
-      GPUTOPO_ATTR("", cudaDevAttrMaxBlockDimZ, Kind::Count)};
-  static const RuntimeAttribute kGridDim[3] = {
-      GPUTOPO_ATTR("", cudaDevAttrMaxGridDimX, Kind::Count),
-      GPUTOPO_ATTR("", cudaDevAttrMaxGridDimY, Kind::Count),
-      GPUTOPO_ATTR("", cudaDevAttrMaxGridDimZ, Kind::Count)};
-  c.emplace_back("maxBlockDim", runtime_triple(device, kBlockDim, "cudaDevAttrMaxBlockDimX/Y/Z"));
-  c.emplace_back("maxGridDim", runtime_triple(device, kGridDim, "cudaDevAttrMaxGridDimX/Y/Z"));
-  static const RuntimeAttribute kRest[] = {
-      GPUTOPO_ATTR("registersPerBlock", cudaDevAttrMaxRegistersPerBlock, Kind::Count),
-      GPUTOPO_ATTR("registersPerSm", cudaDevAttrMaxRegistersPerMultiprocessor, Kind::Count),
-      GPUTOPO_ATTR("sharedMemoryPerBlock", cudaDevAttrMaxSharedMemoryPerBlock, Kind::Bytes),
-      GPUTOPO_ATTR("sharedMemoryPerBlockOptin", cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                   Kind::Bytes),
-      GPUTOPO_ATTR("sharedMemoryPerSm", cudaDevAttrMaxSharedMemoryPerMultiprocessor, Kind::Bytes),
-      GPUTOPO_ATTR("sharedMemoryReservedPerBlock", cudaDevAttrReservedSharedMemoryPerBlock,
-                   Kind::Bytes),
-      GPUTOPO_ATTR("l2Size", cudaDevAttrL2CacheSize, Kind::Bytes),
-      GPUTOPO_ATTR("l2PersistingMax", cudaDevAttrMaxPersistingL2CacheSize, Kind::Bytes),
-      GPUTOPO_ATTR("accessPolicyMaxWindow", cudaDevAttrMaxAccessPolicyWindowSize, Kind::Bytes),
-      GPUTOPO_ATTR("constantMemory", cudaDevAttrTotalConstantMemory, Kind::Bytes),
-      GPUTOPO_ATTR("globalL1Cache", cudaDevAttrGlobalL1CacheSupported, Kind::Bool),
-      GPUTOPO_ATTR("localL1Cache", cudaDevAttrLocalL1CacheSupported, Kind::Bool),
-      GPUTOPO_ATTR("cooperativeLaunch", cudaDevAttrCooperativeLaunch, Kind::Bool),
-      GPUTOPO_ATTR("clusterLaunch", cudaDevAttrClusterLaunch, Kind::Bool),
-      GPUTOPO_ATTR("concurrentKernels", cudaDevAttrConcurrentKernels, Kind::Bool),
-      GPUTOPO_ATTR("asyncEngines", cudaDevAttrAsyncEngineCount, Kind::Count),
-      GPUTOPO_ATTR("streamPriorities", cudaDevAttrStreamPrioritiesSupported, Kind::Bool),
-      GPUTOPO_ATTR("computePreemption", cudaDevAttrComputePreemptionSupported, Kind::Bool),
-      GPUTOPO_ATTR("memSyncDomains", cudaDevAttrMemSyncDomainCount, Kind::Count),
-      GPUTOPO_ATTR("singleToDoublePerfRatio", cudaDevAttrSingleToDoublePrecisionPerfRatio,
-                   Kind::Count),
-      GPUTOPO_ATTR("textureAlignment", cudaDevAttrTextureAlignment, Kind::Bytes),
-      GPUTOPO_ATTR("texturePitchAlignment", cudaDevAttrTexturePitchAlignment, Kind::Bytes),
-      GPUTOPO_ATTR("surfaceAlignment", cudaDevAttrSurfaceAlignment, Kind::Bytes),
-      GPUTOPO_ATTR("maxTexture1DLinearWidth", cudaDevAttrMaxTexture1DLinearWidth, Kind::Count),
-      GPUTOPO_ATTR("maxPitch", cudaDevAttrMaxPitch, Kind::Bytes),
-  };
-  for (const auto& ra : kRest) c.emplace_back(ra.key, runtime(device, ra));
-  return c;
+// SMs, residency limits and memory sizes.
+void read_compute_limits(DeviceInfo& info, int device) {
+  using u64 = std::uint64_t;
+  info.sm_count = GPUTOPO_RUNTIME(int, cudaDevAttrMultiProcessorCount);
+  info.warp_size = GPUTOPO_RUNTIME(int, cudaDevAttrWarpSize);
+  info.max_threads_per_block = GPUTOPO_RUNTIME(int, cudaDevAttrMaxThreadsPerBlock);
+  info.max_threads_per_sm = GPUTOPO_RUNTIME(int, cudaDevAttrMaxThreadsPerMultiProcessor);
+  info.max_blocks_per_sm = GPUTOPO_RUNTIME(int, cudaDevAttrMaxBlocksPerMultiprocessor);
+  info.max_block_dim = runtime_triple(
+      device, {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ},
+      "cudaDevAttrMaxBlockDimX/Y/Z");
+  info.max_grid_dim = runtime_triple(
+      device, {cudaDevAttrMaxGridDimX, cudaDevAttrMaxGridDimY, cudaDevAttrMaxGridDimZ},
+      "cudaDevAttrMaxGridDimX/Y/Z");
+  info.registers_per_block = GPUTOPO_RUNTIME(int, cudaDevAttrMaxRegistersPerBlock);
+  info.registers_per_sm = GPUTOPO_RUNTIME(int, cudaDevAttrMaxRegistersPerMultiprocessor);
+  info.shared_per_block_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxSharedMemoryPerBlock);
+  info.shared_per_block_optin_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  info.shared_per_sm_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  info.shared_reserved_per_block_bytes =
+      GPUTOPO_RUNTIME(u64, cudaDevAttrReservedSharedMemoryPerBlock);
+  info.l2_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrL2CacheSize);
+  info.l2_persisting_max_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxPersistingL2CacheSize);
+  info.access_policy_max_window_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxAccessPolicyWindowSize);
+  info.constant_bytes = GPUTOPO_RUNTIME(u64, cudaDevAttrTotalConstantMemory);
 }
 
-std::uint64_t get_u64_or_zero(const AttributeList& list, std::string_view key) {
-  const Attribute* a = model::find(list, key);
-  return a && a->value.is_number_integer() ? a->value.get<std::uint64_t>() : 0;
+void read_launch_features(DeviceInfo& info, int device) {
+  using u64 = std::uint64_t;
+  info.global_l1_cache = GPUTOPO_RUNTIME(bool, cudaDevAttrGlobalL1CacheSupported);
+  info.local_l1_cache = GPUTOPO_RUNTIME(bool, cudaDevAttrLocalL1CacheSupported);
+  info.cooperative_launch = GPUTOPO_RUNTIME(bool, cudaDevAttrCooperativeLaunch);
+  info.cluster_launch = GPUTOPO_RUNTIME(bool, cudaDevAttrClusterLaunch);
+  info.concurrent_kernels = GPUTOPO_RUNTIME(bool, cudaDevAttrConcurrentKernels);
+  info.async_engines = GPUTOPO_RUNTIME(int, cudaDevAttrAsyncEngineCount);
+  info.stream_priorities = GPUTOPO_RUNTIME(bool, cudaDevAttrStreamPrioritiesSupported);
+  info.compute_preemption = GPUTOPO_RUNTIME(bool, cudaDevAttrComputePreemptionSupported);
+  info.mem_sync_domains = GPUTOPO_RUNTIME(int, cudaDevAttrMemSyncDomainCount);
+  info.single_to_double_perf_ratio =
+      GPUTOPO_RUNTIME(int, cudaDevAttrSingleToDoublePrecisionPerfRatio);
+  info.texture_alignment = GPUTOPO_RUNTIME(u64, cudaDevAttrTextureAlignment);
+  info.texture_pitch_alignment = GPUTOPO_RUNTIME(u64, cudaDevAttrTexturePitchAlignment);
+  info.surface_alignment = GPUTOPO_RUNTIME(u64, cudaDevAttrSurfaceAlignment);
+  info.max_texture_1d_linear_width = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxTexture1DLinearWidth);
+  info.max_pitch = GPUTOPO_RUNTIME(u64, cudaDevAttrMaxPitch);
 }
 
 }  // namespace
@@ -398,30 +263,16 @@ DeviceInfo query_device_info(int index) {
                                                minimum.major, minimum.minor));
 
   const std::string bus = pci_bus_id(index);
+  const Nvml& nvml = Nvml::instance();
   DeviceInfo info;
   info.index = index;
-  info.name = prop.name;
   info.vendor = "NVIDIA";
-  info.cc_major = prop.major;
-  info.cc_minor = prop.minor;
   info.simulated = false;
-  info.general = general_attributes(index, prop, bus);
-  info.compute = compute_attributes(index, prop);
-
-  info.sm_count = get_or_zero(info.compute, "smCount");
-  info.warp_size = get_or_zero(info.compute, "warpSize");
-  info.max_threads_per_block = get_or_zero(info.compute, "maxThreadsPerBlock");
-  info.max_threads_per_sm = get_or_zero(info.compute, "maxThreadsPerSm");
-  info.max_blocks_per_sm = get_or_zero(info.compute, "maxBlocksPerSm");
-  info.global_memory_bytes = prop.totalGlobalMem;
-  info.l2_bytes = get_u64_or_zero(info.compute, "l2Size");
-  info.shared_per_block_bytes = get_u64_or_zero(info.compute, "sharedMemoryPerBlock");
-  info.shared_per_block_optin_bytes = get_u64_or_zero(info.compute, "sharedMemoryPerBlockOptin");
-  info.shared_per_sm_bytes = get_u64_or_zero(info.compute, "sharedMemoryPerSm");
-  info.constant_bytes = get_u64_or_zero(info.compute, "constantMemory");
-  info.sm_clock_max_mhz = get_double_or_zero(info.general, "smClockMax");
-  info.mem_clock_max_mhz = get_double_or_zero(info.general, "memoryClockMax");
-  info.memory_bus_width_bits = get_or_zero(info.general, "memoryBusWidth");
+  read_identity(info, prop, bus, nvml);
+  read_clocks_memory_state(info, index, prop, bus, nvml);
+  read_host_and_memory_features(info, index);
+  read_compute_limits(info, index);
+  read_launch_features(info, index);
   return info;
 }
 

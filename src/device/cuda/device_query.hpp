@@ -10,7 +10,7 @@ namespace gputopo::device::cuda {
 // NoDevice (the driver sees no GPU).
 int device_count();
 
-// Every typed field and the complete, ordered `general` and `compute` lists (docs/schema.md).
+// Every fact the runtime and NVML give, each with the call that gave it or why there is none.
 // Throws Error: NoDriver, NoDevice (index out of range: says how many GPUs exist), Unsupported
 // (compute capability below minimum_compute_capability(): says which is needed).
 DeviceInfo query_device_info(int index);

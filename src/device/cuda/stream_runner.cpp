@@ -147,9 +147,9 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
                     std::to_string(request.bytes) + " B, " + std::to_string(request.repeats) +
                     " repeats)");
   const StreamKernel kernel = kernel_of(request);
-  if (kernel == StreamKernel::SharedRead && request.bytes > info_.shared_per_block_optin_bytes)
+  if (kernel == StreamKernel::SharedRead && request.bytes > info_.shared_per_block_optin_bytes())
     throw Error(Error::Kind::BadRequest, "stream request: a block gets at most " +
-                                             std::to_string(info_.shared_per_block_optin_bytes) +
+                                             std::to_string(info_.shared_per_block_optin_bytes()) +
                                              " B of shared memory");
   bytes_ = request.bytes / kAlignBytes * kAlignBytes;
   bytes_per_launch_ = sm_local(kernel) ? kSmBytesPerLaunch : kDeviceBytesPerLaunch;

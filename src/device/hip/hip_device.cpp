@@ -86,9 +86,9 @@ ChaseArray make_array(const ChaseRequest& r, const DeviceInfo& info, std::uint64
         fmt::format("chase: the HIP backend has no {} space (AMD: l1, l2, constant for scalar "
                     "loads, shared for the LDS)",
                     to_string(r.space)));
-  if (r.space == Space::Shared && r.array_bytes > info.shared_per_block_bytes)
+  if (r.space == Space::Shared && r.array_bytes > info.shared_per_block_bytes())
     bad(fmt::format("chase: {} B exceed the {} B of LDS a block may use", r.array_bytes,
-                    info.shared_per_block_bytes));
+                    info.shared_per_block_bytes()));
   if (auto why = chain_problem(r)) bad(*why);
   ChaseArray a;
   a.space = static_cast<int>(r.space);
@@ -138,7 +138,7 @@ class HipDevice final : public Device {
     }
     out.conditions.l2_fetch_limit_bytes = std::nullopt;
     out.conditions.elapsed_ns = elapsed_ns_;
-    out.conditions.elapsed_cycles = elapsed_ns_ * info_.sm_clock_max_mhz / 1e3;
+    out.conditions.elapsed_cycles = elapsed_ns_ * info_.sm_clock_max_mhz() / 1e3;
     return out;
   }
 
@@ -158,7 +158,7 @@ class HipDevice final : public Device {
       run.thread_b = r.thread_b;
       if (run.mode == Mode::TwoThreads &&
           std::max(r.thread_a, r.thread_b) >=
-              static_cast<std::uint32_t>(info_.max_threads_per_block))
+              static_cast<std::uint32_t>(info_.max_threads_per_block()))
         bad("interfere: a thread lies outside the block");
       run.cu_a = cu(r.sm);
       if (run.mode == Mode::TwoCus) {
@@ -169,7 +169,7 @@ class HipDevice final : public Device {
       out.results.push_back(run_one(run, false));
     }
     out.conditions.elapsed_ns = elapsed_ns_;
-    out.conditions.elapsed_cycles = elapsed_ns_ * info_.sm_clock_max_mhz / 1e3;
+    out.conditions.elapsed_cycles = elapsed_ns_ * info_.sm_clock_max_mhz() / 1e3;
     return out;
   }
 
@@ -181,7 +181,7 @@ class HipDevice final : public Device {
                      : request.kind == StreamKind::Write ? 1
                                                          : 2;
     const auto o = guarded([&] {
-      return runtime().run_stream(kind, request.bytes / 16 * 16, request.repeats, info_.sm_count);
+      return runtime().run_stream(kind, request.bytes / 16 * 16, request.repeats, info_.sm_count());
     });
     StreamResult r;
     const double moved = static_cast<double>(request.bytes / 16 * 16) * (kind == 2 ? 2 : 1);
@@ -210,7 +210,7 @@ class HipDevice final : public Device {
   // their arrays into the L2 with their warm-up pass anyway.
   std::uint64_t flush_bytes(Space space) const {
     if (space != Space::L2) return 0;
-    return std::max<std::uint64_t>(512 * kMiB, 4 * info_.l2_bytes * 8);
+    return std::max<std::uint64_t>(512 * kMiB, 4 * info_.l2_bytes() * 8);
   }
 
   ChaseResult run_one(const ChaseRun& run, bool record_indices) {
@@ -237,51 +237,30 @@ class HipDevice final : public Device {
 DeviceInfo make_info(int index, const Properties& p, const RocmSmi& smi) {
   DeviceInfo info;
   info.index = index;
-  info.name = p.name;
   info.vendor = "AMD";
-  info.cc_major = p.cc_major;
-  info.cc_minor = p.cc_minor;
-  info.sm_count = p.cus;
-  info.warp_size = p.warp_size;
-  info.max_threads_per_block = p.max_threads_per_block;
-  info.max_threads_per_sm = p.max_threads_per_cu;
-  info.max_blocks_per_sm = 0;
-  info.global_memory_bytes = p.global_memory;
-  info.l2_bytes = p.l2_bytes;
-  info.shared_per_block_bytes = p.shared_per_block;
-  info.shared_per_block_optin_bytes = p.shared_per_block;
-  info.shared_per_sm_bytes = p.shared_per_cu;
-  info.constant_bytes = p.constant_bytes;
+  info.name = p.name;
+  info.architecture = p.arch;
+  info.compute_capability = model::ComputeCapability{p.cc_major, p.cc_minor};
+  info.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.0", p.pci_domain, p.pci_bus, p.pci_device);
+  info.driver_version = std::to_string(p.driver_version);
+  info.runtime_version = std::to_string(p.runtime_version);
   info.sm_clock_max_mhz = p.clock_mhz;
   info.mem_clock_max_mhz = p.memory_clock_mhz;
   info.memory_bus_width_bits = p.bus_width_bits;
-  auto& g = info.general;
-  g.emplace_back("vendor", Attribute::api("AMD"));
-  g.emplace_back("name", Attribute::api(p.name));
-  g.emplace_back("architecture", Attribute::api(p.arch));
-  g.emplace_back("computeCapability", Attribute::api(fmt::format("{}.{}", p.cc_major, p.cc_minor)));
-  g.emplace_back("simulated", Attribute::api(false));
-  g.emplace_back("pciBusId", Attribute::api(fmt::format("{:04x}:{:02x}:{:02x}.0", p.pci_domain,
-                                                        p.pci_bus, p.pci_device)));
-  g.emplace_back("driverVersion", Attribute::api(p.driver_version));
-  g.emplace_back("runtimeVersion", Attribute::api(p.runtime_version));
-  g.emplace_back("smClockMax", Attribute::api(p.clock_mhz, "MHz"));
-  g.emplace_back("memoryClockMax", Attribute::api(p.memory_clock_mhz, "MHz"));
-  g.emplace_back("memoryBusWidth", Attribute::api(p.bus_width_bits, "bit"));
-  g.emplace_back("memorySize", Attribute::api(p.global_memory, "B"));
-  g.emplace_back("rocmSmi", Attribute::api(smi.loaded()));
-  auto& c = info.compute;
-  c.emplace_back("smCount", Attribute::api(p.cus));
-  c.emplace_back("warpSize", Attribute::api(p.warp_size));
-  c.emplace_back("maxThreadsPerBlock", Attribute::api(p.max_threads_per_block));
-  c.emplace_back("maxThreadsPerSm", Attribute::api(p.max_threads_per_cu));
-  c.emplace_back("registersPerBlock", Attribute::api(p.regs_per_block));
-  c.emplace_back("sharedMemoryPerBlock", Attribute::api(p.shared_per_block, "B"));
-  c.emplace_back("sharedMemoryPerSm", Attribute::api(p.shared_per_cu, "B"));
-  c.emplace_back("l2Size", Attribute::api(p.l2_bytes, "B"));
-  c.emplace_back("constantMemory", Attribute::api(p.constant_bytes, "B"));
-  c.emplace_back("xcdCount",
-                 Attribute::unavailable(model::Source::Api, "", "HIP 5.2 reports no XCD count"));
+  info.global_memory_bytes = p.global_memory;
+  info.rocm_smi = smi.loaded();
+  info.sm_count = p.cus;
+  info.xcd_count = model::Fact<int>::none("HIP 5.2 reports no XCD count");
+  info.warp_size = p.warp_size;
+  info.max_threads_per_block = p.max_threads_per_block;
+  info.max_threads_per_sm = p.max_threads_per_cu;
+  info.registers_per_block = p.regs_per_block;
+  info.shared_per_block_bytes = p.shared_per_block;
+  info.shared_per_block_optin_bytes =
+      model::Fact<std::uint64_t>(p.shared_per_block, "HIP has no opt-in: the per-block limit");
+  info.shared_per_sm_bytes = p.shared_per_cu;
+  info.l2_bytes = p.l2_bytes;
+  info.constant_bytes = p.constant_bytes;
   return info;
 }
 

@@ -5,7 +5,6 @@
 #include <type_traits>
 
 #include "device/compute_request.hpp"
-#include "device/device_info.hpp"
 #include "device/links.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
@@ -72,32 +71,6 @@ void visit_fields(R& r, F&& f) {
   f("elapsedNs", r.elapsed_ns);
   f("elapsedCycles", r.elapsed_cycles);
   f("reruns", r.reruns);
-}
-
-template <Either<DeviceInfo> R, class F>
-void visit_fields(R& r, F&& f) {
-  f("index", r.index);
-  f("name", r.name);
-  f("vendor", r.vendor);
-  f("ccMajor", r.cc_major);
-  f("ccMinor", r.cc_minor);
-  f("simulated", r.simulated);
-  f("smCount", r.sm_count);
-  f("warpSize", r.warp_size);
-  f("maxThreadsPerBlock", r.max_threads_per_block);
-  f("maxThreadsPerSm", r.max_threads_per_sm);
-  f("maxBlocksPerSm", r.max_blocks_per_sm);
-  f("globalMemoryBytes", r.global_memory_bytes);
-  f("l2Bytes", r.l2_bytes);
-  f("sharedPerBlockBytes", r.shared_per_block_bytes);
-  f("sharedPerBlockOptinBytes", r.shared_per_block_optin_bytes);
-  f("sharedPerSmBytes", r.shared_per_sm_bytes);
-  f("constantBytes", r.constant_bytes);
-  f("smClockMaxMhz", r.sm_clock_max_mhz);
-  f("memClockMaxMhz", r.mem_clock_max_mhz);
-  f("memoryBusWidthBits", r.memory_bus_width_bits);
-  f("general", r.general);
-  f("compute", r.compute);
 }
 
 // The launch shape of a stream result (its samples and conditions are stored apart).

@@ -1,5 +1,7 @@
 #include "device/record/raw_json.hpp"
 
+#include "model/device_facts.hpp"
+
 namespace gputopo::device::record {
 
 std::string_view name(Space s) { return to_string(s); }
@@ -109,6 +111,30 @@ void decode_attributes(const JsonField& f, model::AttributeList& list) {
   if (!f.json().is_object()) f.fail("expected an object of attributes");
   list.clear();
   for (const auto& [key, value] : f.json().items()) list.emplace_back(key, parse_attribute(f[key]));
+}
+
+Json encode_device_info(const DeviceInfo& info) {
+  const model::DeviceSections sections = model::device_sections(info);
+  Json j = Json::object();
+  j["index"] = info.index;
+  j["vendor"] = info.vendor;
+  j["simulated"] = info.simulated;
+  j["general"] = model::to_json(sections.general);
+  j["compute"] = model::to_json(sections.compute);
+  return j;
+}
+
+void decode_device_info(const JsonField& f, DeviceInfo& info) {
+  info = DeviceInfo{};
+  decode(f["index"], info.index);
+  decode(f["vendor"], info.vendor);
+  decode(f["simulated"], info.simulated);
+  model::AttributeList general;
+  model::AttributeList compute;
+  decode_attributes(f["general"], general);
+  decode_attributes(f["compute"], compute);
+  if (const std::string wrong = model::read_device_sections(general, compute, info); !wrong.empty())
+    f.fail(wrong);
 }
 
 }  // namespace gputopo::device::record

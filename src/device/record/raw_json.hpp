@@ -73,6 +73,11 @@ E parse_name(const JsonField& f) {
 
 void decode_attributes(const JsonField& f, model::AttributeList& list);
 
+// A device's facts are stored as the report's two sections (model/device_facts.hpp), beside its
+// index, vendor and whether it is simulated.
+Json encode_device_info(const DeviceInfo& info);
+void decode_device_info(const JsonField& f, DeviceInfo& info);
+
 template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
@@ -92,6 +97,8 @@ Json encode(const T& v) {
     return v ? encode(*v) : Json(nullptr);
   } else if constexpr (std::is_same_v<T, model::AttributeList>) {
     return model::to_json(v);
+  } else if constexpr (std::is_same_v<T, DeviceInfo>) {
+    return encode_device_info(v);
   } else if constexpr (IsVector<T>::value) {
     Json j = Json::array();
     for (const auto& x : v) j.push_back(encode(x));
@@ -135,6 +142,8 @@ void decode(const JsonField& f, T& v) {
     }
   } else if constexpr (std::is_same_v<T, model::AttributeList>) {
     decode_attributes(f, v);
+  } else if constexpr (std::is_same_v<T, DeviceInfo>) {
+    decode_device_info(f, v);
   } else if constexpr (IsVector<T>::value) {
     v.resize(f.size());
     for (std::size_t i = 0; i < v.size(); ++i) decode(f.at(i), v[i]);

@@ -148,9 +148,10 @@ Recording load_recording(const fs::path& dir) {
   rec.complete = m["complete"].boolean();
   decode(m["device"], rec.info);
   // What discovery sizes its work by must be a device that can exist.
-  m["device"]["smCount"].integer(1, kMaxSmCount);
-  m["device"]["warpSize"].integer(1, 64);
-  m["device"]["maxThreadsPerBlock"].integer(1, 4096);
+  const JsonField compute = m["device"]["compute"];
+  compute["smCount"]["value"].integer(1, kMaxSmCount);
+  compute["warpSize"]["value"].integer(1, 64);
+  compute["maxThreadsPerBlock"]["value"].integer(1, 4096);
   JsonField calls = m["calls"];
   rec.calls.reserve(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i)

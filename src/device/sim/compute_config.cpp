@@ -29,8 +29,7 @@ ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   const auto list = r.at("pipelines");
   if (!list.json().is_object()) list.fail("must be an object of ops");
   DeviceInfo gpu;
-  gpu.cc_major = cc_major;
-  gpu.cc_minor = cc_minor;
+  gpu.compute_capability = model::ComputeCapability{cc_major, cc_minor};
   for (const auto& item : list.json().items()) {
     const auto op = compute_op_from_string(item.key());
     const auto row = list.at(item.key());

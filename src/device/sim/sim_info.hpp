@@ -5,8 +5,8 @@
 
 namespace gputopo::device::sim {
 
-// What the simulated driver reports: the typed fields and the general/compute lists, every value
-// with source `api` (the simulated driver), and the values no simulation has marked unavailable.
+// What the simulated driver reports: the preset's facts, and what only real hardware has marked
+// unavailable.
 DeviceInfo make_info(const SimConfig& config);
 
 }  // namespace gputopo::device::sim

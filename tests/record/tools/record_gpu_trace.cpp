@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     std::vector<double> live;
     std::vector<double> replayed;
     auto plain = cuda::open(index);
-    std::cout << "device: " << plain->info().name << "\n";
+    std::cout << "device: " << plain->info().name() << "\n";
     const double plain_s = seconds([&] { run(*plain, w); });
     auto recorder = record::record_to(std::move(plain), dir, "record_gpu_trace");
     const double recorded_s = seconds([&] { live = run(*recorder, w); });

@@ -7,10 +7,10 @@ namespace gputopo::device::cuda {
 
 std::vector<LaunchShape> shape_candidates(const DeviceInfo& info) {
   std::vector<LaunchShape> shapes;
-  const auto max_threads_sm = static_cast<std::uint32_t>(std::max(info.max_threads_per_sm, 1));
+  const auto max_threads_sm = static_cast<std::uint32_t>(std::max(info.max_threads_per_sm(), 1));
   const auto max_threads_block =
-      static_cast<std::uint32_t>(std::max(info.max_threads_per_block, 1));
-  const auto max_blocks = static_cast<std::uint32_t>(std::max(info.max_blocks_per_sm, 1));
+      static_cast<std::uint32_t>(std::max(info.max_threads_per_block(), 1));
+  const auto max_blocks = static_cast<std::uint32_t>(std::max(info.max_blocks_per_sm(), 1));
   for (std::uint32_t threads : {128U, 256U, 512U, 1024U}) {
     if (threads > max_threads_block) continue;
     for (std::uint32_t bps : {1U, 2U, 4U, 8U, 16U}) {

@@ -13,7 +13,7 @@ struct LaunchShape {
   std::uint32_t blocks_per_sm = 1;
   std::uint32_t threads = 256;
   std::uint32_t blocks(const DeviceInfo& info) const {
-    return blocks_per_sm * static_cast<std::uint32_t>(info.sm_count);
+    return blocks_per_sm * static_cast<std::uint32_t>(info.sm_count());
   }
 };
 

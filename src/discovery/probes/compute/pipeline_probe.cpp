@@ -77,9 +77,9 @@ class PipelineProbe final : public Probe {
         put_unavailable(ctx, {op}, *device::lacks_op(info, op), false);
       }
     }
-    const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size, 1));
+    const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size(), 1));
     const std::uint32_t warps = std::clamp<std::uint32_t>(
-        static_cast<std::uint32_t>(info.max_threads_per_block) / warp, 1, 32);
+        static_cast<std::uint32_t>(info.max_threads_per_block()) / warp, 1, 32);
     const Shape latency{1, 1, kLatencyShortSteps, kLatencyLongSteps};
     const Shape throughput{kThroughputIlp, warps, kThroughputShortSteps, kThroughputLongSteps};
 
@@ -210,7 +210,7 @@ class PipelineProbe final : public Probe {
       a.evidence["latencyBound"] = true;
     }
     const auto ns = ctx.ns_per_cycle(c);
-    const int sms = ctx.info().sm_count;
+    const int sms = ctx.info().sm_count();
     if (ns && *ns > 0 && sms > 0) {
       const double scale = sms / *ns / 1e3;  // per clock per SM -> 1e12 per second, whole GPU
       auto t = model::Attribute::measured(

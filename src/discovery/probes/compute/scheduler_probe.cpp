@@ -77,9 +77,9 @@ class SchedulerProbe final : public Probe {
 
   void run(Context& ctx) override {
     const auto& info = ctx.info();
-    const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size, 1));
+    const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size(), 1));
     const std::uint32_t warps = std::clamp<std::uint32_t>(
-        static_cast<std::uint32_t>(info.max_threads_per_block) / warp, 1, kMaxWarps);
+        static_cast<std::uint32_t>(info.max_threads_per_block()) / warp, 1, kMaxWarps);
     device::ComputeBatch batch;
     for (int rep = 0; rep < kPipelineRepeats; ++rep)
       for (std::uint32_t w = 1; w <= warps; ++w)

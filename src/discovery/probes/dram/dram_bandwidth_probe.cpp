@@ -13,22 +13,22 @@ namespace {
 // a whole L2's worth; at most an eighth of device memory (a copy needs two buffers).
 Buffers dram_buffers(const Context& ctx) {
   const auto& info = ctx.info();
-  const std::uint64_t cap = info.global_memory_bytes / 8;
-  const std::uint64_t want = std::max<std::uint64_t>(32 * info.l2_bytes, std::uint64_t{1} << 28);
+  const std::uint64_t cap = info.global_memory_bytes() / 8;
+  const std::uint64_t want = std::max<std::uint64_t>(32 * info.l2_bytes(), std::uint64_t{1} << 28);
   const std::uint64_t bytes = round_up(std::min(want, cap) / 4096 * 4096, 4096);
-  if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes, 1))
+  if (bytes < 8 * std::max<std::uint64_t>(info.l2_bytes(), 1))
     return {{}, "device memory cannot hold a buffer 8 times the L2"};
-  return {
-      {bytes},
-      std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes, 1)) + " times the API L2 size"};
+  return {{bytes},
+          std::to_string(bytes / std::max<std::uint64_t>(info.l2_bytes(), 1)) +
+              " times the API L2 size"};
 }
 
 // The read bandwidth's share of the theoretical peak (double data rate x memory clock x bus width,
 // from the API; the peak itself is in the info report).
 void put_fraction_of_peak(Context& ctx) {
   const auto& info = ctx.info();
-  if (info.mem_clock_max_mhz <= 0 || info.memory_bus_width_bits <= 0) return;
-  const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz, info.memory_bus_width_bits);
+  if (info.mem_clock_max_mhz() <= 0 || info.memory_bus_width_bits() <= 0) return;
+  const double peak = model::peak_dram_gbps(info.mem_clock_max_mhz(), info.memory_bus_width_bits());
   const auto* read = ctx.get("dram", keys::readBandwidth);
   if (!read || !read->available()) return;
   auto f =

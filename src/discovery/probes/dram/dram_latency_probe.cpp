@@ -28,9 +28,9 @@ class DramLatencyProbe final : public Probe {
   void run(Context& ctx) override {
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
-    const std::uint64_t l2 = ctx.info().l2_bytes;
+    const std::uint64_t l2 = ctx.info().l2_bytes();
     // A memory-side cache behind the L2 (measured, or the driver's size) is passed as well.
-    std::uint64_t mall = ctx.info().mall_bytes;
+    std::uint64_t mall = ctx.info().mall_bytes();
     if (const Input m = ctx.input("mall", keys::size); m)
       mall = std::max(mall, static_cast<std::uint64_t>(*m.value));
     std::vector<std::uint64_t> footprints;

@@ -281,7 +281,7 @@ class SetGeometryProbe final : public Probe {
   // The largest array a request may use: the space's limit, else a share of device memory.
   std::uint64_t largest_array(const Context& ctx, std::uint64_t capacity) const {
     if (g_.target.space_limit_bytes) return g_.target.space_limit_bytes;
-    const std::uint64_t memory = ctx.info().global_memory_bytes;
+    const std::uint64_t memory = ctx.info().global_memory_bytes();
     const std::uint64_t wanted =
         std::clamp<std::uint64_t>(512 * capacity, std::uint64_t{64} << 20, std::uint64_t{1} << 30);
     return std::min(wanted, memory / 32);

@@ -62,8 +62,8 @@ class AmountProbe final : public Probe {
     const std::uint32_t stride =
         line ? static_cast<std::uint32_t>(*line.value) : fetch_granularity_or(ctx, t_, 32, weaker);
     const std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * 0.75), stride);
-    const int warp = std::max(ctx.info().warp_size, 1);
-    const int warps = std::max(ctx.info().max_threads_per_block / warp, 1);
+    const int warp = std::max(ctx.info().warp_size(), 1);
+    const int warps = std::max(ctx.info().max_threads_per_block() / warp, 1);
     if (warps < 2) return fail("a block has a single warp");
 
     // B's array differs from A's by one element: a backend may share identical arrays (the CUDA

@@ -14,7 +14,7 @@ namespace {
 Buffers l1_buffers(const Context& ctx) {
   const Input size = ctx.input("l1", keys::size);
   if (!size) {
-    const std::uint64_t pool = ctx.info().shared_per_sm_bytes;
+    const std::uint64_t pool = ctx.info().shared_per_sm_bytes();
     if (pool < 32 * 1024) return {{}, "needs the L1 size: " + size.why};
     return {{pool / 8 / 4096 * 4096},
             "every block reads an eighth of the shared memory per SM (API) through L1, again and "
@@ -26,7 +26,7 @@ Buffers l1_buffers(const Context& ctx) {
 
 // Per block 32 KiB of shared memory (an eighth of the opt-in limit where that is smaller).
 Buffers shared_buffers(const Context& ctx) {
-  const std::uint64_t optin = ctx.info().shared_per_block_optin_bytes;
+  const std::uint64_t optin = ctx.info().shared_per_block_optin_bytes();
   if (optin < 4096) return {{}, "the driver reports no shared memory per block"};
   return {{std::min<std::uint64_t>(32 * 1024, optin / 8 / 16 * 16)},
           "every block reads its own shared memory, again and again"};

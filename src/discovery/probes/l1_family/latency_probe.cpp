@@ -69,7 +69,7 @@ class LatencyProbe final : public Probe {
 
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
-    const int sms = std::min(kSms, std::max(ctx.info().sm_count, 1));
+    const int sms = std::min(kSms, std::max(ctx.info().sm_count(), 1));
     std::vector<std::uint64_t> chained;
     for (const auto bytes : footprints)
       for (int i = 0; i < sms; ++i) {

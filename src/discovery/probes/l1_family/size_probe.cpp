@@ -32,14 +32,14 @@ class SizeProbe final : public Probe {
     spec.stride = fetch_granularity_or(ctx, t_, 32, weaker);
     spec.step = spec.stride;
     spec.carveout = carveout_for(ctx, t_);
-    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count, 8));
+    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 8));
     spec.confirm_sm = 0;
     spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
     spec.regions = 4;
     spec.min_bytes = 512;
     // No SM-private cache is larger than the whole L1/shared storage; four times the shared
     // memory per SM leaves room for GPUs where the API under-reports it.
-    spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes, 1u << 20);
+    spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes(), 1u << 20);
     if (t_.level > 1) {
       const Input inner = ctx.input(t_.inner, keys::size);
       if (inner) {

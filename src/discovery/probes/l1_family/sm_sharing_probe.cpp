@@ -42,7 +42,7 @@ class SmSharingProbe final : public Probe {
     const Input line = ctx.input(t_.element, keys::lineSize);
     const std::uint32_t stride =
         line ? static_cast<std::uint32_t>(*line.value) : fetch_granularity_or(ctx, t_, 64, weaker);
-    if (ctx.info().sm_count < 2) return fail("the GPU has a single SM");
+    if (ctx.info().sm_count() < 2) return fail("the GPU has a single SM");
     const std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * 0.75), stride);
     const SmGroups g = group_sms(ctx, bytes, stride);
     put_result(ctx, g, bytes, stride, join(weaker));
@@ -52,7 +52,7 @@ class SmSharingProbe final : public Probe {
   // Every SM not yet grouped against the first one not yet grouped, round by round (one round
   // only where spec_.all_groups is false).
   SmGroups group_sms(Context& ctx, std::uint64_t bytes, std::uint32_t stride) const {
-    const int sms = ctx.info().sm_count;
+    const int sms = ctx.info().sm_count();
     // B's array differs from A's by one element, so that no backend shares the two.
     const auto a = one_pass_request(t_.space, bytes, stride);
     auto b = a;
@@ -133,7 +133,7 @@ class SmSharingProbe final : public Probe {
       ctx.put(t_.element, keys::instanceCount, std::move(count));
     } else {
       const auto n = groups.front().size();
-      const auto sms = static_cast<std::size_t>(ctx.info().sm_count);
+      const auto sms = static_cast<std::size_t>(ctx.info().sm_count());
       auto count =
           model::Attribute::measured(static_cast<int>((sms + n - 1) / n), "", method, confidence);
       count.source = model::Source::Derived;

@@ -15,8 +15,8 @@ Buffers l2_buffers(const Context& ctx) {
   std::string why = "a half, three quarters and all of an L2 segment";
   if (segment) {
     span = *segment.value;
-  } else if (info.l2_bytes > 0) {
-    span = static_cast<double>(info.l2_bytes) / 2;
+  } else if (info.l2_bytes() > 0) {
+    span = static_cast<double>(info.l2_bytes()) / 2;
     why =
         "an eighth, a quarter and three eighths of the API L2 size (segment size not "
         "established)";

@@ -33,7 +33,7 @@ class L2CapacityProbe final : public Probe {
       note(ctx, {}, "not cross-checked: the near-segment step was not established");
       return;
     }
-    const double api = static_cast<double>(ctx.info().l2_bytes);
+    const double api = static_cast<double>(ctx.info().l2_bytes());
     const double near_hi = segment->interval->hi;
     if (*count.value == 1) {
       model::Json e = {
@@ -45,12 +45,12 @@ class L2CapacityProbe final : public Probe {
     }
     std::vector<std::string> weaker;
     const std::uint32_t stride = l2_line_or_fetch(ctx, weaker);
-    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, stride);
+    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes(), stride);
     // The search starts past the end of the near->far transition and must find a step whose
     // plateau before it is the far level, not the near one: the near->far step's tail on a gradual
     // transition would otherwise be read as the first change.
     spec.min_bytes = round_up(static_cast<std::uint64_t>(near_hi * 1.1), spec.step);
-    spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 2, spec.step);
+    spec.max_bytes = round_up(ctx.info().l2_bytes() + ctx.info().l2_bytes() / 2, spec.step);
     // The bracket spans little more than one doubling: grow by a quarter to have points on both
     // sides of the step.
     spec.bracket_growth = 1.25;

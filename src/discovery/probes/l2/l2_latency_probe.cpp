@@ -47,7 +47,7 @@ class L2LatencyProbe final : public Probe {
     if (segment) {
       near_span = static_cast<std::uint64_t>(*segment.value);
     } else {
-      near_span = ctx.info().l2_bytes / 2;
+      near_span = ctx.info().l2_bytes() / 2;
       weaker.push_back(segment.why + "; near arrays sized from half the API L2");
     }
     const auto near = footprints(near_span, {0.125, 0.25}, stride);

@@ -127,7 +127,7 @@ class L2SegmentProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
-    const double api = static_cast<double>(ctx.info().l2_bytes);
+    const double api = static_cast<double>(ctx.info().l2_bytes());
     auto fail = [&](const std::string& why, const model::Json& evidence = {}) {
       for (const model::Key* key :
            {&keys::segmentSize, &keys::measuredSegmentSize, &keys::segmentCount}) {
@@ -141,10 +141,10 @@ class L2SegmentProbe final : public Probe {
 
     std::vector<std::string> weaker;
     const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
-    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes, fg);
-    spec.min_bytes = std::max(spec.step, round_up(ctx.info().l2_bytes / 64, spec.step));
+    SizeSearchSpec spec = l2_search_spec(ctx.info().l2_bytes(), fg);
+    spec.min_bytes = std::max(spec.step, round_up(ctx.info().l2_bytes() / 64, spec.step));
     // A little past the API size, so that an unsegmented L2 shows its one step (to DRAM) here.
-    spec.max_bytes = round_up(ctx.info().l2_bytes + ctx.info().l2_bytes / 4, spec.step);
+    spec.max_bytes = round_up(ctx.info().l2_bytes() + ctx.info().l2_bytes() / 4, spec.step);
     // At sector stride only the first load of each line leaves the near segment.
     spec.bracket_level_change = false;
     spec.confirm_sm = kLatencySm;

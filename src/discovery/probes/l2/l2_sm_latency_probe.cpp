@@ -42,7 +42,7 @@ class L2SmLatencyProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
-    const int sms = ctx.info().sm_count;
+    const int sms = ctx.info().sm_count();
     if (sms < 1) return fail(ctx, "the driver reports no SMs");
     std::vector<std::string> weaker;
     const std::uint32_t stride =

@@ -163,7 +163,7 @@ class LayoutProbe final : public Probe {
   LayoutProbe() : Probe("layout", {}) { declare({{"l2", &keys::nearLatencyBySm}}, {}); }
 
   void run(Context& ctx) override {
-    const int sms = ctx.info().sm_count;
+    const int sms = ctx.info().sm_count();
     std::vector<SmGroups> by_size;
     std::vector<int> sizes;
     SmGroups pairs;

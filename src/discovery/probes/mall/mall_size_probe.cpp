@@ -26,11 +26,11 @@ class MallSizeProbe final : public Probe {
     if (!l2) return note(ctx, {}, "needs the L2 capacity: " + l2.why);
     std::vector<std::string> weaker;
     const std::uint32_t stride = fetch_granularity_or(ctx, l2_target(), 64, weaker);
-    const double api = static_cast<double>(ctx.info().mall_bytes);
+    const double api = static_cast<double>(ctx.info().mall_bytes());
     const auto l2_bytes = static_cast<std::uint64_t>(*l2.value);
     // Without a driver size, eight times the L2: a memory-side cache smaller than that is found.
     const std::uint64_t limit = api > 0 ? static_cast<std::uint64_t>(api * 1.5) : 8 * l2_bytes;
-    SizeSearchSpec spec = l2_search_spec(api > 0 ? ctx.info().mall_bytes : limit, stride);
+    SizeSearchSpec spec = l2_search_spec(api > 0 ? ctx.info().mall_bytes() : limit, stride);
     spec.min_bytes = round_up(l2_bytes + l2_bytes / 2, spec.step);
     spec.max_bytes = round_up(limit, spec.step);
     const auto r = search_size(ctx, spec);

@@ -91,10 +91,10 @@ class TlbProbe final : public Probe {
     const auto& info = ctx.info();
     std::vector<std::string> weaker;
     offset_ = chain_stride(Space::L2, l2_line_or_fetch(ctx, weaker));
-    const std::uint64_t l2 = info.l2_bytes > 0 ? info.l2_bytes : (std::uint64_t{4} << 20);
+    const std::uint64_t l2 = info.l2_bytes() > 0 ? info.l2_bytes() : (std::uint64_t{4} << 20);
     // Elements whose lines sit comfortably in one L2 partition, and arrays in 60 % of memory.
     std::uint64_t max_count = std::max<std::uint64_t>(64, l2 / (8 * offset_));
-    std::uint64_t memory = info.global_memory_bytes / 10 * 6;
+    std::uint64_t memory = info.global_memory_bytes() / 10 * 6;
     if (!full) {
       memory = std::min(memory, kQuickBytes);
       max_count = std::min(max_count, kQuickCount);
@@ -481,11 +481,11 @@ class TlbProbe final : public Probe {
       }
       spaces.push_back(space);
     }
-    const std::uint64_t constant_pages = ctx.info().constant_bytes / page;
+    const std::uint64_t constant_pages = ctx.info().constant_bytes() / page;
     if (constant_pages >= b_count)
       spaces.push_back(Space::Constant);
     else
-      skipped["constant"] = "the constant bank (" + bytes_text(ctx.info().constant_bytes) +
+      skipped["constant"] = "the constant bank (" + bytes_text(ctx.info().constant_bytes()) +
                             ") spans " + std::to_string(constant_pages) + " pages of " +
                             bytes_text(page) + ", fewer than the " + std::to_string(b_count) +
                             " needed to evict the level";
