@@ -16,7 +16,7 @@ constexpr double kMaxWithinShare = 0.01;
 // Confidence of a grouping the latency cannot confirm but other evidence suggests.
 constexpr double kUnconfirmed = 0.6;
 
-struct Candidate {
+struct Grouping {
   std::string method;
   SmGroups groups;
 };
@@ -155,11 +155,11 @@ GpcPartition gpcs_from_clusters(int sm_count, const std::vector<SmGroups>& group
 TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double threshold,
                               const SmGroups& cluster_pairs) {
   const int n = static_cast<int>(latency.size());
-  std::vector<Candidate> candidates;
+  std::vector<Grouping> candidates;
   if (!cluster_pairs.empty())
     candidates.push_back({"thread-block clusters of 2", complete(cluster_pairs, n)});
   for (int k = 2; k <= 4 && k <= n; ++k) {
-    Candidate c{"consecutive SM ids in groups of " + std::to_string(k), {}};
+    Grouping c{"consecutive SM ids in groups of " + std::to_string(k), {}};
     for (int first = 0; first < n; first += k) {
       std::vector<int> g;
       for (int sm = first; sm < std::min(n, first + k); ++sm) g.push_back(sm);

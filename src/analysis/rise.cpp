@@ -121,7 +121,7 @@ std::size_t first_at_or_after(std::span<const double> x, double at) {
 }
 
 // One knot placement, by the piece after its sharpest knot.
-struct Candidate {
+struct RiseCandidate {
   double sse = 0;
   std::uint32_t nodes = 0;
   std::uint32_t begin = 0, end = 0;
@@ -147,13 +147,13 @@ void for_each_knot_set(std::size_t n, Visit&& visit) {
 }
 
 // Every placement of the knots that shows a rise, read by the knot where the slope increases most.
-std::vector<Candidate> read_placements(const PrefixSums& sums, std::span<const double> x,
-                                       std::size_t n, double scale) {
-  std::vector<Candidate> candidates;
+std::vector<RiseCandidate> read_placements(const PrefixSums& sums, std::span<const double> x,
+                                           std::size_t n, double scale) {
+  std::vector<RiseCandidate> candidates;
   for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
     const auto f = fit_knots(sums, nodes, count, n);
     if (!std::isfinite(f.sse)) return;
-    Candidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
+    RiseCandidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
     double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
     for (std::size_t m = 0; m + 1 < count; ++m) {
       const double k = x[nodes[m]];
@@ -232,25 +232,25 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   // either side, for the knots with a scale of the sweep on both sides.
   scale = std::min(scale, (x[n - 1] - x[0]) / 3);
   const PrefixSums sums(x, r.fit, w);
-  const std::vector<Candidate> candidates = read_placements(sums, x, n, scale);
+  const std::vector<RiseCandidate> candidates = read_placements(sums, x, n, scale);
   if (candidates.empty()) return r;
   // Placements are compared by BIC: the residual variance comes from the fit with the most knots
   // that fits best, and each knot costs its location and its value. A knot that splits a straight
   // ramp only fits the noise and does not pay for itself, so the ramp's start stays the onset.
   double least_sse = std::numeric_limits<double>::infinity();
-  for (const Candidate& c : candidates) least_sse = std::min(least_sse, c.sse);
+  for (const RiseCandidate& c : candidates) least_sse = std::min(least_sse, c.sse);
   const double dof = static_cast<double>(n > 2 * kNodes ? n - 2 * kNodes : 1);
   const double variance = std::max(least_sse / dof, 1e-12);
   const double log_n = std::log(static_cast<double>(n));
-  auto criterion = [&](const Candidate& c) {
+  auto criterion = [&](const RiseCandidate& c) {
     return c.sse / variance + (2.0 * c.nodes - 2) * log_n;
   };
-  const auto best =
-      static_cast<std::size_t>(std::min_element(candidates.begin(), candidates.end(),
-                                                [&](const Candidate& a, const Candidate& b) {
-                                                  return criterion(a) < criterion(b);
-                                                }) -
-                               candidates.begin());
+  const auto best = static_cast<std::size_t>(
+      std::min_element(candidates.begin(), candidates.end(),
+                       [&](const RiseCandidate& a, const RiseCandidate& b) {
+                         return criterion(a) < criterion(b);
+                       }) -
+      candidates.begin());
   r.begin = candidates[best].begin;
   r.end = candidates[best].end;
   const double rise_slope = candidates[best].slope;
@@ -261,7 +261,7 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   // point the noise favoured.
   const double best_criterion = criterion(candidates[best]);
   double total_weight = 0, mean = 0, mean_end = 0, square = 0;
-  for (const Candidate& c : candidates) {
+  for (const RiseCandidate& c : candidates) {
     if (c.nodes != candidates[best].nodes) continue;
     const double lw = std::exp(-(criterion(c) - best_criterion) / 2);
     total_weight += lw;

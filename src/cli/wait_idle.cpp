@@ -11,14 +11,14 @@ namespace gputopo::cli {
 
 bool wait_idle(device::Device& device, double seconds, std::ostream& err, bool quiet,
                const std::atomic<bool>& interrupted, double poll_s) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
+  using Steady = std::chrono::steady_clock;
+  const auto start = Steady::now();
   constexpr double kReportEvery = 5;
   double reported = -kReportEvery;
   for (;;) {
     const auto why = discovery::busy_reason(device.state(), std::nullopt);
     if (!why) return true;
-    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    const double waited = std::chrono::duration<double>(Steady::now() - start).count();
     if (waited >= seconds || interrupted.load()) {
       if (!quiet)
         err << fmt::format("gputopo: GPU {} still busy after {:.0f} s ({}); running anyway\n",

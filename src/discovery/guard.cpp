@@ -18,7 +18,7 @@ constexpr std::uint32_t kControlLoads = 512;
 constexpr std::uint32_t kStreamRepeats = 3;
 constexpr std::size_t kStream = 2;
 
-double median_of(const std::vector<std::uint32_t>& cycles) {
+double median_cycles(const std::vector<std::uint32_t>& cycles) {
   std::vector<double> v(cycles.begin(), cycles.end());
   return analysis::median(v);
 }
@@ -95,7 +95,7 @@ std::optional<double> Guard::control(std::size_t which) {
   device::ChaseBatch batch;
   batch.requests.push_back(r);
   const auto result = device_.chase(batch);
-  return median_of(result.results.at(0).cycles);
+  return median_cycles(result.results.at(0).cycles);
 }
 
 ControlValues Guard::measure(bool with_stream) {

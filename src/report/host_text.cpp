@@ -13,7 +13,7 @@ std::string number(double x) {
 }
 
 // "53.9 GB/s (52.1-54.0, 5 samples, confidence 0.97)" or "not established: why".
-std::string value_text(const Json& v) {
+std::string host_value_text(const Json& v) {
   if (v["value"].is_null()) return "not established: " + v["reason"].get<std::string>();
   return fmt::format("{} {} ({}-{}, {} samples, confidence {:.2f})",
                      number(v["value"].get<double>()), v["unit"].get<std::string>(),
@@ -36,7 +36,7 @@ void write_host_links(std::ostream& out, const Json& host) {
     out << fmt::format("  GPU {} host link\n", h["gpu"].get<int>());
     for (const char* key :
          {"pinnedH2dGBps", "pinnedD2hGBps", "pageableH2dGBps", "pageableD2hGBps", "latencyUs"})
-      out << fmt::format("    {:<18}{}\n", key, value_text(h[key]));
+      out << fmt::format("    {:<18}{}\n", key, host_value_text(h[key]));
     const Json& numa = h["numa"];
     if (numa.contains("notEstablished"))
       out << "    NUMA dependence   not established: " << numa["notEstablished"].get<std::string>()
@@ -67,7 +67,7 @@ void write_peers(std::ostream& out, const Json& host) {
                        p["atomics"].get<bool>() ? "yes" : "no");
     for (const char* key :
          {"readGBps", "writeGBps", "bidirectionalGBps", "latencyUs", "loadLatencyNs"})
-      out << fmt::format("      {:<18}{}\n", key, value_text(p[key]));
+      out << fmt::format("      {:<18}{}\n", key, host_value_text(p[key]));
   }
 }
 

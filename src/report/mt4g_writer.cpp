@@ -18,7 +18,7 @@ const model::Attribute* found(const model::AttributeList& list, const char* key)
   return a && a->available() && a->value.is_number() ? a : nullptr;
 }
 
-const model::AttributeList* element(const model::Report& r, const char* key) {
+const model::AttributeList* section_of(const model::Report& r, const char* key) {
   for (const auto& e : r.memory)
     if (e.key == key) return &e.attributes;
   return nullptr;
@@ -138,7 +138,7 @@ void keep_latency_with_bandwidths(Json& level) {
 
 Json main_memory(const model::Report& r) {
   Json m = Json::object();
-  if (const auto* dram = element(r, "dram")) {
+  if (const auto* dram = section_of(r, "dram")) {
     put_latency(m, *dram, "latency");
     put_bandwidth(m, "readBandwidth", *dram, "readBandwidth");
     put_bandwidth(m, "writeBandwidth", *dram, "writeBandwidth");
@@ -190,8 +190,8 @@ Json l3(const model::AttributeList& list) {
 Json constant(const model::Report& r) {
   Json c = Json::object();
   put_value(c, "totalConstMem", found(r.compute, "constantMemory"), "bytes");
-  const auto* l1 = element(r, "constantL1");
-  const auto* l15 = element(r, "constantL15");
+  const auto* l1 = section_of(r, "constantL1");
+  const auto* l15 = section_of(r, "constantL15");
   if (!l1 || !l15) return c;
   Json l1_json = cache(*l1);
   Json l15_json = cache(*l15);
@@ -211,7 +211,7 @@ Json shared(const model::Report& r) {
   put_value(s, "reservedSharedMemPerBlock", found(r.compute, "sharedMemoryReservedPerBlock"),
             "bytes");
   for (const char* name : {"shared", "lds"})
-    if (const auto* list = element(r, name)) put_latency(s, *list, "latency");
+    if (const auto* list = section_of(r, name)) put_latency(s, *list, "latency");
   return s;
 }
 
@@ -234,11 +234,11 @@ Json meta(const model::Report& r) {
 model::Json to_mt4g(const model::Report& report) {
   Json memory = Json::object();
   memory["main"] = main_memory(report);
-  if (const auto* list = element(report, "l2")) memory["l2"] = l2(*list);
+  if (const auto* list = section_of(report, "l2")) memory["l2"] = l2(*list);
   for (const char* key : {"l1", "texture", "readOnly"})
-    if (const auto* list = element(report, key)) memory[key] = cache(*list);
-  if (const auto* list = element(report, "scalarL1")) memory["scalarL1"] = scalar_l1(*list);
-  if (const auto* list = element(report, "mall"); list && found(*list, "size"))
+    if (const auto* list = section_of(report, key)) memory[key] = cache(*list);
+  if (const auto* list = section_of(report, "scalarL1")) memory["scalarL1"] = scalar_l1(*list);
+  if (const auto* list = section_of(report, "mall"); list && found(*list, "size"))
     memory["l3"] = l3(*list);
   memory["constant"] = constant(report);
   memory["shared"] = shared(report);

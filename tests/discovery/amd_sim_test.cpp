@@ -109,8 +109,9 @@ TEST_P(AmdSim, ComputeCountsAreReported) {
   const auto cfg = device::sim::load_config(GetParam());
   const Result& r = run(GetParam());
   const auto device = device::sim::open(GetParam());
+  const auto info = model::make_info_report(device->info());
   const auto value = [&](const char* key) {
-    const auto* a = model::find(model::make_info_report(device->info()).compute, key);
+    const auto* a = model::find(info.compute, key);
     return a && a->value.is_number() ? a->value.get<double>() : -1.0;
   };
   EXPECT_EQ(value("warpSize"), 64);

@@ -21,11 +21,11 @@ std::uint64_t array_gap() {
   return end != text && *end == '\0' ? value : 0;
 }
 
-std::uint64_t as_u64(const void* p) {
+std::uint64_t address_value(const void* p) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
 }
 
-ChaseArray describe(const ChaseRequest& r, const ChaseLayout& layout) {
+ChaseArray describe_array(const ChaseRequest& r, const ChaseLayout& layout) {
   ChaseArray a;
   a.elements = layout.elements;
   a.stride_words = layout.stride_words;
@@ -110,7 +110,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     const auto& u = *units[i];
     for (auto [r, target] : {std::pair{&u.a, &a_[i]}, std::pair{u.b ? &*u.b : nullptr, &b_[i]}}) {
       if (r == nullptr) continue;
-      *target = describe(*r, make_layout(*r, limits));
+      *target = describe_array(*r, make_layout(*r, limits));
       if (r->space == Space::Constant) {
         constant_users[i].constants.push_back(constant_array(*r));
       } else {
@@ -131,7 +131,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     std::uint8_t* p = base + placement.offsets[g] + region_offset(r);
     const auto layout = make_layout(r, limits);
     strided_pending = fill(r, p, layout, successor_table, stream);
-    a.base = as_u64(p);
+    a.base = address_value(p);
     if (r.space == Space::Texture) {
       textures_.objects.push_back(make_texture(p, layout.words));
       a.texture = textures_.objects.back();

@@ -15,8 +15,7 @@ namespace {
 
 constexpr int kMaxAttempts = 8;           // launches per unit before placement gives up
 constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
-constexpr std::uint64_t kDeadlineFloorNs = 2'000'000'000;
-constexpr double kCopySeconds = 60;  // copying records back
+constexpr std::uint64_t kChaseDeadlineFloorNs = 2'000'000'000;
 constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1} << 30;
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
@@ -38,7 +37,7 @@ std::uint32_t recorded_values(const ChaseRequest& r) {
 }
 
 template <class T>
-std::uint64_t as_u64(T* p) {
+std::uint64_t device_address(T* p) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
 }
 
@@ -68,8 +67,8 @@ JobTable make_jobs(const std::vector<const ChaseUnit*>& units, const LaunchArray
     job.recorded_loads = u.a.recorded_loads;
     job.thread_a = u.thread_a;
     job.thread_b = u.thread_b;
-    job.cycles_out = as_u64(records + record_offsets[2 * i]);
-    job.indices_out = u.a.record_indices ? as_u64(records + record_offsets[2 * i + 1]) : 0;
+    job.cycles_out = device_address(records + record_offsets[2 * i]);
+    job.indices_out = u.a.record_indices ? device_address(records + record_offsets[2 * i + 1]) : 0;
     if (u.sm >= 0)
       t.sm_to_job[static_cast<std::size_t>(u.sm)] = static_cast<std::int32_t>(i);
     else
@@ -299,7 +298,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   args.claims = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[3]);
   args.next_unplaced = args.claims + kMaxSmid;
   args.sink = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[4]);
-  const double deadline_ns = static_cast<double>(kDeadlineFloorNs) + 4 * longest_ns;
+  const double deadline_ns = static_cast<double>(kChaseDeadlineFloorNs) + 4 * longest_ns;
   args.deadline_ns = static_cast<std::uint64_t>(deadline_ns);
   check(cudaMemcpyAsync(args.jobs, jobs.data(), n * sizeof(ChaseJob), cudaMemcpyHostToDevice,
                         stream_),
@@ -331,7 +330,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   check(cudaMemcpyAsync(host_records.data(), records, record_places.total, cudaMemcpyDeviceToHost,
                         stream_),
         "cudaMemcpyAsync (chase records)");
-  wait_for(stream_, kCopySeconds, "copying chase records");
+  wait_for(stream_, kCopyBackSeconds, "copying chase records");
 
   return collect(units, std::move(jobs), host_records, record_places.offsets, wide, results);
 }

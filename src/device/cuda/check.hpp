@@ -25,4 +25,7 @@ inline void check(cudaError_t rc, const std::string& what) {
 // process, and cannot be cancelled: everything queued after it would wait too.
 void wait_for(cudaStream_t stream, double seconds, const std::string& what);
 
+// How long copying a run's records back to the host may take.
+inline constexpr double kCopyBackSeconds = 60;
+
 }  // namespace gputopo::device::cuda

@@ -14,12 +14,13 @@ namespace {
 // after another (atomics on one address come closest), so that the deadline only ever stops a
 // kernel that another process starves.
 constexpr double kWorstStepCycles = 64;
-constexpr double kDeadlineFloorNs = 1e9;
-constexpr double kCopySeconds = 60;
+constexpr double kComputeDeadlineFloorNs = 1e9;
 
-[[noreturn]] void bad(const std::string& what) { throw Error(Error::Kind::BadRequest, what); }
+[[noreturn]] void bad_compute_request(const std::string& what) {
+  throw Error(Error::Kind::BadRequest, what);
+}
 
-std::uint64_t* as_u64(std::uint8_t* p) { return reinterpret_cast<std::uint64_t*>(p); }
+std::uint64_t* as_words(std::uint8_t* p) { return reinterpret_cast<std::uint64_t*>(p); }
 
 // Request `r`'s launch arguments but for where its records go; its deadline allows the slowest
 // step any op may take at `mhz`.
@@ -39,7 +40,7 @@ ComputeLaunchArgs args_for(const ComputeRequest& r, double mhz) {
       r.op == ComputeOp::AtomGlobalOne || r.op == ComputeOp::AtomSharedOne ? 0u : ~0u;
   const double bound_ns =
       32.0 * r.warps_per_block * r.ilp * r.chain_length * kWorstStepCycles / mhz * 1e3;
-  args.deadline_ns = static_cast<std::uint64_t>(kDeadlineFloorNs + 4 * bound_ns);
+  args.deadline_ns = static_cast<std::uint64_t>(kComputeDeadlineFloorNs + 4 * bound_ns);
   return args;
 }
 
@@ -88,7 +89,7 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& r = batch.requests[i];
     if (const auto why = compute_problem(r, info_))
-      bad("compute request " + std::to_string(i) + ": " + *why);
+      bad_compute_request("compute request " + std::to_string(i) + ": " + *why);
     warps += std::uint64_t{r.warps_per_block} * r.blocks;
     blocks += r.blocks;
     words =
@@ -112,7 +113,7 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
   std::uint64_t block_at = 0;
   for (const auto& r : batch.requests) {
     ComputeLaunchArgs args = args_for(r, mhz);
-    args.clocks = as_u64(records) + 2 * warp_at;
+    args.clocks = as_words(records) + 2 * warp_at;
     args.smids = smids + block_at;
     args.status = status + block_at;
     args.sink = sink;
@@ -135,7 +136,7 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
         "cudaMemcpyAsync (compute SMs)");
   check(cudaMemcpyAsync(done.data(), status, block_bytes, cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (compute status)");
-  wait_for(stream_, kCopySeconds, "copying compute records");
+  wait_for(stream_, kCopyBackSeconds, "copying compute records");
   clock_.end(out.conditions);
 
   out.results = unpack(batch, clocks, sms, done);

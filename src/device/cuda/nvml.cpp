@@ -11,8 +11,9 @@
 #include <vector>
 
 namespace gputopo::device::cuda {
-namespace {
-// The few declarations of nvml.h this file needs (NVML's C ABI; the header is not installed here).
+// The few declarations of nvml.h this file needs (NVML's C ABI; the header is not installed here),
+// in a named namespace because Nvml::Api's members use them.
+namespace nvml_c {
 using nvmlReturn_t = int;
 struct nvmlDevice_st;
 using nvmlDevice_t = nvmlDevice_st*;
@@ -57,6 +58,10 @@ struct NvmlPciInfo {
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
 };
+}  // namespace nvml_c
+using namespace nvml_c;
+
+namespace {
 // NVML_NVLINK_VERSION_1_0 .. 6_0 (codes 1-8) as NVLink generations.
 int nvlink_generation(unsigned code) {
   constexpr int kGeneration[] = {0, 1, 2, 2, 3, 3, 4, 5, 6};

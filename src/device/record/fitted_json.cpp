@@ -9,8 +9,8 @@ bool holds_containers(const model::Json& json) {
   return false;
 }
 
-void put(std::string& out, const model::Json& json, std::size_t indent, std::size_t column,
-         std::size_t width) {
+void put_fitted(std::string& out, const model::Json& json, std::size_t indent, std::size_t column,
+                std::size_t width) {
   std::string flat = dump_flat(json);
   if (!json.is_structured() || !holds_containers(json) || column + flat.size() <= width) {
     out += flat;
@@ -25,7 +25,7 @@ void put(std::string& out, const model::Json& json, std::size_t indent, std::siz
     out.append(indent + 2, ' ');
     std::size_t start = out.size();
     if (object) out += dump_flat(it.key()) + ": ";
-    put(out, *it, indent + 2, indent + 2 + (out.size() - start), width);
+    put_fitted(out, *it, indent + 2, indent + 2 + (out.size() - start), width);
   }
   out += '\n';
   out.append(indent, ' ');
@@ -40,7 +40,7 @@ std::string dump_flat(const model::Json& json) {
 
 std::string dump_fitted(const model::Json& json, std::size_t indent, std::size_t width) {
   std::string out;
-  put(out, json, indent, indent, width);
+  put_fitted(out, json, indent, indent, width);
   return out;
 }
 

@@ -20,21 +20,24 @@ constexpr unsigned long long kMaxResults = 1ull << 32;
 // A manifest of 500 calls is about 10 MB.
 constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{1} << 28;
 
-[[noreturn]] void fail(const std::string& what) { throw RawDirError(Error::Kind::NoDevice, what); }
+[[noreturn]] void loader_fail(const std::string& what) {
+  throw RawDirError(Error::Kind::NoDevice, what);
+}
 
 Json read_manifest(const fs::path& file) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) fail(file.string() + ": missing (not a gputopo raw directory?)");
+  if (!fs::exists(file, ec))
+    loader_fail(file.string() + ": missing (not a gputopo raw directory?)");
   std::string text;
   try {
     text = read_input_file(file, kMaxManifestBytes);
   } catch (const std::runtime_error& e) {
-    fail(file.string() + ": " + e.what());
+    loader_fail(file.string() + ": " + e.what());
   }
   try {
     return model::parse_json_input(text);
   } catch (const std::runtime_error& e) {
-    fail(file.string() + ": not valid JSON: " + e.what());
+    loader_fail(file.string() + ": not valid JSON: " + e.what());
   }
 }
 
@@ -129,14 +132,15 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
 Recording load_recording(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    fail(dir.string() + ": " + (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+    loader_fail(dir.string() + ": " +
+                (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
   const fs::path file = dir / kManifestFile;
   const Json manifest = read_manifest(file);
   const JsonField m(manifest, file.string());
   if (!manifest.is_object() || !manifest.contains("format") ||
       manifest["format"] != std::string(kFormatName))
-    fail(file.string() + ": not a gputopo recording (\"format\" is not \"" +
-         std::string(kFormatName) + "\")");
+    loader_fail(file.string() + ": not a gputopo recording (\"format\" is not \"" +
+                std::string(kFormatName) + "\")");
   if (m["version"].integer(0, 1 << 30) != kFormatVersion)
     m["version"].fail("format version " + m["version"].json().dump() +
                       " is not supported (this build reads version " +

@@ -12,7 +12,7 @@ namespace {
 
 // Shortest text that reads back to the same value (doubles included).
 template <class T>
-void put(std::string& out, T value) {
+void put_field(std::string& out, T value) {
   std::array<char, 32> buffer{};
   auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
   out.append(buffer.data(), end);
@@ -23,7 +23,7 @@ void put_header(std::string& out, std::string_view fixed, char series, std::size
   for (std::size_t i = 0; i < count; ++i) {
     out += ',';
     out += series;
-    put(out, i);
+    put_field(out, i);
   }
   out += '\n';
 }
@@ -32,7 +32,7 @@ template <class T>
 void put_row_tail(std::string& out, const std::vector<T>& values) {
   for (T v : values) {
     out += ',';
-    put(out, v);
+    put_field(out, v);
   }
   out += '\n';
 }
@@ -45,11 +45,11 @@ std::string chase_samples_csv(const std::vector<ChaseResult>& results) {
   std::string out;
   put_header(out, "request,sm,overhead_cycles", 'c', widest);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    put(out, i);
+    put_field(out, i);
     out += ',';
-    put(out, results[i].sm);
+    put_field(out, results[i].sm);
     out += ',';
-    put(out, results[i].overhead_cycles);
+    put_field(out, results[i].overhead_cycles);
     put_row_tail(out, results[i].cycles);
   }
   return out;
@@ -63,7 +63,7 @@ std::string indices_csv(const std::vector<ChaseResult>& results) {
   put_header(out, "request", 'i', widest);
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].indices.empty()) continue;
-    put(out, i);
+    put_field(out, i);
     put_row_tail(out, results[i].indices);
   }
   return out;
@@ -72,9 +72,9 @@ std::string indices_csv(const std::vector<ChaseResult>& results) {
 std::string stream_samples_csv(const std::vector<double>& gbps) {
   std::string out = "repeat,gbps\n";
   for (std::size_t i = 0; i < gbps.size(); ++i) {
-    put(out, i);
+    put_field(out, i);
     out += ',';
-    put(out, gbps[i]);
+    put_field(out, gbps[i]);
     out += '\n';
   }
   return out;

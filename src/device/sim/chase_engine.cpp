@@ -9,12 +9,12 @@ namespace gputopo::device::sim {
 namespace {
 // Arrays of one request start far apart, at the same alignment (as 2 MiB-aligned device arrays).
 constexpr std::uint64_t kArrayBase = std::uint64_t{1} << 40;
+}  // namespace
 
 struct LevelTiming {
   double mean = 0;
   double jitter = 0;
 };
-}  // namespace
 
 struct ChaseEngine::Run {
   const ChaseRequest* request = nullptr;

@@ -10,7 +10,7 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::uint32_t kLoads = 2048;
+constexpr std::uint32_t kDramLoads = 2048;
 
 // Device memory: the latency of a load that misses the whole L2:
 // dependent chains on one SM over 2 and 4 times the API L2 size at line stride, warmed once, so
@@ -45,7 +45,7 @@ class DramLatencyProbe final : public Probe {
       footprints = {round_up(2 * l2, stride), round_up(4 * l2, stride)};
       what = "over 2 and 4 times the API L2 size, warmed once (every load an L2 capacity miss)";
     } else {
-      footprints = {std::uint64_t{stride} * kLoads, std::uint64_t{stride} * kLoads * 2};
+      footprints = {std::uint64_t{stride} * kDramLoads, std::uint64_t{stride} * kDramLoads * 2};
       warmup = 0;
       what = "over fresh lines, cold (no L2 size known; L2 flushed, no warm-up)";
       weaker.push_back("the driver reports no L2 size: cold loads instead of capacity misses");
@@ -55,13 +55,14 @@ class DramLatencyProbe final : public Probe {
     const std::uint64_t near = round_up(std::max<std::uint64_t>(l2 / 16, stride * 256), stride);
     device::ChaseBatch batch;
     for (const auto bytes : {footprints[0], footprints[1], near}) {
-      auto r = chain_request(device::Space::L2, bytes, stride, bytes == near ? 1 : warmup, kLoads);
+      auto r =
+          chain_request(device::Space::L2, bytes, stride, bytes == near ? 1 : warmup, kDramLoads);
       r.sm = kLatencySm;
       batch.requests.push_back(r);
     }
     for (const auto bytes : {footprints[0], footprints[1], near})
       batch.requests.push_back(
-          l2_chase(bytes, stride, bytes == near ? 1 : warmup, kLoads, kLatencySm));
+          l2_chase(bytes, stride, bytes == near ? 1 : warmup, kDramLoads, kLatencySm));
     ctx.expect_batches(1);
     const auto result = ctx.chase(batch);
     const auto& r = result.results;

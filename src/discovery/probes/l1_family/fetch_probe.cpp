@@ -14,7 +14,7 @@ constexpr const char* kSectorMethod =
     "cold-stride-sweep with cudaLimitMaxL2FetchGranularity at its minimum";
 constexpr std::size_t kShownChars = 120;  // of a device error quoted in a reason
 
-struct Sweep {
+struct FetchSweep {
   analysis::Estimate estimate;
   std::vector<std::uint32_t> strides;
   device::RunConditions conditions;
@@ -54,7 +54,7 @@ class FetchProbe final : public Probe {
       first = fetch_granularity_or(ctx, inner, 4, weaker);
     }
     ctx.expect_batches(l2 ? 2 : 1);
-    const Sweep fetch = sweep(ctx, first, std::nullopt);
+    const FetchSweep fetch = sweep(ctx, first, std::nullopt);
     record_carveout(ctx, t_, fetch.conditions);
     auto a = attribute(fetch, kMethod, weaker);
     if (l2 && fetch.conditions.l2_fetch_limit_bytes)
@@ -64,12 +64,12 @@ class FetchProbe final : public Probe {
   }
 
  private:
-  Sweep sweep(Context& ctx, std::uint32_t first, std::optional<std::uint32_t> l2_limit) const {
+  FetchSweep sweep(Context& ctx, std::uint32_t first, std::optional<std::uint32_t> l2_limit) const {
     constexpr std::uint32_t kLoads = 256;
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
     batch.l2_fetch_limit_bytes = l2_limit;
-    Sweep s;
+    FetchSweep s;
     for (std::uint32_t stride = std::max<std::uint32_t>(first, 4); stride <= 1024; stride *= 2) {
       std::uint64_t bytes = std::uint64_t{stride} * kLoads;
       if (t_.space_limit_bytes) bytes = std::min(bytes, t_.space_limit_bytes);
@@ -89,7 +89,7 @@ class FetchProbe final : public Probe {
     return s;
   }
 
-  static model::Attribute attribute(const Sweep& s, const std::string& method,
+  static model::Attribute attribute(const FetchSweep& s, const std::string& method,
                                     std::vector<std::string> weaker) {
     const auto& e = s.estimate;
     model::Attribute a;
@@ -112,14 +112,14 @@ class FetchProbe final : public Probe {
   // so this is the sector size where the driver honours the limit; where the fetch stays above
   // the limit it read back, the value is only an upper bound and says so. A device that replays
   // an older recording without this batch answers BadRequest: the size is then not measured.
-  model::Attribute sector_size(Context& ctx, std::uint32_t first, const Sweep& fetch,
+  model::Attribute sector_size(Context& ctx, std::uint32_t first, const FetchSweep& fetch,
                                const std::vector<std::string>& weaker) const {
     auto none = [](const std::string& why) {
       auto a = model::Attribute::unavailable(model::Source::Measured, "B", why);
       a.method = kSectorMethod;
       return a;
     };
-    Sweep s;
+    FetchSweep s;
     try {
       s = sweep(ctx, first, 0);
     } catch (const device::Error& e) {

@@ -9,16 +9,16 @@
 namespace gputopo::discovery {
 namespace {
 
-struct View {
+struct CacheView {
   std::string element;
   double size = 0;
 };
 
 // The views of each physical cache with more than one view, from their `sharedWith`, in the
 // order of their first view.
-std::vector<std::vector<View>> physical_caches(const Context& ctx,
-                                               const std::vector<Target>& candidates) {
-  std::vector<View> views;
+std::vector<std::vector<CacheView>> physical_caches(const Context& ctx,
+                                                    const std::vector<Target>& candidates) {
+  std::vector<CacheView> views;
   std::map<std::string, std::vector<std::string>> with;
   for (const auto& t : candidates) {
     const model::Attribute* shared = ctx.get(t.element, keys::sharedWith);
@@ -26,11 +26,11 @@ std::vector<std::vector<View>> physical_caches(const Context& ctx,
     views.push_back({t.element, ctx.input(t.element, keys::size).value.value_or(0)});
     with[t.element] = shared->value.get<std::vector<std::string>>();
   }
-  std::vector<std::vector<View>> caches;
+  std::vector<std::vector<CacheView>> caches;
   std::vector<bool> placed(views.size(), false);
   for (std::size_t i = 0; i < views.size(); ++i) {
     if (placed[i]) continue;
-    std::vector<View> cache;
+    std::vector<CacheView> cache;
     for (std::size_t j = i; j < views.size(); ++j) {
       const auto& w = with[views[i].element];
       if (j == i || std::find(w.begin(), w.end(), views[j].element) != w.end()) {
@@ -47,11 +47,11 @@ std::vector<std::vector<View>> physical_caches(const Context& ctx,
 // confidence (sharp, reproducible rises count most). Views within 2 % of it agree; the confidence
 // is the agreeing share of the weight times their weakest confidence, the interval the hull of
 // theirs. A view that disagrees is kept as evidence and named in a warning.
-void unify(Context& ctx, const std::vector<View>& views) {
+void unify(Context& ctx, const std::vector<CacheView>& views) {
   model::Json per_view = model::Json::object();
   model::Json per_view_confidence = model::Json::object();
   std::vector<std::pair<double, double>> weighted;  // (size, confidence) per view
-  for (const View& v : views) {
+  for (const CacheView& v : views) {
     const auto* s = ctx.get(v.element, keys::size);
     const double w = s && s->confidence ? std::max(*s->confidence, 1e-6) : 1e-6;
     weighted.emplace_back(v.size, w);
@@ -81,8 +81,8 @@ void unify(Context& ctx, const std::vector<View>& views) {
   }
   confidence *= agreeing > 0 ? agreeing_weight / total_weight : 0.0;
   model::Json names = model::Json::array();
-  for (const View& v : views) names.push_back(v.element);
-  for (const View& v : views) {
+  for (const CacheView& v : views) names.push_back(v.element);
+  for (const CacheView& v : views) {
     const auto* old = ctx.get(v.element, keys::size);
     model::Attribute a = old ? *old : model::Attribute{};
     a.value = size;

@@ -13,7 +13,7 @@
 namespace gputopo::discovery {
 namespace {
 
-struct View {
+struct SharingView {
   Target target;
   double size = 0;
   std::uint32_t stride = 0;
@@ -21,14 +21,14 @@ struct View {
 
 // For every pair of views (A the smaller, B the larger): A after a tiny B, then A after B.
 // Returns the (A, B) view indices in the order of the batch's request pairs.
-std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<View>& views,
+std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<SharingView>& views,
                                                            device::InterferenceBatch& batch) {
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (std::size_t i = 0; i < views.size(); ++i) {
     for (std::size_t j = i + 1; j < views.size(); ++j) {
       const bool i_smaller = views[i].size <= views[j].size;
-      const View& a = i_smaller ? views[i] : views[j];
-      const View& b = i_smaller ? views[j] : views[i];
+      const SharingView& a = i_smaller ? views[i] : views[j];
+      const SharingView& b = i_smaller ? views[j] : views[i];
       std::uint64_t b_bytes = static_cast<std::uint64_t>(std::max(b.size, 2 * a.size));
       if (b.target.space_limit_bytes) b_bytes = std::min(b_bytes, b.target.space_limit_bytes);
       device::InterferenceRequest r;
@@ -67,7 +67,7 @@ class SharingProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
-    std::vector<View> views;
+    std::vector<SharingView> views;
     std::map<std::string, std::string> untested;
     for (const auto& t : candidates_) {
       const Input size = ctx.input(t.element, keys::size);

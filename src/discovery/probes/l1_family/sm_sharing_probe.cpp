@@ -10,7 +10,7 @@ namespace gputopo::discovery {
 namespace {
 
 // SMs grouped by who disturbs whom, with the worst p-value of a "disturbed" decision.
-struct SmGroups {
+struct SharingGroups {
   std::vector<std::vector<int>> groups;
   double worst_p = 0;
   std::size_t decisions = 0;
@@ -44,14 +44,14 @@ class SmSharingProbe final : public Probe {
         line ? static_cast<std::uint32_t>(*line.value) : fetch_granularity_or(ctx, t_, 64, weaker);
     if (ctx.info().sm_count() < 2) return fail("the GPU has a single SM");
     const std::uint64_t bytes = round_up(static_cast<std::uint64_t>(*size.value * 0.75), stride);
-    const SmGroups g = group_sms(ctx, bytes, stride);
+    const SharingGroups g = group_sms(ctx, bytes, stride);
     put_result(ctx, g, bytes, stride, join(weaker));
   }
 
  private:
   // Every SM not yet grouped against the first one not yet grouped, round by round (one round
   // only where spec_.all_groups is false).
-  SmGroups group_sms(Context& ctx, std::uint64_t bytes, std::uint32_t stride) const {
+  SharingGroups group_sms(Context& ctx, std::uint64_t bytes, std::uint32_t stride) const {
     const int sms = ctx.info().sm_count();
     // B's array differs from A's by one element, so that no backend shares the two.
     const auto a = one_pass_request(t_.space, bytes, stride);
@@ -60,7 +60,7 @@ class SmSharingProbe final : public Probe {
     b.recorded_loads = 16;
     auto tiny = chase_request(t_.space, stride, stride, 1, 16);
     std::vector<int> group_of(static_cast<std::size_t>(sms), -1);
-    SmGroups out;
+    SharingGroups out;
     auto& groups = out.groups;
     for (int round = 0; round < (spec_.all_groups ? sms : 1); ++round) {
       const auto it = std::find(group_of.begin(), group_of.end(), -1);
@@ -99,7 +99,7 @@ class SmSharingProbe final : public Probe {
     return out;
   }
 
-  void put_result(Context& ctx, const SmGroups& g, std::uint64_t bytes, std::uint32_t stride,
+  void put_result(Context& ctx, const SharingGroups& g, std::uint64_t bytes, std::uint32_t stride,
                   const std::string& weaker) const {
     const auto& groups = g.groups;
     std::map<std::size_t, int> by_size;

@@ -12,7 +12,7 @@ namespace gputopo::discovery {
 namespace {
 
 constexpr std::uint32_t kElements = 512;
-constexpr std::uint32_t kLoads = 8 * device::kChainSegmentLoads;
+constexpr std::uint32_t kSmLoads = 8 * device::kChainSegmentLoads;
 
 // The near-hit latency of every SM: one small warm L2 chain per SM, all in one batch (the backend
 // runs them one after another), each timed in segments. Per SM: the median over its segments and
@@ -50,7 +50,7 @@ class L2SmLatencyProbe final : public Probe {
     const std::uint64_t bytes = std::uint64_t{stride} * kElements;
     device::ChaseBatch batch;
     for (int sm = 0; sm < sms; ++sm) {
-      auto r = chain_request(device::Space::L2, bytes, stride, 1, kLoads);
+      auto r = chain_request(device::Space::L2, bytes, stride, 1, kSmLoads);
       r.sm = sm;
       batch.requests.push_back(r);
     }
@@ -84,7 +84,7 @@ class L2SmLatencyProbe final : public Probe {
     auto a = model::Attribute::measured(
         std::max(spread.value, 0.0), "cycles",
         "warm dependent chain on the L2 space (" + std::to_string(bytes) + " B at " +
-            std::to_string(stride) + " B stride, " + std::to_string(kLoads) +
+            std::to_string(stride) + " B stride, " + std::to_string(kSmLoads) +
             " loads in segments) on every SM; slowest minus fastest SM, the two picked with one "
             "half of each SM's segments and measured with the other (both ways round), so that "
             "the noise does not widen it",

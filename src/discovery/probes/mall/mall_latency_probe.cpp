@@ -9,7 +9,7 @@
 namespace gputopo::discovery {
 namespace {
 
-constexpr std::uint32_t kLoads = 2048;
+constexpr std::uint32_t kMallLoads = 2048;
 
 // A load that misses the L2 and hits the memory-side cache: dependent chains on one SM over 4 and
 // 8 times the L2 capacity (at most half the memory-side cache), warmed once, so that every load
@@ -47,7 +47,7 @@ class MallLatencyProbe final : public Probe {
     if (footprints[0] == footprints[1]) footprints.pop_back();
     device::ChaseBatch batch;
     for (const auto bytes : footprints) {
-      auto r = chain_request(device::Space::L2, bytes, stride, 1, kLoads);
+      auto r = chain_request(device::Space::L2, bytes, stride, 1, kMallLoads);
       r.sm = kLatencySm;
       batch.requests.push_back(r);
     }
