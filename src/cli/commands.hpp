@@ -11,6 +11,8 @@ namespace gputopo::cli {
 
 int run_list(const Options& options, std::ostream& out, std::ostream& err);
 int run_info(const Options& options, std::ostream& out, std::ostream& err);
+// compare: reads the reports, prints what differs; kExitDiffer when anything does.
+int run_compare(const Options& options, std::ostream& out, std::ostream& err);
 // The main job: discovery, falling back to the simulated GPU where the host has none.
 int run_discover(const Options& options, std::ostream& out, std::ostream& err,
                  const std::atomic<bool>& interrupted);

@@ -11,6 +11,7 @@ enum ExitCode : int {
   kExitNoGpu = 3,        // no usable GPU or driver
   kExitMeasurement = 4,  // a measurement failed or the run was interrupted; partial results written
   kExitDisturbed = 5,    // the run ended, but other work on the GPU disturbed some phases
+  kExitDiffer = 6,       // compare: the GPUs differ
 };
 
 inline int exit_code_for(device::Error::Kind kind) {

@@ -74,6 +74,8 @@ std::string_view to_string(Command c) {
       return "analyze";
     case Command::Tree:
       return "tree";
+    case Command::Compare:
+      return "compare";
   }
   return "unknown";
 }
@@ -96,6 +98,8 @@ struct Typed {
   std::string depth = "quick";
   std::string replay;
   bool full = false;
+  std::vector<std::string> files;
+  std::string tolerance;
 };
 
 struct Subcommands {
@@ -103,7 +107,39 @@ struct Subcommands {
   CLI::App* list;
   CLI::App* analyze;
   CLI::App* tree;
+  CLI::App* compare;
 };
+
+// Declares the subcommands and their own options on `app`, into `t`.
+Subcommands declare_subcommands(CLI::App& app, Typed& t) {
+  Subcommands sub{app.add_subcommand("info", "what the driver knows about the GPU, instantly"),
+                  app.add_subcommand("list", "the GPUs of this host, one line each"),
+                  app.add_subcommand("analyze",
+                                     "re-run the discovery offline from a --raw recording (the "
+                                     "same options it ran with)"),
+                  app.add_subcommand("tree",
+                                     "the main job, drawn as a tree: GPU, L2, GPCs, TPCs, SMs "
+                                     "with their caches (docs/topology.md)"),
+                  app.add_subcommand("compare",
+                                     "which GPUs of several JSON reports differ, and how; exit "
+                                     "code 6 when some do (docs/fleet.md)")};
+  sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
+  sub.tree->add_flag("--full", t.full,
+                     "every GPC, TPC and SM on a line of its own, with intervals and marks");
+  sub.compare
+      ->add_option("FILES", t.files,
+                   "reports written with -o (each GPU of a -d all report counts as one)")
+      ->required()
+      ->expected(1, -1);
+  sub.compare
+      ->add_option("--tolerance", t.tolerance,
+                   "how far (percent) a measured value may lie from the others' before it "
+                   "differs, outside its interval (default 2)")
+      ->type_name("PERCENT");
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare}) s->fallthrough();
+  app.require_subcommand(0, 1);
+  return sub;
+}
 
 // Declares every option and subcommand on `app`, into `o` and `t`.
 Subcommands declare(CLI::App& app, Options& o, Typed& t) {
@@ -158,21 +194,9 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
       "GPU was lost or the run was interrupted (partial results written), 5 other work on the "
-      "GPU disturbed some phases (their findings not established). See docs/cli.md.");
-  Subcommands sub{app.add_subcommand("info", "what the driver knows about the GPU, instantly"),
-                  app.add_subcommand("list", "the GPUs of this host, one line each"),
-                  app.add_subcommand("analyze",
-                                     "re-run the discovery offline from a --raw recording (the "
-                                     "same options it ran with)"),
-                  app.add_subcommand("tree",
-                                     "the main job, drawn as a tree: GPU, L2, GPCs, TPCs, SMs "
-                                     "with their caches (docs/topology.md)")};
-  sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
-  sub.tree->add_flag("--full", t.full,
-                     "every GPC, TPC and SM on a line of its own, with intervals and marks");
-  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree}) s->fallthrough();
-  app.require_subcommand(0, 1);
-  return sub;
+      "GPU disturbed some phases (their findings not established), 6 compare: the GPUs differ. "
+      "See docs/cli.md.");
+  return declare_subcommands(app, t);
 }
 
 // The numbers among the options into `o`; what is wrong with the first one that is malformed.
@@ -225,6 +249,29 @@ std::optional<std::string> read_info_or_list(const CLI::App& app, const Subcomma
     return "-o applies to the discovery and info, not to list (use --json)";
   if (o.command == Command::List && app.count("--format") > 0)
     return "--format applies to the discovery and info, not to list (use --json)";
+  return std::nullopt;
+}
+
+// compare into `o`; what is wrong when an option does not apply to it or is malformed.
+std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& sub, const Typed& t,
+                                        Options& o) {
+  if (!sub.compare->parsed()) return std::nullopt;
+  o.command = Command::Compare;
+  for (const std::string_view name : kDiscoveryOnly)
+    if (app.count(std::string(name)) > 0)
+      return std::string(name) + " applies to the discovery, not to compare";
+  for (const char* name : {"--device", "--sim", "--seed", "--format"})
+    if (app.count(name) > 0) return std::string(name) + " does not apply to compare";
+  if (!t.tolerance.empty()) {
+    double v = -1;
+    const auto [end, ec] =
+        std::from_chars(t.tolerance.data(), t.tolerance.data() + t.tolerance.size(), v);
+    if (ec != std::errc() || end != t.tolerance.data() + t.tolerance.size() ||
+        !(v >= 0 && v <= 100))
+      return "--tolerance " + t.tolerance + ": expected a percentage from 0 to 100";
+    o.tolerance = v / 100;
+  }
+  o.compare_files = t.files;
   return std::nullopt;
 }
 
@@ -306,6 +353,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     return ParseResult{std::nullopt, kExitUsage};
   };
   if (auto why = read_info_or_list(app, sub, o)) return usage(*why);
+  if (auto why = read_compare(app, sub, t, o)) return usage(*why);
   if (auto why = read_numbers(app, t, o)) return usage(*why);
   if (auto why = check_only(o)) return usage(*why);
   if (sub.analyze->parsed()) {

@@ -17,6 +17,7 @@ enum class Command {
   List,      // one line per GPU
   Analyze,   // the main job, answered from a --raw recording instead of a device
   Tree,      // the main job, drawn on stdout as a tree (report/tree.hpp)
+  Compare,   // which GPUs of several reports differ (fleet/compare.hpp)
 };
 
 struct Options {
@@ -40,6 +41,8 @@ struct Options {
   std::optional<double> busy_budget_s = 20;  // --busy-budget: seconds measured on a busy GPU
   std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
   bool full_depth = false;                   // --depth full
+  std::vector<std::string> compare_files;    // compare FILES
+  double tolerance = 0.02;                   // compare --tolerance, as a fraction
   std::vector<std::string> argv;             // as given, for the report's run section
 };
 

@@ -23,6 +23,8 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
       case Command::Discover:
         if (o.all_devices) return run_host(o, out, err, interrupted);
         return run_discover(o, out, err, interrupted);
+      case Command::Compare:
+        return run_compare(o, out, err);
       case Command::Analyze:
       case Command::Tree:
         return run_discover(o, out, err, interrupted);
