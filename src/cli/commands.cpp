@@ -126,7 +126,7 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err,
 }
 
 int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, std::ostream& err,
-                    const std::atomic<bool>& interrupted) {
+                    const std::atomic<bool>& interrupted, model::Report* final_report) {
   Session session(o, out, err);
   const auto start = Clock::now();
   session.set_device(opened.device->info().index, opened.sim);
@@ -181,7 +181,9 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   session.set_run_field("guard",
                         {{"seconds", result.guard_seconds}, {"checkpoints", result.checkpoints}});
   if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
-  return session.finish(with_result(base, result), status);
+  model::Report done = with_result(base, result);
+  if (final_report) *final_report = session.completed(done, status);
+  return session.finish(std::move(done), status);
 }
 
 }  // namespace gputopo::cli

@@ -76,6 +76,8 @@ std::string_view to_string(Command c) {
       return "tree";
     case Command::Compare:
       return "compare";
+    case Command::Check:
+      return "check";
   }
   return "unknown";
 }
@@ -100,6 +102,7 @@ struct Typed {
   bool full = false;
   std::vector<std::string> files;
   std::string tolerance;
+  std::string reference;
 };
 
 struct Subcommands {
@@ -108,6 +111,7 @@ struct Subcommands {
   CLI::App* analyze;
   CLI::App* tree;
   CLI::App* compare;
+  CLI::App* check;
 };
 
 // Declares the subcommands and their own options on `app`, into `t`.
@@ -122,7 +126,10 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
                                      "with their caches (docs/topology.md)"),
                   app.add_subcommand("compare",
                                      "which GPUs of several JSON reports differ, and how; exit "
-                                     "code 6 when some do (docs/fleet.md)")};
+                                     "code 6 when some do (docs/fleet.md)"),
+                  app.add_subcommand("check",
+                                     "the main job, then this GPU against a reference report of "
+                                     "its model; exit code 6 when it differs (docs/fleet.md)")};
   sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
   sub.tree->add_flag("--full", t.full,
                      "every GPC, TPC and SM on a line of its own, with intervals and marks");
@@ -136,7 +143,17 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
                    "how far (percent) a measured value may lie from the others' before it "
                    "differs, outside its interval (default 2)")
       ->type_name("PERCENT");
-  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare}) s->fallthrough();
+  sub.check
+      ->add_option("--reference", t.reference,
+                   "the report to compare with (default: the built-in one of this GPU's model)")
+      ->type_name("FILE");
+  sub.check
+      ->add_option("--tolerance", t.tolerance,
+                   "how far (percent) a measured value may lie from the reference's before it "
+                   "differs, outside its interval (default 5)")
+      ->type_name("PERCENT");
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare, sub.check})
+    s->fallthrough();
   app.require_subcommand(0, 1);
   return sub;
 }
@@ -255,13 +272,22 @@ std::optional<std::string> read_info_or_list(const CLI::App& app, const Subcomma
 // compare into `o`; what is wrong when an option does not apply to it or is malformed.
 std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& sub, const Typed& t,
                                         Options& o) {
-  if (!sub.compare->parsed()) return std::nullopt;
-  o.command = Command::Compare;
-  for (const std::string_view name : kDiscoveryOnly)
-    if (app.count(std::string(name)) > 0)
-      return std::string(name) + " applies to the discovery, not to compare";
-  for (const char* name : {"--device", "--sim", "--seed", "--format"})
-    if (app.count(name) > 0) return std::string(name) + " does not apply to compare";
+  if (sub.check->parsed()) {
+    o.command = Command::Check;
+    if (app.count("--format") > 0) return "--format does not apply to check (--json does)";
+    if (!t.reference.empty()) o.reference = t.reference;
+  }
+  if (sub.compare->parsed()) {
+    o.command = Command::Compare;
+    for (const std::string_view name : kDiscoveryOnly)
+      if (app.count(std::string(name)) > 0)
+        return std::string(name) + " applies to the discovery, not to compare";
+    for (const char* name : {"--device", "--sim", "--seed", "--format"})
+      if (app.count(name) > 0) return std::string(name) + " does not apply to compare";
+  }
+  if (o.command != Command::Compare && o.command != Command::Check) return std::nullopt;
+  // One GPU against another machine's: wider than the runs of one GPU differ (docs/fleet.md).
+  if (o.command == Command::Check) o.tolerance = 0.05;
   if (!t.tolerance.empty()) {
     double v = -1;
     const auto [end, ec] =
@@ -372,8 +398,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.command = Command::Tree;
     o.stdout_format = t.full ? "tree-full" : "tree";
   }
-  if (o.all_devices &&
-      (o.command == Command::Analyze || o.command == Command::Tree || o.command == Command::Info))
+  if (o.all_devices && (o.command == Command::Analyze || o.command == Command::Tree ||
+                        o.command == Command::Info || o.command == Command::Check))
     return usage(std::string(to_string(o.command)) + " works on one GPU: give -d N, not -d all");
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");

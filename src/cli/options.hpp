@@ -18,6 +18,7 @@ enum class Command {
   Analyze,   // the main job, answered from a --raw recording instead of a device
   Tree,      // the main job, drawn on stdout as a tree (report/tree.hpp)
   Compare,   // which GPUs of several reports differ (fleet/compare.hpp)
+  Check,     // the main job, then this GPU against a reference of its model
 };
 
 struct Options {
@@ -42,7 +43,8 @@ struct Options {
   std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
   bool full_depth = false;                   // --depth full
   std::vector<std::string> compare_files;    // compare FILES
-  double tolerance = 0.02;                   // compare --tolerance, as a fraction
+  double tolerance = 0.02;                   // compare and check --tolerance, as a fraction
+  std::optional<std::string> reference;      // check --reference FILE
   std::vector<std::string> argv;             // as given, for the report's run section
 };
 

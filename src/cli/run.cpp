@@ -25,6 +25,8 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
         return run_discover(o, out, err, interrupted);
       case Command::Compare:
         return run_compare(o, out, err);
+      case Command::Check:
+        return run_check(o, out, err, interrupted);
       case Command::Analyze:
       case Command::Tree:
         return run_discover(o, out, err, interrupted);

@@ -35,9 +35,11 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
     return report::find_writer(options_.format.value_or(otherwise));
   };
   if (options_.output) outputs_.add_file(*format("json"), *options_.output);
-  outputs_.add_stream(options_.stdout_format ? *report::find_writer(*options_.stdout_format)
-                                             : *format(options_.json ? "json" : "text"),
-                      out_);
+  // check prints the comparison, not the report.
+  if (options_.command != Command::Check)
+    outputs_.add_stream(options_.stdout_format ? *report::find_writer(*options_.stdout_format)
+                                               : *format(options_.json ? "json" : "text"),
+                        out_);
   set_last_words([this] { last_words(); });
 }
 

@@ -85,3 +85,62 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
 
 }  // namespace
 }  // namespace gputopo::test
+
+namespace gputopo::test {
+namespace {
+
+const std::string kPresets = std::string(GPUTOPO_PRESET_DIR) + "/";
+
+TEST(CheckCli, SameSimulatedGpuAgreesWithItsReport) {
+  const auto r = gputopo({"--sim", "h100-sxm", "-q", "--only", "l1", "check", "--reference",
+                          kGolden + "h100-sxm.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("2 GPUs (reference, this GPU)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(tolerance 5 %)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No outliers"), std::string::npos) << r.out;
+}
+
+TEST(CheckCli, LowerClockLimitIsFoundAgainstTheReference) {
+  auto preset = read_report(kPresets + "h100-sxm.json");
+  preset["device"]["sm_clock_max_mhz"] = 1755;
+  const auto slow = write_report("slow-h100.json", preset);
+  const auto report = temp_file("slow-h100-report.json").string();
+  const auto r = gputopo({"--sim", slow, "-q", "--only", "l1", "-o", report, "check", "--json",
+                          "--reference", kGolden + "h100-sxm.json"});
+  ASSERT_EQ(r.exit_code, 6) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  bool clock = false;
+  for (const auto& d : j["differences"])
+    if (d["attribute"] == "device.smClockMax") {
+      clock = true;
+      EXPECT_EQ(d["consensus"], 1980);
+      EXPECT_EQ(d["members"][0]["value"], 1755);
+    }
+  EXPECT_TRUE(clock) << r.out;
+  // -o still takes this GPU's own report.
+  EXPECT_EQ(read_report(report)["device"]["smClockMax"]["value"], 1755);
+}
+
+TEST(CheckCli, BuiltInReferenceOfTheModelOrAOneLineError) {
+  // The simulated H100 against the real H100 of docs/results: it differs (its latencies are a
+  // model's), and says against what.
+  const auto h100 = gputopo({"--sim", "h100-sxm", "-q", "--only", "l1", "check"});
+  EXPECT_EQ(h100.exit_code, 6) << h100.err;
+  EXPECT_NE(h100.out.find("2 GPUs (reference h100, this GPU)"), std::string::npos) << h100.out;
+  const auto a100 = gputopo({"--sim", "a100", "-q", "check"});
+  EXPECT_EQ(a100.exit_code, 2);
+  EXPECT_EQ(a100.err,
+            "gputopo: no built-in reference for NVIDIA A100-SXM4-40GB: give --reference FILE, a "
+            "report of a GPU of this model\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--sim", "h100-sxm", "-d", "all", "check"},
+        {"--sim", "h100-sxm", "check", "--format", "text"},
+        {"--sim", "h100-sxm", "check", "--reference", "/nonexistent.json"}}) {
+    const auto r = gputopo(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace gputopo::test

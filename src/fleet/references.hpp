@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gputopo::fleet {
+
+// The reference reports `gputopo check` compares a GPU of a known model against, embedded at build
+// time from docs/results (src/fleet/CMakeLists.txt): (name, JSON text).
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_references();
+
+}  // namespace gputopo::fleet
