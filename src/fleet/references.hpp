@@ -7,7 +7,8 @@
 namespace gputopo::fleet {
 
 // The reference reports `gputopo check` compares a GPU of a known model against, embedded at build
-// time from docs/results (src/fleet/CMakeLists.txt): (name, JSON text).
+// time from src/fleet/references/ (made from docs/results by scripts/make-reference.py): (name,
+// JSON text).
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_references();
 
 }  // namespace gputopo::fleet
