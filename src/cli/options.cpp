@@ -211,8 +211,8 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.footer(
       "Exit codes: 0 ok, 2 usage error, 3 no usable GPU or driver, 4 a measurement failed, the "
       "GPU was lost or the run was interrupted (partial results written), 5 other work on the "
-      "GPU disturbed some phases (their findings not established), 6 compare: the GPUs differ. "
-      "See docs/cli.md.");
+      "GPU disturbed some phases (their findings not established), 6 compare or check: the GPUs "
+      "differ. See docs/cli.md.");
   return declare_subcommands(app, t);
 }
 
