@@ -98,13 +98,14 @@ std::optional<Deviation> deviation(const Value* v, const Json& consensus, bool n
             : v->value == consensus)
       return std::nullopt;
     if (v->value.is_number() && consensus.is_number() && consensus.get<double>() != 0)
-      d.relative =
-          (v->value.get<double>() - consensus.get<double>()) / std::abs(consensus.get<double>());
+      d.relative = v->value.get<double>() / std::abs(consensus.get<double>()) -
+                   consensus.get<double>() / std::abs(consensus.get<double>());
     return d;
   }
   const double x = v->value.get<double>();
   const double c = consensus.get<double>();
-  const double relative = c != 0 ? (x - c) / std::abs(c) : (x == 0 ? 0.0 : 1.0);
+  // x / |c| - c / |c| rather than (x - c) / |c|, which overflows for values near the double range.
+  const double relative = c != 0 ? x / std::abs(c) - c / std::abs(c) : (x == 0 ? 0.0 : 1.0);
   const bool inside = v->interval && c >= v->interval->first && c <= v->interval->second;
   if (std::abs(relative) <= tolerance || inside) return std::nullopt;
   d.relative = relative;

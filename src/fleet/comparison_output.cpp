@@ -14,13 +14,13 @@ Json interval_json(const std::optional<std::pair<double, double>>& i) {
   return i ? Json::array({i->first, i->second}) : Json();
 }
 
-// Numbers with up to four significant digits; strings as they are.
+// Numbers with up to four significant digits, whole from 10^4 to 10^15; strings as they are.
 std::string shown(const Json& v) {
   if (v.is_null()) return "not established";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   const double x = v.get<double>();
-  if (std::abs(x) >= 1e4) return fmt::format("{:.0f}", x);
+  if (std::abs(x) >= 1e4 && std::abs(x) < 1e15) return fmt::format("{:.0f}", x);
   return fmt::format("{:.4g}", x);
 }
 

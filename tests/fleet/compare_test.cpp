@@ -123,6 +123,21 @@ TEST(FleetCompare, ValueOthersEstablishedButOneDidNotDiffersAndAnAbsentOneIsNotC
   EXPECT_EQ(c.outliers[0].member, "gpu1");
 }
 
+TEST(FleetCompare, ValuesNearTheDoubleRangeGiveAFiniteDeviation) {
+  auto huge = report(3000);
+  huge["memory"]["dram"]["readBandwidth"] = measured(1e308, 1e308, 1e308);
+  auto negative = report(3000);
+  negative["memory"]["dram"]["readBandwidth"] = measured(-1e308, -1e308, -1e308);
+  const auto c = compare(fleet_of({huge, negative}), {});
+  const auto* d = difference(c, "memory.dram.readBandwidth");
+  ASSERT_NE(d, nullptr);
+  EXPECT_DOUBLE_EQ(*d->members[0].relative, -2.0);
+  std::ostringstream text;
+  write_comparison_text(text, c);
+  EXPECT_NE(text.str().find("1e+308 GB/s (reference); gpu1 -1e+308 (-200.0 %"), std::string::npos)
+      << text.str();
+}
+
 TEST(FleetCompare, HostReportCountsEachGpu) {
   const Json host = {{"gpus", {report(3000), report(3000)}}, {"host", Json::object()}};
   const auto members = members_of(host, "node7");
