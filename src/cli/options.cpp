@@ -35,14 +35,19 @@ std::optional<T> whole_number(const std::string& text, T lo, T hi) {
 constexpr std::string_view kDiscoveryOnly[] = {
     "--only", "--raw", "--time-budget", "--carveout", "--wait-idle", "--busy-budget", "--depth"};
 
-// A positive, finite number of seconds.
-std::optional<double> seconds(const std::string& text) {
+// `text` as a finite decimal number, nothing before or after it.
+std::optional<double> decimal(const std::string& text) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) ||
-      v <= 0)
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     return std::nullopt;
   return v;
+}
+
+// A positive, finite number of seconds.
+std::optional<double> seconds(const std::string& text) {
+  const auto v = decimal(text);
+  return v && *v > 0 ? v : std::nullopt;
 }
 
 // The report formats, comma-separated.
@@ -289,13 +294,10 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
   // One GPU against another machine's: wider than the runs of one GPU differ (docs/fleet.md).
   if (o.command == Command::Check) o.tolerance = 0.05;
   if (!t.tolerance.empty()) {
-    double v = -1;
-    const auto [end, ec] =
-        std::from_chars(t.tolerance.data(), t.tolerance.data() + t.tolerance.size(), v);
-    if (ec != std::errc() || end != t.tolerance.data() + t.tolerance.size() ||
-        !(v >= 0 && v <= 100))
+    const auto v = decimal(t.tolerance);
+    if (!v || *v < 0 || *v > 100)
       return "--tolerance " + t.tolerance + ": expected a percentage from 0 to 100";
-    o.tolerance = v / 100;
+    o.tolerance = *v / 100;
   }
   o.compare_files = t.files;
   return std::nullopt;

@@ -4,16 +4,20 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/summary.hpp"
+
 namespace gputopo::fleet {
 namespace {
 
 using model::Json;
 
 // Each attribute's values, one a member (null where the member's report lacks it), in the order
-// the attributes first appear.
+// the attributes first appear; its unit is the first report's.
 struct Column {
   std::string path;
+  std::string unit;
   std::vector<const Value*> values;
+  std::size_t present = 0;  // members whose report has it
 };
 
 std::vector<Column> columns_of(const std::vector<Member>& members) {
@@ -22,8 +26,10 @@ std::vector<Column> columns_of(const std::vector<Member>& members) {
   for (std::size_t m = 0; m < members.size(); ++m)
     for (const Value& v : members[m].values) {
       auto [it, added] = index.try_emplace(v.path, columns.size());
-      if (added) columns.push_back({v.path, std::vector<const Value*>(members.size(), nullptr)});
+      if (added)
+        columns.push_back({v.path, v.unit, std::vector<const Value*>(members.size(), nullptr)});
       columns[it->second].values[m] = &v;
+      ++columns[it->second].present;
     }
   return columns;
 }
@@ -40,12 +46,6 @@ bool measured_numbers(const Column& c) {
     measured = measured || v->source == "measured" || v->source == "derived";
   }
   return measured;
-}
-
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const std::size_t n = x.size();
-  return n % 2 == 1 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 // The most common established value; of equally common ones the first.
@@ -70,15 +70,14 @@ Json most_common(const Column& c) {
 std::pair<Json, std::string> consensus_of(const Column& c, bool numbers) {
   if (c.values.size() == 2)
     return {established(c.values[0]) ? c.values[0]->value : Json(), "reference"};
-  const auto have = std::count_if(c.values.begin(), c.values.end(), established);
-  const auto present =
-      std::count_if(c.values.begin(), c.values.end(), [](const Value* v) { return v != nullptr; });
-  if (2 * have <= present) return {Json(), ""};
+  const auto have =
+      static_cast<std::size_t>(std::count_if(c.values.begin(), c.values.end(), established));
+  if (2 * have <= c.present) return {Json(), ""};
   if (!numbers) return {most_common(c), "most common"};
   std::vector<double> x;
   for (const Value* v : c.values)
     if (established(v)) x.push_back(v->value.get<double>());
-  return {median(std::move(x)), "median"};
+  return {analysis::median(x), "median"};
 }
 
 std::optional<Deviation> deviation(const Value* v, const Json& consensus, bool numbers,
@@ -120,9 +119,7 @@ Comparison compare(const std::vector<Member>& members, const CompareOptions& opt
   for (const Member& m : members) out.members.push_back(m.name);
   std::vector<std::size_t> counts(members.size(), 0);
   for (const Column& c : columns_of(members)) {
-    const auto present = std::count_if(c.values.begin(), c.values.end(),
-                                       [](const Value* v) { return v != nullptr; });
-    if (present < 2) continue;
+    if (c.present < 2) continue;
     ++out.compared;
     const bool numbers = measured_numbers(c);
     auto [consensus, basis] = consensus_of(c, numbers);
@@ -136,10 +133,8 @@ Comparison compare(const std::vector<Member>& members, const CompareOptions& opt
         ++counts[m];
       }
     if (diff.members.empty()) continue;
-    const Value* any = *std::find_if(c.values.begin(), c.values.end(),
-                                     [](const Value* v) { return v != nullptr; });
     diff.path = c.path;
-    diff.unit = any->unit;
+    diff.unit = c.unit;
     diff.consensus = consensus;
     diff.basis = basis;
     out.differences.push_back(std::move(diff));
