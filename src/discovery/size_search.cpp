@@ -115,7 +115,7 @@ void set_range(const SizeSearchSpec& spec, double from, double to, double& lo, d
 void narrow(Context& ctx, const SizeSearchSpec& spec, int sm, double& lo, double& hi,
             double& confidence, std::uint64_t& last_step, SizeSearchResult& out) {
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
-  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 3);
   int widenings = 0;
   for (int round = 0; round < 10 && last_step > step; ++round) {
     const auto span = static_cast<std::uint64_t>(hi - lo);
@@ -236,7 +236,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           SizeSearchResult& out) {
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
   const auto stepd = static_cast<double>(step);
-  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 32);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 3);
   const int sm = spec.confirm_sm;
   std::optional<double> previous_onset;
   double previous_step = 0;

@@ -22,12 +22,14 @@ struct SizeSearchSpec {
   enum class Estimator { LastingOnset, SteepestRise };
   Estimator estimator = Estimator::LastingOnset;
   device::Space space = device::Space::L1;
-  std::uint32_t stride = 32;          // bytes between chased elements (the fetch granularity)
-  std::uint64_t step = 32;            // finest step of the sweep (the fetch granularity)
-  std::uint64_t min_bytes = 512;      // the bracket starts here
-  std::uint64_t max_bytes = 0;        // and doubles up to here (a space limit or a sane maximum)
-  std::optional<int> carveout;        // for every batch
-  std::size_t points_per_batch = 64;  // one point per SM for SM-private spaces
+  std::uint32_t stride = 32;      // bytes between chased elements (the fetch granularity)
+  std::uint64_t step = 32;        // finest step of the sweep (the fetch granularity)
+  std::uint64_t min_bytes = 512;  // the bracket starts here
+  std::uint64_t max_bytes = 0;    // and doubles up to here (a space limit or a sane maximum)
+  std::optional<int> carveout;    // for every batch
+  // Sizes per round after the bracket (at least 3): one per SM for SM-private spaces. Each point
+  // chases its whole array once to warm it, so a search over large arrays pays for every point.
+  std::size_t points_per_batch = 64;
   std::uint32_t max_recorded_loads = 2048;
   // The bracket's change must reach a higher latency level in the per-point medians. Off where
   // past capacity only a share of the loads miss (an L2 chased at sector stride: one far hit per

@@ -32,7 +32,7 @@ class SizeProbe final : public Probe {
     spec.stride = fetch_granularity_or(ctx, t_, 32, weaker);
     spec.step = spec.stride;
     spec.carveout = carveout_for(ctx, t_);
-    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 8));
+    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 32));
     spec.confirm_sm = 0;
     spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
     spec.regions = 4;

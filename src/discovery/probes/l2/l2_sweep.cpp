@@ -15,7 +15,7 @@ SizeSearchSpec l2_search_spec(std::uint64_t api_l2_bytes, std::uint32_t stride) 
   spec.space = device::Space::L2;
   spec.stride = stride;
   spec.step = std::max<std::uint64_t>(stride, round_up(api_l2_bytes / 64, stride));
-  spec.points_per_batch = 8;
+  spec.points_per_batch = 32;
   spec.max_recorded_loads = 2048;
   return spec;
 }
