@@ -32,6 +32,7 @@ model::Report with_result(model::Report report, const discovery::Result& result)
   model::merge(report.compute, result.compute);
   model::merge(report.memory, result.memory);
   report.warnings.insert(report.warnings.end(), result.warnings.begin(), result.warnings.end());
+  report.sweeps = result.sweeps;
   return report;
 }
 

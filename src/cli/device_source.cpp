@@ -99,7 +99,7 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
       opened.cut_short = replay->cut_short();
       opened.device = std::move(replay);
     } catch (const device::record::RawDirError& e) {
-      throw UsageError(std::string("analyze ") + *o.replay_dir + ": " + e.what());
+      throw UsageError(std::string(to_string(o.command)) + " " + *o.replay_dir + ": " + e.what());
     }
   } else if (o.sim) {
     opened.device = open_sim(*o.sim, o);

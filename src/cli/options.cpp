@@ -83,6 +83,8 @@ std::string_view to_string(Command c) {
       return "compare";
     case Command::Check:
       return "check";
+    case Command::Report:
+      return "report";
   }
   return "unknown";
 }
@@ -117,6 +119,7 @@ struct Subcommands {
   CLI::App* tree;
   CLI::App* compare;
   CLI::App* check;
+  CLI::App* report;
 };
 
 // Declares the subcommands and their own options on `app`, into `t`.
@@ -134,8 +137,12 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
                                      "code 6 when some do (docs/fleet.md)"),
                   app.add_subcommand("check",
                                      "the main job, then this GPU against a reference report of "
-                                     "its model; exit code 6 when it differs (docs/fleet.md)")};
+                                     "its model; exit code 6 when it differs (docs/fleet.md)"),
+                  app.add_subcommand("report",
+                                     "the main job, or a --raw recording's, as a self-contained "
+                                     "HTML page with a plot of every sweep (docs/formats.md)")};
   sub.analyze->add_option("DIR", t.replay, "the directory written by --raw")->required();
+  sub.report->add_option("DIR", t.replay, "a directory written by --raw (default: run on the GPU)");
   sub.tree->add_flag("--full", t.full,
                      "every GPC, TPC and SM on a line of its own, with intervals and marks");
   sub.compare
@@ -157,7 +164,7 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
                    "how far (percent) a measured value may lie from the reference's before it "
                    "differs, outside its interval (default 5)")
       ->type_name("PERCENT");
-  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare, sub.check})
+  for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare, sub.check, sub.report})
     s->fallthrough();
   app.require_subcommand(0, 1);
   return sub;
@@ -303,6 +310,22 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
   return std::nullopt;
 }
 
+// report into `o`: the HTML page to -o FILE (the summary on stdout) or else to stdout, from the GPU
+// or from the recording DIR; what is wrong when an option does not apply.
+std::optional<std::string> read_report(const CLI::App& app, const Typed& t, Options& o) {
+  if (app.count("--json") > 0 || app.count("--format") > 0)
+    return "report writes HTML: --json and --format do not apply";
+  o.command = Command::Report;
+  o.format = "html";
+  if (app.count("--output") > 0) o.stdout_format = "text";
+  if (!t.replay.empty()) {
+    if (app.count("--sim") > 0 || app.count("--raw") > 0)
+      return "report DIR answers from a recording: --sim and --raw do not apply";
+    o.replay_dir = t.replay;
+  }
+  return std::nullopt;
+}
+
 // --carveout into `o`; what is wrong with it when it is malformed.
 std::optional<std::string> read_carveout(const Typed& t, Options& o) {
   if (t.carveout == "default") {
@@ -392,6 +415,9 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.command = Command::Analyze;
     o.replay_dir = t.replay;
   }
+  if (sub.report->parsed()) {
+    if (auto why = read_report(app, t, o)) return usage(*why);
+  }
   if (sub.tree->parsed()) {
     if (app.count("--json") > 0 || app.count("--format") > 0)
       return usage(
@@ -400,8 +426,9 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.command = Command::Tree;
     o.stdout_format = t.full ? "tree-full" : "tree";
   }
-  if (o.all_devices && (o.command == Command::Analyze || o.command == Command::Tree ||
-                        o.command == Command::Info || o.command == Command::Check))
+  if (o.all_devices &&
+      (o.command == Command::Analyze || o.command == Command::Tree || o.command == Command::Info ||
+       o.command == Command::Check || o.command == Command::Report))
     return usage(std::string(to_string(o.command)) + " works on one GPU: give -d N, not -d all");
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");

@@ -19,6 +19,7 @@ enum class Command {
   Tree,      // the main job, drawn on stdout as a tree (report/tree.hpp)
   Compare,   // which GPUs of several reports differ (fleet/compare.hpp)
   Check,     // the main job, then this GPU against a reference of its model
+  Report,    // the main job (or its recording) as an HTML page with plots
 };
 
 struct Options {

@@ -29,6 +29,7 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
         return run_check(o, out, err, interrupted);
       case Command::Analyze:
       case Command::Tree:
+      case Command::Report:
         return run_discover(o, out, err, interrupted);
     }
   } catch (const std::bad_alloc&) {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "analysis/summary.hpp"
+#include "discovery/measure.hpp"
 #include "discovery/probe.hpp"
 
 namespace gputopo::discovery {
@@ -84,8 +86,30 @@ device::ChaseBatchResult Context::chase(const device::ChaseBatch& batch) {
   check_stop();
   auto result = steady([&] { return device_.chase(batch); }, "chase batch");
   if (result.conditions.clock_changed) warn("SM clock changed during a chase batch");
+  record_sweep(batch, result);
   step();
   return result;
+}
+
+void Context::record_sweep(const device::ChaseBatch& batch,
+                           const device::ChaseBatchResult& result) {
+  if (probe_ == nullptr) return;
+  model::Sweep sweep;
+  sweep.probe = probe_->name();
+  for (const auto& w : probe_->writes()) sweep.writes.emplace_back(w.element, w.key->str());
+  for (std::size_t i = 0; i < batch.requests.size() && i < result.results.size(); ++i) {
+    const auto& request = batch.requests[i];
+    const auto& r = result.results[i];
+    std::vector<double> loads = device::chain_timed(request) ? segment_latencies(r) : latencies(r);
+    if (loads.empty()) continue;
+    std::sort(loads.begin(), loads.end());
+    if (sweep.space.empty()) sweep.space = std::string(device::to_string(request.space));
+    sweep.points.push_back(
+        {static_cast<double>(request.array_bytes), static_cast<double>(request.stride_bytes), r.sm,
+         analysis::quantile_sorted(loads, 0.5), analysis::quantile_sorted(loads, 0.1),
+         analysis::quantile_sorted(loads, 0.9)});
+  }
+  if (!sweep.points.empty()) sweeps_.push_back(std::move(sweep));
 }
 
 device::ChaseBatchResult Context::interfere(const device::InterferenceBatch& batch) {
@@ -186,6 +210,7 @@ Input Context::input(const std::string& element, const model::Key& key) const {
 void Context::restore(const Snapshot& s) {
   findings_ = s.findings;
   compute_ = s.compute;
+  sweeps_.resize(std::min(sweeps_.size(), s.sweeps));
 }
 
 namespace {

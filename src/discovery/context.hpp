@@ -13,6 +13,7 @@
 #include "discovery/progress.hpp"
 #include "model/attribute.hpp"
 #include "model/keys.hpp"
+#include "model/sweep.hpp"
 
 namespace gputopo::discovery {
 
@@ -73,8 +74,9 @@ class Context {
   struct Snapshot {
     std::map<std::string, model::AttributeList> findings;
     model::AttributeList compute;
+    std::size_t sweeps = 0;
   };
-  Snapshot snapshot() const { return {findings_, compute_}; }
+  Snapshot snapshot() const { return {findings_, compute_, sweeps_.size()}; }
   void restore(const Snapshot& s);
   // Every measured or derived attribute added or changed since `s` loses its confidence: a
   // discrete one (a count, size, flag or name) its value too, "not established (GPU busy: why)";
@@ -116,6 +118,8 @@ class Context {
 
   void warn(std::string warning);
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Every chase batch of a probe so far, one point per request (model/sweep.hpp).
+  const std::vector<model::Sweep>& sweeps() const { return sweeps_; }
 
   // Nanoseconds per SM cycle for results that ran under `conditions`: from the batch's own
   // device-timer and cycle spans where both are known, else the measured SM clock, else the
@@ -130,6 +134,7 @@ class Context {
   // writes) a finding it did not declare.
   void check_declared(const std::string& element, const model::Key& key, bool write) const;
   void step();
+  void record_sweep(const device::ChaseBatch& batch, const device::ChaseBatchResult& result);
   // Runs a batch again, with back-off, while the SM clock changed during it.
   template <class Run>
   auto steady(Run&& run, const char* what);
@@ -145,6 +150,7 @@ class Context {
   const Probe* probe_ = nullptr;
   model::AttributeList compute_;
   std::vector<std::string> warnings_;
+  std::vector<model::Sweep> sweeps_;
   std::size_t calls_ = 0;
   std::string batch_disturbance_;
   std::optional<std::chrono::steady_clock::time_point> busy_deadline_;

@@ -124,6 +124,7 @@ class Run {
     result_.memory = assemble_elements(context_.findings(), plan_.elements());
     result_.compute = context_.compute();
     result_.warnings = context_.warnings();
+    result_.sweeps = context_.sweeps();
     result_.seconds = seconds_since(start_);
   }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/attribute.hpp"
+#include "model/sweep.hpp"
 
 namespace gputopo::model {
 
@@ -24,6 +25,7 @@ struct Report {
   AttributeList compute;   // SMs, cores, limits, and measured layout where discovered
   std::vector<Element> memory;
   std::vector<std::string> warnings;  // conditions that may distort results (clock change, ...)
+  std::vector<Sweep> sweeps;          // the chase batches of the run, in order (HTML plots only)
 };
 
 // Adds the elements of `from` to `into`: attributes of an element `into` already has are merged

@@ -8,6 +8,7 @@ std::vector<std::unique_ptr<Writer>> make_writers() {
   all.push_back(make_text_writer());
   all.push_back(make_json_writer());
   all.push_back(make_markdown_writer());
+  all.push_back(make_html_writer());
   all.push_back(make_mt4g_writer());
   all.push_back(make_tree_writer(false));
   all.push_back(make_tree_writer(true));

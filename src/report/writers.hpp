@@ -12,6 +12,8 @@ std::unique_ptr<Writer> make_text_writer();
 std::unique_ptr<Writer> make_json_writer();
 std::unique_ptr<Writer> make_mt4g_writer();
 std::unique_ptr<Writer> make_markdown_writer();
+// A self-contained HTML page with the plots of the run's sweeps (html_plots.hpp).
+std::unique_ptr<Writer> make_html_writer();
 // The lstopo-style tree (tree.hpp), compact ("tree") or full ("tree-full").
 std::unique_ptr<Writer> make_tree_writer(bool full);
 

@@ -149,3 +149,49 @@ TEST(Formats, ChoiceIsCheckedAndAppliesToTheOutputFile) {
 
 }  // namespace
 }  // namespace gputopo::test
+
+namespace gputopo::test {
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// `report` runs the main job (or answers from a recording) and writes the HTML page to -o, the
+// summary to stdout; from the recording it draws the same plots as the run did.
+TEST(ReportCli, PageFromTheRunAndFromItsRecordingHaveTheSamePlots) {
+  const auto live = temp_file("live.html").string();
+  const auto replayed = temp_file("replayed.html").string();
+  const auto raw = temp_file("report-raw").string();
+  const auto run = gputopo({"report", "--sim", "toy", "-q", "--raw", raw, "-o", live});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("SIMULATED"), std::string::npos);  // the text summary
+  const auto again = gputopo({"report", raw, "-q", "-o", replayed});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const std::string a = read_file(live);
+  const std::string b = read_file(replayed);
+  EXPECT_EQ(a.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_GE(count_of(a, "<canvas data-plot="), 5u);
+  EXPECT_EQ(count_of(a, "<canvas data-plot="), count_of(b, "<canvas data-plot="));
+  const auto to_stdout = gputopo({"report", raw, "-q"});
+  EXPECT_EQ(to_stdout.out.rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+TEST(ReportCli, OptionsThatDoNotApplyAreOneLineAndExitTwo) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"report", "--sim", "toy", "--json"},
+      {"report", "--sim", "toy", "--format", "text"},
+      {"report", "/nonexistent/recording"},
+      {"report", "-d", "all"}};
+  for (const auto& args : cases) {
+    const auto r = gputopo(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace gputopo::test

@@ -1,0 +1,172 @@
+#include <sstream>
+#include <string>
+
+#include "report/format.hpp"
+#include "report/html_assets.hpp"
+#include "report/html_plots.hpp"
+#include "report/tree.hpp"
+#include "report/writers.hpp"
+
+// A self-contained HTML page: the summary, the tree, the warnings, the bandwidths against the
+// peak and one plot per probe that chased, drawn by the Chart.js inlined into the page (docs/
+// formats.md). It opens offline: no CDN, no server.
+namespace gputopo::report {
+namespace {
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JSON that cannot end the <script> element it sits in.
+std::string script_json(const model::Json& j) {
+  std::string text = j.dump(-1, ' ', false, model::Json::error_handler_t::replace);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<') {
+      out += "\\u003c";
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+model::Json plot_json(const Plot& p) {
+  model::Json series = model::Json::array();
+  for (const auto& s : p.series) {
+    model::Json xy = model::Json::array();
+    for (const auto& [x, y] : s.xy) xy.push_back({x, y});
+    series.push_back({{"label", s.label}, {"faint", s.faint}, {"xy", std::move(xy)}});
+  }
+  model::Json marks = model::Json::array();
+  for (const auto& m : p.marks)
+    marks.push_back(
+        {{"axis", m.axis}, {"value", m.value}, {"lo", m.lo}, {"hi", m.hi}, {"label", m.label}});
+  return {{"probe", p.probe}, {"xLabel", p.x_label}, {"xBytes", p.x_bytes},
+          {"xLog", p.x_log},  {"series", series},    {"marks", marks}};
+}
+
+void write_html_table(std::ostream& out, const std::string& heading,
+                      const model::AttributeList& list) {
+  if (list.empty()) return;
+  out << "<h3>" << escape_html(heading) << "</h3>\n<table>\n"
+      << "<tr><th>Attribute</th><th>Value</th><th>Source</th></tr>\n";
+  for (const auto& [key, a] : list) {
+    std::string source = provenance_mark(a);
+    if (source.empty()) source = "driver";
+    out << "<tr" << (a.available() ? "" : " class=\"unavailable\"") << "><td>"
+        << escape_html(label_for(key)) << "</td><td>" << escape_html(attribute_text(a))
+        << "</td><td class=\"source\">" << escape_html(source) << "</td></tr>\n";
+  }
+  out << "</table>\n";
+}
+
+void write_header(std::ostream& out, const model::Report& r, const std::string& title) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+      << escape_html(title) << "</title>\n<style>\n"
+      << html_asset("page.css") << "</style>\n<script>\n"
+      << html_asset("chart.js") << "\n</script>\n</head>\n<body>\n<h1>" << escape_html(title)
+      << "</h1>\n";
+  std::string line = string_at(r.run, "command");
+  if (const auto t = string_at(r.run, "timestamp"); !t.empty()) line += " at " + t;
+  if (const auto s = string_at(r.run, "status"); !s.empty()) line += ", status " + s;
+  if (!line.empty()) out << "<p class=\"run\">" << escape_html(line) << "</p>\n";
+  if (r.simulated)
+    out << "<p class=\"simulated\"><strong>Simulated GPU</strong>: every value comes from a "
+           "model, not from hardware.</p>\n";
+}
+
+void write_plots(std::ostream& out, const std::vector<Plot>& plots) {
+  out << "<h2 id=\"sweeps\">Sweeps</h2>\n";
+  if (plots.empty()) {
+    out << "<p>No sweeps: this report was not written by the run that measured it (a JSON "
+           "report keeps none). Write the page from the run, or from its --raw recording "
+           "(gputopo report DIR).</p>\n";
+    return;
+  }
+  out << "<p class=\"legend-note\">One plot per probe: the median cycles per load of each "
+         "request (and its 90th percentile, faint) against what the probe varied; solid lines "
+         "mark what the probe found, dotted ones its interval, dashed ones its latencies.</p>\n";
+  for (std::size_t i = 0; i < plots.size(); ++i) {
+    const auto& p = plots[i];
+    out << "<figure id=\"plot-" << escape_html(p.probe) << "\"><canvas data-plot=\"" << i
+        << "\" width=\"1000\" height=\"420\"></canvas>\n<figcaption><strong>"
+        << escape_html(p.probe) << "</strong> (" << escape_html(p.space) << " space): " << p.batches
+        << (p.batches == 1 ? " batch, " : " batches, ") << p.points
+        << " points</figcaption></figure>\n";
+  }
+}
+
+void write_html(std::ostream& out, const model::Report& r) {
+  std::string title = "gputopo " + string_at(r.tool, "version");
+  if (const auto* name = model::find(r.device, "name"); name && name->value.is_string())
+    title += ": " + name->value.get<std::string>();
+  write_header(out, r, title);
+  out << "<p>" << (r.warnings.empty() ? "" : "<a href=\"#warnings\">Warnings</a> &middot; ")
+      << "<a href=\"#topology\">Topology</a> &middot; <a href=\"#bandwidth\">Bandwidth</a> "
+         "&middot; <a href=\"#sweeps\">Sweeps</a> &middot; <a href=\"#summary\">Summary</a></p>\n";
+  if (!r.warnings.empty()) {
+    out << "<h2 id=\"warnings\">Warnings</h2>\n<ul class=\"warnings\">\n";
+    for (const auto& w : r.warnings) out << "<li>" << escape_html(w) << "</li>\n";
+    out << "</ul>\n";
+  }
+  out << "<h2 id=\"topology\">Topology</h2>\n<pre>";
+  std::ostringstream tree;
+  write_tree(tree, build_tree(r, false), false);
+  out << escape_html(tree.str()) << "</pre>\n";
+  const auto bars = bandwidth_bars(r);
+  if (!bars.empty())
+    out << "<h2 id=\"bandwidth\">Bandwidth</h2>\n<canvas data-plot=\"bandwidth\" width=\"1000\" "
+           "height=\""
+        << 60 + 28 * bars.size() << "\"></canvas>\n";
+  const auto plots = build_plots(r);
+  write_plots(out, plots);
+  out << "<h2 id=\"summary\">Summary</h2>\n";
+  write_html_table(out, "General", r.device);
+  write_html_table(out, "Compute", r.compute);
+  for (const auto& e : r.memory) write_html_table(out, "Memory: " + label_for(e.key), e.attributes);
+  out << "<p class=\"legend-note\">Source: driver (CUDA runtime, NVML); [table] published per "
+         "architecture; [derived] computed from other values; [measured c] measured with "
+         "confidence c.</p>\n";
+  model::Json data = {{"plots", model::Json::array()}, {"bandwidth", model::Json::array()}};
+  for (const auto& p : plots) data["plots"].push_back(plot_json(p));
+  for (const auto& b : bars)
+    data["bandwidth"].push_back({{"label", b.label}, {"gbps", b.gbps}, {"peak", b.peak}});
+  out << "<script id=\"gputopo-data\" type=\"application/json\">" << script_json(data)
+      << "</script>\n<script>\n"
+      << html_asset("page.js") << "</script>\n</body>\n</html>\n";
+}
+
+class HtmlWriter final : public Writer {
+ public:
+  std::string_view name() const override { return "html"; }
+  std::string_view extension() const override { return ".html"; }
+  void write(std::ostream& out, const model::Report& report) const override {
+    write_html(out, report);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Writer> make_html_writer() { return std::make_unique<HtmlWriter>(); }
+
+}  // namespace gputopo::report
