@@ -27,14 +27,7 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// The report of the driver's knowledge plus what a discovery found so far.
-model::Report with_result(model::Report report, const discovery::Result& result) {
-  model::merge(report.compute, result.compute);
-  model::merge(report.memory, result.memory);
-  report.warnings.insert(report.warnings.end(), result.warnings.begin(), result.warnings.end());
-  report.sweeps = result.sweeps;
-  return report;
-}
+using discovery::with_result;
 
 model::Json disturbed_json(const discovery::Result& result) {
   model::Json list = model::Json::array();

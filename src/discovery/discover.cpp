@@ -227,4 +227,12 @@ Result discover(device::Device& device, const Options& options, Progress& progre
   return Run(device, options, progress, interrupted)();
 }
 
+model::Report with_result(model::Report base, const Result& result) {
+  model::merge(base.compute, result.compute);
+  model::merge(base.memory, result.memory);
+  base.warnings.insert(base.warnings.end(), result.warnings.begin(), result.warnings.end());
+  base.sweeps = result.sweeps;
+  return base;
+}
+
 }  // namespace gputopo::discovery

@@ -39,4 +39,8 @@ struct Result {
   int checkpoints = 0;       // spans of phases judged by the detection
 };
 
+// `base` (the driver's report) with what a discovery found so far: its elements and compute
+// attributes merged in, its warnings and sweeps added.
+model::Report with_result(model::Report base, const Result& result);
+
 }  // namespace gputopo::discovery
