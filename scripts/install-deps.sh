@@ -6,10 +6,11 @@ set -euo pipefail
 # hipcc (HIP 5.2.3, LLVM 15; 66 MB to fetch, 353 MB installed, 14 s to install from a warm apt
 # cache): the HIP backend, built for gfx90a by the test preset (docs/amd.md).
 # libjs-chart.js: Chart.js, inlined into the HTML report. chromium-headless-shell (64 MB to fetch):
-# the test that renders that report in a browser (docs/formats.md).
+# the test that renders that report in a browser (docs/formats.md). libopenmpi-dev and openmpi-bin
+# (10 MB to fetch): the MPI plugin of --fleet and its test (docs/fleet.md).
 packages=(cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev libhwloc-dev python3 clang libclang-rt-dev hipcc libjs-chart.js
-          chromium-headless-shell)
+          chromium-headless-shell libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

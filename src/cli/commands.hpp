@@ -5,6 +5,7 @@
 
 #include "cli/device_source.hpp"
 #include "cli/options.hpp"
+#include "fleet/compare.hpp"
 #include "model/report.hpp"
 
 // The commands. Each returns the exit code; device::Error and UsageError propagate to main.
@@ -17,6 +18,12 @@ int run_compare(const Options& options, std::ostream& out, std::ostream& err);
 // check: the main job, then the comparison with the reference; kExitDiffer when the GPU differs.
 int run_check(const Options& options, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& interrupted);
+// --fleet under mpirun: each rank's main job, rank 0 compares them (kExitDiffer when some differ).
+int run_fleet(const Options& options, std::ostream& out, std::ostream& err,
+              const std::atomic<bool>& interrupted);
+// The comparison on stdout, text or JSON (--json); kExitDiffer when anything differs.
+int print_comparison(const fleet::Comparison& comparison, const Options& options,
+                     std::ostream& out);
 // The main job: discovery, falling back to the simulated GPU where the host has none.
 int run_discover(const Options& options, std::ostream& out, std::ostream& err,
                  const std::atomic<bool>& interrupted);

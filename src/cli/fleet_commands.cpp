@@ -39,15 +39,6 @@ std::vector<std::string> member_names(const std::vector<std::string>& files) {
   return names;
 }
 
-// The comparison on stdout, text or JSON (--json), and in -o FILE for compare.
-int print_comparison(const fleet::Comparison& c, const Options& o, std::ostream& out) {
-  if (o.json)
-    out << fleet::comparison_json(c).dump(2) << "\n";
-  else
-    fleet::write_comparison_text(out, c);
-  return c.differences.empty() ? kExitOk : kExitDiffer;
-}
-
 // The reference of check: --reference FILE, or the built-in report of a GPU named `name`.
 fleet::Member reference_for(const Options& o, const std::string& name) {
   if (o.reference) {
@@ -68,6 +59,14 @@ fleet::Member reference_for(const Options& o, const std::string& name) {
 }
 
 }  // namespace
+
+int print_comparison(const fleet::Comparison& c, const Options& o, std::ostream& out) {
+  if (o.json)
+    out << fleet::comparison_json(c).dump(2) << "\n";
+  else
+    fleet::write_comparison_text(out, c);
+  return c.differences.empty() ? kExitOk : kExitDiffer;
+}
 
 int run_check(const Options& o, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& interrupted) {

@@ -193,6 +193,9 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
+  app.add_flag("--fleet", o.fleet,
+               "under mpirun: every rank runs the main job on a GPU of its node, and rank 0 prints "
+               "which GPUs differ, as compare does (docs/fleet.md)");
   app.add_option(
          "--only", o.only,
          "discover only these elements or probes, comma-separated (" +
@@ -230,6 +233,7 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
 
 // The numbers among the options into `o`; what is wrong with the first one that is malformed.
 std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Options& o) {
+  o.device_given = app.count("--device") > 0;
   if (t.device == "all")
     o.all_devices = true;
   else if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
@@ -323,6 +327,19 @@ std::optional<std::string> read_report(const CLI::App& app, const Typed& t, Opti
       return "report DIR answers from a recording: --sim and --raw do not apply";
     o.replay_dir = t.replay;
   }
+  return std::nullopt;
+}
+
+// --fleet: the main job on one GPU a rank, without --raw or a report format (stdout and -o take
+// the comparison); tolerance 5 % as check's, since the GPUs are on different machines.
+std::optional<std::string> read_fleet(const CLI::App& app, Options& o) {
+  if (!o.fleet) return std::nullopt;
+  if (o.command != Command::Discover)
+    return "--fleet runs the main job: it does not apply to " + std::string(to_string(o.command));
+  if (o.all_devices) return "--fleet runs one GPU a rank: give -d N or leave -d out, not -d all";
+  for (const char* name : {"--raw", "--format"})
+    if (app.count(name) > 0) return std::string(name) + " does not apply to --fleet";
+  o.tolerance = 0.05;
   return std::nullopt;
 }
 
@@ -440,6 +457,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.output = t.output;
   }
   if (auto why = read_carveout(t, o)) return usage(*why);
+  if (auto why = read_fleet(app, o)) return usage(*why);
   if (app.count("--raw") > 0) {
     if (t.raw.empty()) return usage("--raw needs a directory");
     o.raw_dir = t.raw;

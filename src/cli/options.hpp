@@ -25,6 +25,8 @@ enum class Command {
 struct Options {
   Command command = Command::Discover;
   int device = 0;
+  bool device_given = false;       // -d N was given (--fleet deals GPUs out by rank otherwise)
+  bool fleet = false;              // --fleet: under mpirun, rank 0 compares every rank's GPU
   bool all_devices = false;        // -d all: every GPU of the host, and the host section
   std::optional<std::string> sim;  // preset name or configuration file
   std::uint64_t seed = 1;

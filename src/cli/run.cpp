@@ -22,6 +22,7 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
         return run_info(o, out, err);
       case Command::Discover:
         if (o.all_devices) return run_host(o, out, err, interrupted);
+        if (o.fleet) return run_fleet(o, out, err, interrupted);
         return run_discover(o, out, err, interrupted);
       case Command::Compare:
         return run_compare(o, out, err);

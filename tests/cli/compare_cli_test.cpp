@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -140,6 +141,34 @@ TEST(CheckCli, BuiltInReferenceOfTheModelOrAOneLineError) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+}  // namespace
+}  // namespace gputopo::test
+
+namespace gputopo::test {
+namespace {
+
+// --fleet's own errors; the run under mpirun is Fleet.MpiRanksFindTheSlowGpu.
+TEST(FleetCli, WithoutThePluginOrWithOptionsThatDoNotApplyIsOneLine) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--fleet", "--sim", "toy", "info"},
+        {"--fleet", "--sim", "toy", "-d", "all"},
+        {"--fleet", "--sim", "toy", "--raw", temp_file("fleet-raw").string()},
+        {"--fleet", "--sim", "toy", "--format", "markdown"}}) {
+    const auto r = gputopo(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  ::setenv("GPUTOPO_MPI_PLUGIN", "/nonexistent/libgputopo_mpi.so", 1);
+  const auto r = gputopo({"--fleet", "--sim", "toy", "-q"});
+  ::unsetenv("GPUTOPO_MPI_PLUGIN");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err,
+            "gputopo: --fleet needs gputopo's MPI plugin: libgputopo_mpi.so not found "
+            "(/nonexistent/libgputopo_mpi.so): build gputopo where Open MPI's libopenmpi-dev is "
+            "installed\n");
 }
 
 }  // namespace
