@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -30,10 +31,20 @@ std::vector<std::string> amd_presets() {
   return out;
 }
 
+// The preset with its memory-side cache a quarter of its size: still 16 times the L2, so the
+// search finds it the same way, in a quarter of the loads. The golden test runs the full-size one.
+device::sim::SimConfig amd_config(const std::string& preset) {
+  auto cfg = device::sim::load_config(preset);
+  if (cfg.mall) cfg.mall->geometry.size_bytes /= 4;
+  return cfg;
+}
+
 class AmdSim : public ::testing::TestWithParam<std::string> {
  protected:
   static const Result& run(const std::string& preset) {
-    return testing::discover_preset(preset, {}).result;
+    static std::map<std::string, Result> done;
+    if (const auto it = done.find(preset); it != done.end()) return it->second;
+    return done.emplace(preset, testing::discover_config(amd_config(preset), {}, 7)).first->second;
   }
 };
 
@@ -44,7 +55,7 @@ void expect_within(const model::Attribute* a, double truth, double tolerance) {
 }
 
 TEST_P(AmdSim, VectorAndScalarL1MatchTheConfiguration) {
-  const auto cfg = device::sim::load_config(GetParam());
+  const auto cfg = amd_config(GetParam());
   const Result& r = run(GetParam());
   ASSERT_TRUE(r.completed);
   const auto truth = testing::l1_family_truth(cfg, 0);
@@ -78,7 +89,7 @@ TEST_P(AmdSim, VectorAndScalarL1MatchTheConfiguration) {
 }
 
 TEST_P(AmdSim, LdsL2MallAndMemoryMatchTheConfiguration) {
-  const auto cfg = device::sim::load_config(GetParam());
+  const auto cfg = amd_config(GetParam());
   const Result& r = run(GetParam());
   expect_within(attr(r, "lds", "latency"), cfg.shared.latency_cycles, 0.02);
   EXPECT_EQ(attr(r, "shared", "latency"), nullptr);
@@ -106,7 +117,7 @@ TEST_P(AmdSim, LdsL2MallAndMemoryMatchTheConfiguration) {
 
 // The counts come from the simulated driver (info); the discovery adds none of NVIDIA's.
 TEST_P(AmdSim, ComputeCountsAreReported) {
-  const auto cfg = device::sim::load_config(GetParam());
+  const auto cfg = amd_config(GetParam());
   const Result& r = run(GetParam());
   const auto device = device::sim::open(GetParam());
   const auto info = model::make_info_report(device->info());
