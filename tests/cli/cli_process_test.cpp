@@ -17,17 +17,6 @@ bool host_has_gpu() {
   return has;
 }
 
-void expect_one_line_error(const ProcessResult& r, int code, const std::string& contains = {}) {
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, code) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
-  if (!contains.empty()) {
-    EXPECT_NE(r.err.find(contains), std::string::npos) << r.err;
-  }
-}
-
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

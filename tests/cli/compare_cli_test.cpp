@@ -77,10 +77,7 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
       {"compare", kGolden + "a100.json", kGolden + "h200.json", "--depth", "full"},
       {"compare"}};
   for (const auto& args : cases) {
-    const auto r = gputopo(args);
-    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
-    EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    expect_one_line_error(gputopo(args), 2);
   }
 }
 
@@ -156,10 +153,7 @@ TEST(FleetCli, WithoutThePluginOrWithOptionsThatDoNotApplyIsOneLine) {
         {"--fleet", "--sim", "toy", "-d", "all"},
         {"--fleet", "--sim", "toy", "--raw", temp_file("fleet-raw").string()},
         {"--fleet", "--sim", "toy", "--format", "markdown"}}) {
-    const auto r = gputopo(args);
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    expect_one_line_error(gputopo(args), 2);
   }
   ::setenv("GPUTOPO_MPI_PLUGIN", "/nonexistent/libgputopo_mpi.so", 1);
   const auto r = gputopo({"--fleet", "--sim", "toy", "-q"});

@@ -186,10 +186,7 @@ TEST(ReportCli, OptionsThatDoNotApplyAreOneLineAndExitTwo) {
       {"report", "/nonexistent/recording"},
       {"report", "-d", "all"}};
   for (const auto& args : cases) {
-    const auto r = gputopo(args);
-    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
-    EXPECT_EQ(r.err.rfind("gputopo: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    expect_one_line_error(gputopo(args), 2);
   }
 }
 
