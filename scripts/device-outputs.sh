@@ -3,6 +3,7 @@
 # docs/fleet.md).
 #   - gputopo report: the main job on GPU 0 as the HTML page (with --raw), its time, and the page
 #     again from that recording (the same plots);
+#   - the MT4G export and the Markdown summary of another run of the main job;
 #   - examples/tile_size built against the installed library, on GPU 0;
 #   - gputopo --fleet under mpirun (Open MPI carried in BIN_DIR/ompi.tgz, relocated with
 #     OPAL_PREFIX): rank 0 on GPU 0, rank 1 on the simulated H100 (MPMD).
@@ -28,6 +29,11 @@ for f in report.html report-replayed.html; do
   echo "$f: $(grep -o '<canvas data-plot=' "$out/$f" | wc -l) canvases, $(stat -c %s "$out/$f") B" \
     >> "$codes"
 done
+
+timeout 120 "$bin/gputopo" -q --format mt4g -o "$out/mt4g.json" > /dev/null 2> "$out/formats.err"
+echo "--format mt4g exit $?" >> "$codes"
+timeout 120 "$bin/gputopo" -q --format markdown > "$out/summary.md" 2>> "$out/formats.err"
+echo "--format markdown exit $?" >> "$codes"
 
 LD_LIBRARY_PATH="$bin/prefix/lib" timeout 120 "$bin/tile_size" --gpu 0 > "$out/tile_size.txt" \
   2> "$out/tile_size.err"

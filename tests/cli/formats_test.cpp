@@ -34,8 +34,7 @@ const json& mt4g() {
 }
 
 // What sys-sage's MT4G v1 parser reads without a check: a missing one makes it throw.
-TEST(Mt4gFormat, HoldsEverythingSysSageRequires) {
-  const json& m = mt4g();
+void expect_what_sys_sage_requires(const json& m) {
   for (const char* key : {"name", "vendor"}) EXPECT_TRUE(m["general"][key].is_string()) << key;
   EXPECT_TRUE(m["general"]["computeCapability"]["major"].is_number_integer());
   EXPECT_TRUE(m["general"]["clockRate"]["value"].is_number_integer());
@@ -54,7 +53,20 @@ TEST(Mt4gFormat, HoldsEverythingSysSageRequires) {
       EXPECT_TRUE(memory[level]["writeBandwidth"]["value"].is_number()) << level;
     }
   EXPECT_TRUE(memory["constant"]["totalConstMem"]["value"].is_number_integer());
-  EXPECT_TRUE(m["meta"]["simulated"].get<bool>());
+}
+
+TEST(Mt4gFormat, HoldsEverythingSysSageRequires) {
+  expect_what_sys_sage_requires(mt4g());
+  EXPECT_TRUE(mt4g()["meta"]["simulated"].get<bool>());
+}
+
+// The export of a real H100 (scripts/device-outputs.sh, docs/results/h100/outputs/).
+TEST(Mt4gFormat, H100ExportHoldsEverythingSysSageRequires) {
+  const json m =
+      json::parse(read_file(std::string(GPUTOPO_RESULTS_DIR) + "/h100/outputs/mt4g.json"));
+  expect_what_sys_sage_requires(m);
+  EXPECT_FALSE(m["meta"]["simulated"].get<bool>());
+  EXPECT_EQ(m["general"]["name"], "NVIDIA H100 80GB HBM3");
 }
 
 TEST(Mt4gFormat, CarriesGputoposValuesInMt4gsUnits) {
