@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the compute side (issue 14, docs/compute.md) shown on real hardware.
-#   - three runs of the compute probes (gputopo --only pipelines,sharedBanks), JSON and text, one
+#   - three runs of the compute probes (gputopo --only $PROBES, default pipelines,sharedBanks;
+#     PROBES=barriers for the barrier probe), JSON and text, one
 #     recorded with --raw so that it can be replayed here (gputopo analyze);
 #   - the SASS the binary holds for its compute kernels (cuobjdump -sass), its opcode counts
 #     (scripts/sass-opcodes.py), and whether they match tests/data/compute/sm_90.opcodes, the
@@ -18,7 +19,7 @@ gputopo=$bin/gputopo
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 mkdir -p "$out"
-probes=pipelines,sharedBanks
+probes=${PROBES:-pipelines,sharedBanks}
 
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,driver_version --format=csv,noheader \
   > "$out/nvidia-smi.csv" 2>&1
@@ -70,5 +71,5 @@ PY
   echo "== nvidia-smi"; cat "$out/nvidia-smi.csv"
   echo "== exit codes and wall times"; cat "$out/exit-codes.txt"
   echo "== SASS"; cat "$out/opcodes-check.txt"
-  echo "== three runs of the compute probes (pipelines, sharedBanks)"; cat "$out/summary.txt"
+  echo "== three runs of the compute probes ($probes)"; cat "$out/summary.txt"
 }

@@ -45,7 +45,10 @@ enum class ComputeOp : std::uint8_t {
   // bytes between a warp's lanes (0: every lane on one address), which sets the bank conflicts.
   LdShared32,  // ld.shared.u32     LDS
   LdShared64,  // ld.shared.v2.u32  LDS.64
+  // A block barrier and an add, so that the chain has a value (ptxas folds the adds: about one
+  // IMAD or VIADD per two barriers): the barrier probe's op (one chain per thread), not a pipeline.
+  BarSync,  // bar.sync 0 + add.u32  BAR.SYNC.DEFER_BLOCKING
 };
-inline constexpr int kComputeOpCount = 35;
+inline constexpr int kComputeOpCount = 36;
 
 }  // namespace gputopo::device

@@ -48,6 +48,7 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::MmaE5M2, "mmaE5m2", "QMMA", 1, "", 8, 9, 2 * 16 * 8 * 32, 9, kNoFp8Mma},
     {O::LdShared32, "ldShared32", "LDS", 1, "", 0, 0, 0, 0, ""},
     {O::LdShared64, "ldShared64", "LDS.64", 1, "VIMNMX", 0, 0, 0, 0, ""},
+    {O::BarSync, "barSync", "BAR.SYNC", 1, "", 0, 0, 0, 0, "", true},
 }};
 
 constexpr bool ordered() {
@@ -129,6 +130,8 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
            " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
   if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
+  if (o.barrier && r.ilp != 1)
+    return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
   const auto warp = static_cast<std::uint32_t>(info.warp_size() > 0 ? info.warp_size() : 32);
   const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block()) / warp;
   if (r.warps_per_block == 0 || r.warps_per_block > max_warps)

@@ -31,6 +31,9 @@ struct ComputeOpInfo {
   // and why.
   int lacking_major = 0;
   std::string_view lacking_why = {};
+  // A block barrier: timed by the barrier probe against the warps of a block, one chain per
+  // thread; the pipeline probe leaves it out.
+  bool barrier = false;
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);

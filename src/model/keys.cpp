@@ -62,7 +62,9 @@ constexpr std::array kCatalogue{&apiSize,
                                 &sharedBankWidth,
                                 &sharedConflictCycles,
                                 &sharedLoadLatency,
-                                &warpSchedulers};
+                                &warpSchedulers,
+                                &syncthreadsLatency,
+                                &syncthreadsBlockLatency};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

@@ -126,6 +126,11 @@ inline constexpr Key sharedLoadLatency{"sharedLoadLatency", "cycles", "compute",
                                        "a 4-byte shared load's step in a dependent chain"};
 inline constexpr Key warpSchedulers{"warpSchedulers", "", "compute",
                                     "warp schedulers (sub-partitions) per SM"};
+inline constexpr Key syncthreadsLatency{"syncthreadsLatency", "cycles", "compute",
+                                        "a __syncthreads of a one-warp block, in a chain"};
+inline constexpr Key syncthreadsBlockLatency{
+    "syncthreadsBlockLatency", "cycles", "compute",
+    "a __syncthreads of a block of the most warps, in a chain"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

@@ -260,12 +260,11 @@ TreeNode build_tree(const model::Report& r, bool full) {
   // A memory-side cache (AMD's MALL) serves every L2 miss: between device memory and the L2.
   // Drawn where one was found (a report without one says why under memory.mall).
   const model::Element* mall = element(r, "mall");
-  if (const Attribute* size = attr(mall, "size"); size && size->available())
+  if (const Attribute* size = attr(mall, "size"); size && size->available()) {
+    const std::string latency = named("latency", attr(mall, "latency"), full);
     root.children.push_back(
-        {"MALL",
-         "",
-         " " + value_text(size, full) + ": " + named("latency", attr(mall, "latency"), full),
-         {}});
+        {"MALL", "", " " + value_text(size, full) + (latency.empty() ? "" : ": " + latency), {}});
+  }
   if (auto tlb = tlb_node(r, full)) root.children.push_back(std::move(*tlb));
   root.children.push_back(l2_node(r, full));
   return root;

@@ -116,3 +116,22 @@ TEST(Tree, AmdLdsIsTheSmsSharedMemoryAndTheMallHangsUnderTheGpu) {
 
 }  // namespace
 }  // namespace gputopo::report
+
+namespace gputopo::report {
+namespace {
+
+// A memory-side cache whose latency was not measured (--only mall.size) is drawn without one.
+TEST(Tree, MemorySideCacheWithOrWithoutItsLatency) {
+  model::Report r = small_gpu();
+  model::Element mall{"mall", {}};
+  mall.attributes.emplace_back("size", Attribute::measured(256.0 * 1024 * 1024, "B", "test", 1));
+  r.memory.push_back(mall);
+  EXPECT_NE(drawn(r, false).find("\n  MALL 256 MiB\n"), std::string::npos) << drawn(r, false);
+  r.memory.back().attributes.emplace_back("latency",
+                                          Attribute::measured(520.0, "cycles", "test", 1));
+  EXPECT_NE(drawn(r, false).find("\n  MALL 256 MiB: latency 520 cycles\n"), std::string::npos)
+      << drawn(r, false);
+}
+
+}  // namespace
+}  // namespace gputopo::report

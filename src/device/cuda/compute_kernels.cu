@@ -53,10 +53,14 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
 #pragma unroll
       for (int j = 0; j < Ilp; ++j) S::step(chain[j], o);
     }
-    if (trip % kDeadlineTrips == kDeadlineTrips - 1 &&
-        read_globaltimer() - start_ns > args.deadline_ns) {
-      late = true;
-      break;
+    if (trip % kDeadlineTrips == kDeadlineTrips - 1) {
+      bool over = read_globaltimer() - start_ns > args.deadline_ns;
+      // A barrier op stops for the whole block or not at all: a thread alone at bar.sync waits.
+      if constexpr (kBlockUniform<Op>) over = __syncthreads_or(over) != 0;
+      if (over) {
+        late = true;
+        break;
+      }
     }
   }
   const std::uint64_t end = read_clock64();

@@ -128,6 +128,13 @@ GPUTOPO_STEP(Vote, U32Chain,
                           : "+r"(x)
                           : "r"(o.u2)))
 GPUTOPO_STEP(Match, U32Chain, asm volatile("match.any.sync.b32 %0, %0, -1;" : "+r"(x)))
+// Every thread of the block meets at the barrier, then adds: the add keeps a value in the chain.
+GPUTOPO_STEP(BarSync, U32Chain,
+             asm volatile("bar.sync 0;\n\tadd.u32 %0, %0, %1;"
+                          : "+r"(x)
+                          : "r"(o.u1)
+                          : "memory"))
+
 #undef GPUTOPO_STEP
 
 // Atomics chain through the value added: the next atomic adds what the previous one returned.
@@ -275,5 +282,10 @@ GPUTOPO_MMA_ABSENT(MmaE5M2)
 #endif
 #undef GPUTOPO_MMA4
 #undef GPUTOPO_MMA_ABSENT
+
+// Ops whose steps every thread of a block must take alike: the kernel decides to stop at its
+// deadline for the whole block at once.
+template <ComputeOp Op>
+inline constexpr bool kBlockUniform = Op == ComputeOp::BarSync;
 
 }  // namespace gputopo::device::cuda

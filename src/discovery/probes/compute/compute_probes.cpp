@@ -1,6 +1,7 @@
 #include "discovery/probes/compute/compute_probes.hpp"
 
 #include "discovery/probes/compute/bank_probe.hpp"
+#include "discovery/probes/compute/barrier_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/scheduler_probe.hpp"
 
@@ -10,6 +11,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_pipeline_probe());
   probes.push_back(make_bank_probe());
   probes.push_back(make_scheduler_probe());
+  probes.push_back(make_barrier_probe());
 }
 
 }  // namespace gputopo::discovery
