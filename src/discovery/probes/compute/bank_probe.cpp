@@ -6,6 +6,7 @@
 
 #include "device/compute_request.hpp"
 #include "discovery/context.hpp"
+#include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
 
@@ -134,20 +135,14 @@ class BankProbe final : public Probe {
 
   void run(Context& ctx) override {
     const auto& patterns = bank_patterns();
-    device::ComputeBatch batch;
-    for (int rep = 0; rep < kPipelineRepeats; ++rep)
-      for (const auto& p : patterns)
-        for (const std::uint32_t steps : {kLatencyShortSteps, kLatencyLongSteps})
-          batch.requests.push_back({op_for(p.access_bytes), steps, 1, 1, 1, p.stride_bytes});
-    device::ComputeBatchResult r;
-    ctx.expect_batches(1);
-    try {
-      r = ctx.compute(batch);
-    } catch (const device::Error& e) {
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-      put_all_unavailable(ctx, e.what());
-      return;
-    }
+    std::vector<device::ComputeRequest> items;
+    for (const auto& p : patterns)
+      items.push_back({op_for(p.access_bytes), kLatencyShortSteps, 1, 1, 1, p.stride_bytes});
+    std::string why;
+    const auto result = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps), why);
+    if (!result) return put_all_unavailable(ctx, why);
+    const device::ComputeBatchResult& r = *result;
 
     Measured m = costs(r, patterns);
     auto& [cycles, rows, confidence] = m;

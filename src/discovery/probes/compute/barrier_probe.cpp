@@ -6,6 +6,7 @@
 
 #include "device/compute_request.hpp"
 #include "discovery/context.hpp"
+#include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
 
@@ -34,19 +35,14 @@ class BarrierProbe final : public Probe {
 
   void run(Context& ctx) override {
     const auto warps = barrier_warp_counts(ctx.info());
-    device::ComputeBatch batch;
-    for (int rep = 0; rep < kPipelineRepeats; ++rep)
-      for (const std::uint32_t w : warps)
-        for (const std::uint32_t steps : {kLatencyShortSteps, kLatencyLongSteps})
-          batch.requests.push_back({device::ComputeOp::BarSync, steps, 1, w, 1, std::nullopt});
-    device::ComputeBatchResult r;
-    ctx.expect_batches(1);
-    try {
-      r = ctx.compute(batch);
-    } catch (const device::Error& e) {
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-      return unavailable(ctx, e.what());
-    }
+    std::vector<device::ComputeRequest> items;
+    for (const std::uint32_t w : warps)
+      items.push_back({device::ComputeOp::BarSync, kLatencyShortSteps, 1, w, 1, std::nullopt});
+    std::string why;
+    const auto result = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps), why);
+    if (!result) return unavailable(ctx, why);
+    const device::ComputeBatchResult& r = *result;
     std::vector<Slope> slopes;
     model::Json table = model::Json::array();
     for (std::size_t k = 0; k < warps.size(); ++k) {

@@ -6,6 +6,7 @@
 
 #include "device/compute_request.hpp"
 #include "discovery/context.hpp"
+#include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
 
@@ -80,20 +81,16 @@ class SchedulerProbe final : public Probe {
     const auto warp = static_cast<std::uint32_t>(std::max(info.warp_size(), 1));
     const std::uint32_t warps = std::clamp<std::uint32_t>(
         static_cast<std::uint32_t>(info.max_threads_per_block()) / warp, 1, kMaxWarps);
-    device::ComputeBatch batch;
-    for (int rep = 0; rep < kPipelineRepeats; ++rep)
-      for (std::uint32_t w = 1; w <= warps; ++w)
-        for (const std::uint32_t steps : {kThroughputShortSteps, kThroughputLongSteps})
-          batch.requests.push_back(
-              {device::ComputeOp::FFma32, steps, kThroughputIlp, w, 1, std::nullopt});
-    device::ComputeBatchResult r;
-    ctx.expect_batches(1);
-    try {
-      r = ctx.compute(batch);
-    } catch (const device::Error& e) {
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-      return unavailable(ctx, e.what(), nullptr);
-    }
+    std::vector<device::ComputeRequest> items;
+    for (std::uint32_t w = 1; w <= warps; ++w)
+      items.push_back(
+          {device::ComputeOp::FFma32, kThroughputShortSteps, kThroughputIlp, w, 1, std::nullopt});
+    std::string why;
+    const auto result = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kThroughputShortSteps, kThroughputLongSteps),
+        why);
+    if (!result) return unavailable(ctx, why, nullptr);
+    const device::ComputeBatchResult& r = *result;
     std::vector<double> cycles;
     double repeats_agree = 1;
     for (std::uint32_t w = 1; w <= warps; ++w) {
