@@ -48,7 +48,12 @@ enum class ComputeOp : std::uint8_t {
   // A block barrier and an add, so that the chain has a value (ptxas folds the adds: about one
   // IMAD or VIADD per two barriers): the barrier probe's op (one chain per thread), not a pipeline.
   BarSync,  // bar.sync 0 + add.u32  BAR.SYNC.DEFER_BLOCKING
+  // Divergence: every lane loops over `arg` paths (a power of two up to 32) and runs 16 dependent
+  // FFMAs on the path that is its own: lane & (arg - 1) (Spread) or one path for all (Uniform). The
+  // divergence probe's ops, one chain per thread: Spread less Uniform is the paths' serialization.
+  DivergeSpread,   // FFMA x 16 under a branch in a loop
+  DivergeUniform,  // the same, every lane on one path
 };
-inline constexpr int kComputeOpCount = 36;
+inline constexpr int kComputeOpCount = 38;
 
 }  // namespace gputopo::device

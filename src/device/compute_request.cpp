@@ -49,6 +49,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::LdShared32, "ldShared32", "LDS", 1, "", 0, 0, 0, 0, ""},
     {O::LdShared64, "ldShared64", "LDS.64", 1, "VIMNMX", 0, 0, 0, 0, ""},
     {O::BarSync, "barSync", "BAR.SYNC", 1, "", 0, 0, 0, 0, "", true},
+    {O::DivergeSpread, "divergeSpread", "FFMA", 16, "", 0, 0, 0, 0, "", true},
+    {O::DivergeUniform, "divergeUniform", "FFMA", 16, "", 0, 0, 0, 0, "", true},
 }};
 
 constexpr bool ordered() {
@@ -130,7 +132,7 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
            " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
   if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
-  if (o.barrier && r.ilp != 1)
+  if (o.own_probe && r.ilp != 1)
     return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
   const auto warp = static_cast<std::uint32_t>(info.warp_size() > 0 ? info.warp_size() : 32);
   const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block()) / warp;
@@ -142,6 +144,10 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
     if (arg % access != 0 || arg > kMaxSharedStride)
       return std::string(o.name) + ": arg (the lanes' stride in bytes) must be a multiple of " +
              std::to_string(access) + " up to " + std::to_string(kMaxSharedStride) + ", got " +
+             std::to_string(arg);
+  } else if (diverge_op(r.op)) {
+    if (arg == 0 || arg > 32 || (arg & (arg - 1)) != 0)
+      return std::string(o.name) + ": arg (the paths) must be a power of two from 1 to 32, got " +
              std::to_string(arg);
   } else if (arg != 0) {
     return std::string(o.name) + " takes no arg, got " + std::to_string(arg);

@@ -31,9 +31,9 @@ struct ComputeOpInfo {
   // and why.
   int lacking_major = 0;
   std::string_view lacking_why = {};
-  // A block barrier: timed by the barrier probe against the warps of a block, one chain per
-  // thread; the pipeline probe leaves it out.
-  bool barrier = false;
+  // Timed by a probe of its own (barriers, divergence), one chain per thread; the pipeline probe
+  // leaves it out.
+  bool own_probe = false;
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);
@@ -51,6 +51,10 @@ inline constexpr std::uint32_t kMaxComputeBlocks = 4096;
 // Shared-memory load ops: the largest stride between lanes (32 lanes x 1024 B fit the 48 KiB a
 // block gets without opt-in).
 inline constexpr std::uint32_t kMaxSharedStride = 1024;
+// The divergence ops, whose arg is the paths of a warp.
+inline bool diverge_op(ComputeOp op) {
+  return op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform;
+}
 // Bytes one lane's shared-memory load reads (4 or 8), or 0 for an op that is no such load.
 std::uint32_t shared_access_bytes(ComputeOp op);
 // The shared-memory passes (wavefronts) one warp's load takes when lane l reads `access_bytes` at

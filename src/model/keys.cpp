@@ -64,7 +64,8 @@ constexpr std::array kCatalogue{&apiSize,
                                 &sharedLoadLatency,
                                 &warpSchedulers,
                                 &syncthreadsLatency,
-                                &syncthreadsBlockLatency};
+                                &syncthreadsBlockLatency,
+                                &divergenceCyclesPerPath};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

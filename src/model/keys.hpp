@@ -131,6 +131,9 @@ inline constexpr Key syncthreadsLatency{"syncthreadsLatency", "cycles", "compute
 inline constexpr Key syncthreadsBlockLatency{
     "syncthreadsBlockLatency", "cycles", "compute",
     "a __syncthreads of a block of the most warps, in a chain"};
+inline constexpr Key divergenceCyclesPerPath{
+    "divergenceCyclesPerPath", "cycles", "compute",
+    "what one more distinct path among a warp's lanes adds to a branch"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

@@ -61,7 +61,7 @@ TEST(BarrierSim, ABarrierRunsOneChainPerThreadAndThePipelinesLeaveItOut) {
   EXPECT_NE(device::compute_problem(r, h100)->find("ilp 1"), std::string::npos);
   r.ilp = 1;
   EXPECT_FALSE(device::compute_problem(r, h100));
-  EXPECT_TRUE(device::op_info(device::ComputeOp::BarSync).barrier);
+  EXPECT_TRUE(device::op_info(device::ComputeOp::BarSync).own_probe);
   const Result p = testing::discover_config(device::sim::load_config("h100-sxm"), {"pipelines"}, 5);
   EXPECT_EQ(model::find(p.compute, "barSyncLatency"), nullptr);
 }

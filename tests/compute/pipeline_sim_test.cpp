@@ -48,7 +48,7 @@ void expect_table(const Result& r, const SimConfig& config) {
   ASSERT_NE(all, nullptr);
   ASSERT_TRUE(all->available()) << all->reason;
   for (const device::ComputeOp op : device::all_compute_ops()) {
-    if (device::op_info(op).barrier) continue;  // the barrier probe's (barrier_sim_test.cpp)
+    if (device::op_info(op).own_probe) continue;  // barrier_sim_test.cpp, divergence_sim_test.cpp
     const auto& truth = config.compute->pipeline(op);
     const std::string name(device::to_string(op));
     const auto* lat = model::find(r.compute, latency_key(name));

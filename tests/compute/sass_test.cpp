@@ -57,6 +57,8 @@ TEST(ComputeSass, EveryKernelKeepsEveryTimedStep) {
     // An op sm_90 lacks (FP8 mma.sync) compiles to a placeholder there, which the host refuses.
     if (!has_op(sm90, op)) continue;
     for (const int ilp : kIlps) {
+      // Barrier and divergence ops run one chain per thread: their other kernels never run.
+      if (info.own_probe && ilp > 1) continue;
       const auto it = kernels.find({static_cast<int>(op), ilp});
       ASSERT_NE(it, kernels.end()) << info.name << " ilp " << ilp << " has no listing";
       const int steps = static_cast<int>(kUnroll) * ilp;

@@ -283,6 +283,28 @@ GPUTOPO_MMA_ABSENT(MmaE5M2)
 #undef GPUTOPO_MMA4
 #undef GPUTOPO_MMA_ABSENT
 
+// Every lane loops over the arg paths and runs 16 dependent FFMAs on its own one: lane & (arg - 1)
+// when Spread, one path for every lane otherwise. FFMAs, unlike integer adds, are not folded.
+template <bool Spread>
+struct DivergeChain : F32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) {
+    // The same expression from a runtime word either way, so that both compile to the same loop:
+    // the lane's index (Spread), or u1, whose low bits are 1 (every lane on one path).
+    const std::uint32_t mine = ((Spread ? o.thread : o.u1) & 31) & (o.arg - 1);
+    for (std::uint32_t p = 0; p < o.arg; ++p) {
+      if (p == mine) {
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+          asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(o.f1), "f"(o.f2));
+      }
+    }
+  }
+};
+template <>
+struct OpStep<ComputeOp::DivergeSpread> : DivergeChain<true> {};
+template <>
+struct OpStep<ComputeOp::DivergeUniform> : DivergeChain<false> {};
+
 // Ops whose steps every thread of a block must take alike: the kernel decides to stop at its
 // deadline for the whole block at once.
 template <ComputeOp Op>

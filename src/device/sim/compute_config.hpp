@@ -29,6 +29,7 @@ struct ComputeSpec {
   double overhead_cycles = 0;       // added to every timed span (clock reads, loop set-up)
   double jitter_cycles = 0;         // standard deviation of a timed span's noise
   double trip_overhead_cycles = 0;  // added per loop trip to the issue of every warp
+  double branch_cycles = 8;         // a divergence op's loop and branch, per path
   std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
 
   const std::optional<PipelineSpec>& pipeline(ComputeOp op) const {

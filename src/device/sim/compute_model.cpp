@@ -18,6 +18,14 @@ ComputeResult model_compute(const SimConfig& config, const ComputeRequest& reque
     p.per_clk_per_sm /= passes;
   }
   const ComputeOpInfo& op = op_info(request.op);
+  if (diverge_op(request.op)) {
+    // A step runs the body of every path a lane of the warp is on, one after another, and a
+    // branch per path of the loop: written as the latency of one of the step's instructions.
+    const double paths = request.arg.value_or(1);
+    const double bodies = request.op == ComputeOp::DivergeSpread ? paths : 1.0;
+    p.latency_cycles =
+        (bodies * op.per_step * p.latency_cycles + paths * c.branch_cycles) / op.per_step;
+  }
   const double steps = request.chain_length;
   const double per_step = op.per_step;
   const double instructions_per_step = per_step + (op.extra.empty() ? 0.0 : 1.0);

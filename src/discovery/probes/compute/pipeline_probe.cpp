@@ -70,7 +70,7 @@ class PipelineProbe final : public Probe {
     const auto& info = ctx.info();
     std::vector<ComputeOp> ops;
     for (const ComputeOp op : device::all_compute_ops()) {
-      if (device::op_info(op).barrier) continue;  // the barrier probe's
+      if (device::op_info(op).own_probe) continue;  // the barrier or divergence probe's
       if (device::has_op(info, op)) {
         ops.push_back(op);
       } else if (device::op_info(op).warp_flops > 0) {

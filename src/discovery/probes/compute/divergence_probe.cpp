@@ -1,0 +1,87 @@
+#include "discovery/probes/compute/divergence_probe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/least_squares.hpp"
+#include "device/compute_request.hpp"
+#include "discovery/context.hpp"
+#include "discovery/probes/compute/compute_batch.hpp"
+#include "discovery/probes/compute/pipeline_probe.hpp"
+#include "discovery/probes/compute/slope.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+constexpr std::uint32_t kDivergeShortSteps = 32;
+constexpr std::uint32_t kDivergeLongSteps = 128;
+constexpr std::uint32_t kDivergePaths[] = {1, 2, 4, 8, 16, 32};
+// The line is fitted from four paths on: below, what a path costs depends on how ptxas unrolled
+// the loop over the paths (on the H100 the second path costs 168 cycles, the next ones 90 to 107).
+constexpr std::uint32_t kDivergeFitFrom = 4;
+
+class DivergenceProbe final : public Probe {
+ public:
+  DivergenceProbe() : Probe("divergence", {}, {}) {}
+
+  void run(Context& ctx) override {
+    std::vector<device::ComputeRequest> items;
+    for (const std::uint32_t k : kDivergePaths)
+      for (const auto op : {device::ComputeOp::DivergeSpread, device::ComputeOp::DivergeUniform})
+        items.push_back({op, kDivergeShortSteps, 1, 1, 1, k});
+    std::string why;
+    const auto r = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kDivergeShortSteps, kDivergeLongSteps), why);
+    if (!r) {
+      ctx.put_compute(model::keys::divergenceCyclesPerPath,
+                      model::Attribute::unavailable(model::Source::Measured, "cycles", why));
+      return;
+    }
+    std::vector<double> x, y;  // extra paths, extra cycles, from kDivergeFitFrom paths on
+    double confidence = 1;
+    model::Json table = model::Json::array();
+    for (std::size_t i = 0; i < std::size(kDivergePaths); ++i) {
+      const Slope spread = item_slope(*r, 2 * i, items.size(), kPipelineRepeats, kDivergeShortSteps,
+                                      kDivergeLongSteps);
+      const Slope uniform = item_slope(*r, 2 * i + 1, items.size(), kPipelineRepeats,
+                                       kDivergeShortSteps, kDivergeLongSteps);
+      const double extra = spread.value - uniform.value;
+      if (kDivergePaths[i] >= kDivergeFitFrom) {
+        x.push_back(kDivergePaths[i] - 1.0);
+        y.push_back(extra);
+      }
+      confidence = std::min({confidence, spread.confidence, uniform.confidence});
+      table.push_back({{"paths", kDivergePaths[i]},
+                       {"spreadCycles", spread.value},
+                       {"uniformCycles", uniform.value},
+                       {"extraCycles", extra}});
+    }
+    // extra = first + per_path x (k - 1): the first divergence may cost more than later paths.
+    const auto fit = analysis::least_squares_line(x, y);
+    double worst = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      worst = std::max(worst, std::abs(y[i] - (fit.intercept + fit.slope * x[i])) /
+                                  std::max(std::abs(y[i]), 1e-9));
+    confidence = std::min(confidence, agreement(worst));
+    auto a = model::Attribute::measured(
+        fit.slope, "cycles",
+        "one warp; each lane loops over k paths (k = 1 to 32) and runs 16 dependent FFMAs on "
+        "its own, lane & (k - 1), under a branch; cycles per step over chains of 32 and 128 steps, "
+        "the median of 5 repeats; the same loop with every lane on one path subtracted; the "
+        "slope of the difference against k - 1 from 4 paths on",
+        confidence);
+    a.interval = model::Interval{fit.slope * (1 - worst), fit.slope * (1 + worst)};
+    a.evidence = {{"byPaths", table},
+                  {"firstDivergenceCycles", fit.intercept},
+                  {"worstRelativeResidual", worst}};
+    ctx.put_compute(model::keys::divergenceCyclesPerPath, std::move(a));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_divergence_probe() { return std::make_unique<DivergenceProbe>(); }
+
+}  // namespace gputopo::discovery
