@@ -1,8 +1,7 @@
 #include <atomic>
 
 #include "api/report_data.hpp"
-#include "device/cuda/backend.hpp"
-#include "device/hip/backend.hpp"
+#include "device/gpu_open.hpp"
 #include "device/record/replay.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
@@ -81,15 +80,7 @@ Device::~Device() = default;
 Device Device::gpu(int index) {
   return translated([&] {
     auto impl = std::make_unique<Impl>();
-    if (!device::hip::built()) {
-      impl->device = device::cuda::open(index);
-    } else {
-      try {
-        impl->device = device::cuda::open(index);
-      } catch (const device::Error&) {
-        impl->device = device::hip::open(index);
-      }
-    }
+    impl->device = device::open_gpu(index);
     return Device(std::move(impl));
   });
 }

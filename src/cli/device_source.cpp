@@ -2,6 +2,7 @@
 
 #include "cli/host_source.hpp"
 #include "device/cuda/backend.hpp"
+#include "device/gpu_open.hpp"
 #include "device/hip/backend.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
@@ -11,6 +12,8 @@
 
 namespace gputopo::cli {
 namespace {
+
+using device::no_gpu;
 
 // GPU -d N of a simulated host.
 std::unique_ptr<device::Device> open_host_gpu(const std::string& host, const Options& o) {
@@ -45,10 +48,6 @@ std::unique_ptr<device::Device> open_sim(const std::string& preset_or_file, cons
   }
 }
 
-bool no_gpu(const device::Error& e) {
-  return e.kind() == device::Error::Kind::NoDriver || e.kind() == device::Error::Kind::NoDevice;
-}
-
 // True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU):
 // no NVIDIA GPU, and no AMD GPU where this build has the HIP backend.
 bool no_gpu_here(std::string& why) {
@@ -60,21 +59,6 @@ bool no_gpu_here(std::string& why) {
   } catch (const device::Error& e) {
     why += std::string("; AMD: ") + e.what();
     return no_gpu(e);
-  }
-}
-
-// The CUDA backend; where it finds no NVIDIA GPU and this build has the HIP backend, HIP.
-std::unique_ptr<device::Device> open_gpu(int index) {
-  if (!device::hip::built()) return device::cuda::open(index);
-  try {
-    return device::cuda::open(index);
-  } catch (const device::Error& e) {
-    if (!no_gpu(e)) throw;
-    try {
-      return device::hip::open(index);
-    } catch (const device::Error& h) {
-      throw device::Error(h.kind(), std::string(e.what()) + "; AMD: " + h.what());
-    }
   }
 }
 
@@ -115,7 +99,7 @@ OpenedDevice open_device(const Options& o, bool fall_back_to_sim, std::ostream& 
     opened.device = open_sim(kFallbackPreset, o);
     opened.sim = kFallbackPreset;
   } else {
-    opened.device = open_gpu(o.device);
+    opened.device = device::open_gpu(o.device);
   }
   if (o.raw_dir) {
     try {

@@ -68,8 +68,8 @@ void add_series(Plot& plot, XAxis axis, const std::vector<const model::Sweep*>& 
     std::stable_sort(s->xy.begin(), s->xy.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     thin(s->xy, max_points);
-    plot.points += s == &median ? s->xy.size() : 0;
   }
+  plot.points += median.xy.size();
   plot.series.push_back(std::move(median));
   plot.series.push_back(std::move(high));
 }
