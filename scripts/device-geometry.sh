@@ -26,9 +26,10 @@ python3 - "$out" "$runs" > "$out/summary.txt" 2>&1 <<'PY'
 import json, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 keys = ["lineSize", "fetchGranularity", "sectorSize", "size", "segmentSize", "associativity",
-        "sets", "indexFunction", "replacementPolicy", "sectorsPerLine", "missFill", "writePolicy"]
+        "sets", "indexFunction", "replacementPolicy", "sectorsPerLine", "missFill", "writePolicy",
+        "writeAllocate"]
 geometry = {"associativity", "sets", "indexFunction", "replacementPolicy", "sectorsPerLine",
-            "missFill", "writePolicy"}
+            "missFill", "writePolicy", "writeAllocate"}
 for depth in ("quick", "full"):
     reports = []
     for i in range(1, runs + 1):
@@ -43,7 +44,8 @@ for depth in ("quick", "full"):
         print(f"  duration {r['run'].get('durationSeconds', 0):.2f} s, status {r['run'].get('status')}")
     print("  -- geometry phases (seconds per run)")
     names = [p["name"] for p in reports[0]["run"].get("phases", [])
-             if p["name"].endswith((".geometry", ".sectors", ".writePolicy"))]
+             if p["name"].endswith((".geometry", ".sectors", ".writePolicy", ".stores"))
+             or p["name"] == "l2Segments"]
     for n in names:
         secs = []
         for r in reports:
@@ -60,6 +62,17 @@ for depth in ("quick", "full"):
             shown = vals[0] if vals[0] is not None else "(none) " + \
                 reports[0]["memory"][element][k].get("reason", "")[:110]
             print(f"  {element}.{k:18s} {'identical' if same else 'DIFFER ' + json.dumps(vals)[:80]:10s} {shown}")
+    print("  -- near L2 segments (compute.nearL2Segments)")
+    for r in reports:
+        a = r["compute"].get("nearL2Segments", {})
+        ev = a.get("evidence") or {}
+        print(f"  {a.get('value')} conf {a.get('confidence')} segmentOfGpc {ev.get('segmentOfGpc')} "
+              f"groups {ev.get('groups')} {a.get('reason', '')[:120]}")
+    print("  -- store tests (evidence of the first run)")
+    for element in ("l1", "l2"):
+        for k in ("writeAllocate", "writePolicy"):
+            ev = reports[0]["memory"].get(element, {}).get(k, {}).get("evidence")
+            print(f"  {element}.{k}: {json.dumps(ev)}")
     print("  -- evidence of the first run")
     for element, attrs in reports[0]["memory"].items():
         a = attrs.get("associativity") or {}

@@ -57,6 +57,30 @@ std::optional<std::string> chain_problem(const ChaseRequest& r) {
   return std::nullopt;
 }
 
+std::string_view to_string(Warmup w) {
+  switch (w) {
+    case Warmup::Load:
+      return "load";
+    case Warmup::Store:
+      return "store";
+    case Warmup::LoadStore:
+      return "loadStore";
+  }
+  return "unknown";
+}
+
+std::optional<std::string> warmup_problem(const ChaseRequest& r) {
+  if (warmup_of(r) == Warmup::Load) return std::nullopt;
+  if (r.space != Space::L1 && r.space != Space::L2)
+    return std::string("warm-up stores need the L1 or L2 space");
+  if (r.pattern != Pattern::Strided) return std::string("warm-up stores need the strided pattern");
+  if (chain_timed(r)) return std::string("warm-up stores need per-load timing");
+  if (r.stride_bytes % 32 != 0)
+    return "warm-up stores write whole 32-byte sectors: the stride must be a multiple of 32, got " +
+           std::to_string(r.stride_bytes);
+  return std::nullopt;
+}
+
 std::optional<std::string> sequence_problem(const ChaseRequest& r) {
   if (r.pattern != Pattern::Sequence) {
     if (!r.sequence.empty()) return std::string("only a sequence pattern lists a sequence");

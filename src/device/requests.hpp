@@ -52,6 +52,19 @@ enum class Timing : std::uint8_t {
 inline constexpr std::uint32_t kChainSegmentLoads = 256;
 std::string_view to_string(Timing t);
 
+// What the untimed warm-up passes of a chase do to each chased element.
+enum class Warmup : std::uint8_t {
+  Load,  // load it through the space (the default)
+  // One pass writing each element's 32-byte sector with plain global stores (st.global.wb): the
+  // element's own link, zeros in the sector's other words. Nothing is loaded, so the timed loads
+  // show whether a store brought the line into a cache (write-allocate).
+  Store,
+  // `warmup_passes` load passes, then one store pass as above: the timed loads show whether a
+  // store that hits a line keeps it.
+  LoadStore,
+};
+std::string_view to_string(Warmup w);
+
 // One fine-grained pointer chase. The array of `array_bytes` holds array_bytes / stride_bytes
 // chased elements. `warmup_passes` full passes run untimed, then `recorded_loads` loads are timed
 // (one by one, or as a chain), continuing around the cycle.
@@ -75,12 +88,18 @@ struct ChaseRequest {
   // starts at element 0). A sequence is timed per load and has no warm-up passes: every load it
   // needs, warming ones included, is listed and recorded.
   std::vector<std::uint64_t> sequence;
+  // nullopt: Warmup::Load. Stores need a plain chase (not interference) in the L1 or L2 space,
+  // the strided pattern, per-load timing and a stride of whole 32-byte sectors.
+  std::optional<Warmup> warmup;
 };
+inline Warmup warmup_of(const ChaseRequest& r) { return r.warmup.value_or(Warmup::Load); }
 inline bool chain_timed(const ChaseRequest& r) { return r.timing == Timing::Chain; }
 // Why a chain-timed request cannot run (both backends refuse it with this), or nullopt.
 std::optional<std::string> chain_problem(const ChaseRequest& r);
 // Why a Pattern::Sequence request (or a sequence on another pattern) cannot run, or nullopt.
 std::optional<std::string> sequence_problem(const ChaseRequest& r);
+// Why a request's warm-up stores cannot run, or nullopt (every backend refuses it with this).
+std::optional<std::string> warmup_problem(const ChaseRequest& r);
 inline constexpr std::uint32_t kMaxRegion = 63;
 // Arrays start 2 MiB-aligned; region k of a request starts k aligned array sizes past region 0.
 inline constexpr std::uint64_t kArrayAlignment = std::uint64_t{2} << 20;
@@ -107,7 +126,10 @@ struct InterferenceRequest {
   enum class Placement : std::uint8_t {
     SameThread,  // A and B on one thread (e.g. two spaces: sharing tests)
     TwoThreads,  // A and B on two threads of one block (amount tests)
-    TwoSms,      // A on SM `sm`, B on SM `sm_b`, in two blocks (caches shared among SMs)
+    // A on SM `sm`, B on SM `sm_b`, in two blocks (caches shared among SMs: AMD's, the L2's
+    // segments). Each block may warm its array with all its threads, so the order of the loads
+    // within a warm-up pass is not kept; A and B chase one space.
+    TwoSms,
   };
   ChaseRequest a;
   ChaseRequest b;

@@ -109,13 +109,19 @@ inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly
                                     "lineSize / sector (the smallest fetch)"};
 inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
                               "what a miss brings in: sector, line, or n sectors"};
-inline constexpr Key writePolicy{"writePolicy", "", "l1, l2",
-                                 "write-back or write-through (stores against device memory)"};
+inline constexpr Key writePolicy{
+    "writePolicy", "", "l1, l2",
+    "write-back or write-through (l2: store bandwidth; l1: whether stores reach the L2 at once)"};
+inline constexpr Key writeAllocate{"writeAllocate", "", "l1, l2",
+                                   "whether a store that misses brings its line in"};
 // Measured compute values (the compute section).
 inline constexpr Key tpcCount{"tpcCount", "", "compute", "TPCs"};
 inline constexpr Key smsPerTpc{"smsPerTpc", "", "compute", "SMs per TPC"};
 inline constexpr Key gpcCount{"gpcCount", "", "compute", "GPCs"};
 inline constexpr Key smsPerGpc{"smsPerGpc", "", "compute", "SMs per GPC, per GPC"};
+inline constexpr Key nearL2Segments{
+    "nearL2Segments", "", "compute",
+    "L2 segments the SMs load through (which: evidence.segmentOfSm, segmentOfGpc)"};
 inline constexpr Key pipelines{"pipelines", "", "compute",
                                "the ops the pipeline probe measured, with the whole table"};
 inline constexpr Key sharedBankCount{"sharedBankCount", "banks", "compute", "shared-memory banks"};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -139,7 +140,9 @@ std::string count_text(std::size_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
-std::vector<TreeNode> compute_nodes(const model::Report& r, bool full) {
+// The GPC nodes of the SMs in `only` (every SM where null).
+std::vector<TreeNode> compute_nodes(const model::Report& r, bool full,
+                                    const std::set<int>* only = nullptr) {
   const Attribute* sm_count = model::find(r.compute, "smCount");
   const int sms = sm_count && sm_count->value.is_number_integer() ? sm_count->value.get<int>() : 0;
   const Attribute* tpc_attr = model::find(r.compute, "tpcCount");
@@ -151,15 +154,19 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full) {
 
   std::vector<TreeNode> out;
   std::set<int> placed;
+  const auto wanted = [&](int s) { return !only || only->count(s) > 0; };
   for (std::size_t g = 0; g < gpcs.size(); ++g) {
-    TreeNode node{"GPC", std::to_string(g), " (" + count_text(gpcs[g].size(), "SM") + ")",
-                  tpc_nodes(gpcs[g], tpcs, sm)};
     placed.insert(gpcs[g].begin(), gpcs[g].end());
+    std::vector<int> members;
+    std::copy_if(gpcs[g].begin(), gpcs[g].end(), std::back_inserter(members), wanted);
+    if (members.empty()) continue;
+    TreeNode node{"GPC", std::to_string(g), " (" + count_text(members.size(), "SM") + ")",
+                  tpc_nodes(members, tpcs, sm)};
     out.push_back(std::move(node));
   }
   std::vector<int> unplaced;
   for (int s = 0; s < sms; ++s)
-    if (!placed.count(s)) unplaced.push_back(s);
+    if (!placed.count(s) && wanted(s)) unplaced.push_back(s);
   if (unplaced.empty()) return out;
   // The compact form keeps the reason's first clause; the full form all of it.
   std::string reason = gpc_attr ? gpc_attr->reason : "";
@@ -176,6 +183,20 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full) {
                 tpc_nodes(unplaced, tpcs, sm)};
   if (!tpc_attr) node.children.insert(node.children.begin(), note("TPCs: not measured"));
   out.push_back(std::move(node));
+  return out;
+}
+
+// The SMs of each near L2 segment (compute.nearL2Segments), -1 for SMs not tested; empty where
+// not measured.
+std::map<int, std::set<int>> sms_by_segment(const model::Report& r) {
+  std::map<int, std::set<int>> out;
+  const Attribute* near = model::find(r.compute, "nearL2Segments");
+  if (!near || !near->available() || !near->evidence.is_object() ||
+      !near->evidence.contains("segmentOfSm"))
+    return out;
+  const auto& of_sm = near->evidence["segmentOfSm"];
+  for (std::size_t s = 0; s < of_sm.size(); ++s)
+    out[of_sm[s].is_number_integer() ? of_sm[s].get<int>() : -1].insert(static_cast<int>(s));
   return out;
 }
 
@@ -197,11 +218,31 @@ TreeNode l2_node(const model::Report& r, bool full) {
       "L2", "", " " + value_text(size, full) + (details.empty() ? "" : ": " + details), {}};
   const bool several = !segments || !segments->available() || !segments->value.is_number() ||
                        segments->value.get<double>() > 1;
-  if (l2 && several)
+  const auto by_segment = sms_by_segment(r);
+  if (l2 && several && by_segment.empty()) {
+    const Attribute* near = model::find(r.compute, "nearL2Segments");
     node.children.push_back(
-        note("near L2 segment of each GPC: ? (not measured: the near-hit latency is measured per "
-             "SM, which segment is near to an SM is not)"));
-  for (auto& n : compute_nodes(r, full)) node.children.push_back(std::move(n));
+        note("near L2 segment of each GPC: ? (" +
+             (near ? near->reason : std::string("not measured: compute.nearL2Segments")) + ")"));
+  }
+  if (by_segment.empty() || !several) {
+    for (auto& n : compute_nodes(r, full)) node.children.push_back(std::move(n));
+    return node;
+  }
+  // The SMs of no measured segment (-1) come last.
+  std::vector<std::pair<int, std::set<int>>> ordered(by_segment.begin(), by_segment.end());
+  std::stable_partition(ordered.begin(), ordered.end(), [](const auto& s) { return s.first >= 0; });
+  for (const auto& [segment, sms] : ordered) {
+    auto children = compute_nodes(r, full, &sms);
+    if (segment < 0) {
+      node.children.push_back(note("near L2 segment not measured for these SMs"));
+      for (auto& n : children) node.children.push_back(std::move(n));
+      continue;
+    }
+    node.children.push_back({"L2 segment", std::to_string(segment),
+                             " (near to " + count_text(sms.size(), "SM") + ")",
+                             std::move(children)});
+  }
   return node;
 }
 

@@ -139,6 +139,32 @@ void check(const Result& r, const std::string& element, const CacheGeometry& g, 
     EXPECT_EQ(policy->value, e.policy) << policy->reason << " " << policy->evidence.dump();
 }
 
+// Stores then loads: the L1's write-allocate exactly; its write policy and the L2's
+// write-allocate where the stores reach the L2 (a write-back L1 that allocates keeps them).
+void check_stores(const Result& r, const device::sim::SimConfig& cfg) {
+  const auto& path = cfg.space(device::Space::L1).path;
+  if (path.empty()) return;
+  const auto& l1 = cfg.caches[static_cast<std::size_t>(path.front())].geometry;
+  const auto* allocate = attr(r, "l1", "writeAllocate");
+  ASSERT_NE(allocate, nullptr);
+  ASSERT_TRUE(allocate->available()) << allocate->reason;
+  EXPECT_EQ(allocate->value, l1.write_allocate);
+  const bool reach_l2 = !(l1.write_back && l1.write_allocate);
+  const bool l2_allocates = reach_l2 && cfg.l2.geometry.write_allocate;
+  const auto* l2_allocate = attr(r, "l2", "writeAllocate");
+  ASSERT_NE(l2_allocate, nullptr);
+  EXPECT_EQ(l2_allocate->available(), l2_allocates) << l2_allocate->reason;
+  if (l2_allocates) {
+    EXPECT_EQ(l2_allocate->value, true);
+  }
+  const auto* policy = attr(r, "l1", "writePolicy");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(policy->available(), l2_allocates) << policy->reason;
+  if (l2_allocates) {
+    EXPECT_EQ(policy->value, "write-through");
+  }
+}
+
 TEST_P(GeometrySim, EveryCacheMatchesItsConfiguration) {
   auto cfg = device::sim::load_config(GetParam());
   // The memory-side cache is not under test here, but the L2's latency, which the L2's geometry
@@ -194,9 +220,7 @@ TEST_P(GeometrySim, EveryCacheMatchesItsConfiguration) {
   } else if (!cfg.l2.write_back || ratio < 1.05) {
     EXPECT_FALSE(write->available()) << write->value;
   }
-  const auto* l1_write = attr(r, "l1", "writePolicy");
-  ASSERT_NE(l1_write, nullptr);
-  EXPECT_FALSE(l1_write->available());
+  check_stores(r, cfg);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GeometrySim, ::testing::ValuesIn(device::sim::preset_names()),

@@ -2,6 +2,7 @@
 // counts place SMs, or bound the GPC count (docs/topology.md).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "device/sim/config.hpp"
@@ -76,6 +77,55 @@ TEST(LayoutSim, ClusterUnitsLeaveLoneTpcsOutOfTheirGpc) {
   EXPECT_EQ(device::sim::cluster_groups(l, t, 2).size(), 5u);
   EXPECT_EQ(device::sim::cluster_groups(l, t, 3).size(), 2u);
 }
+
+// Which L2 segment each SM loads through (--depth full), against the configuration: the SMs the
+// probe puts in one segment are exactly those the preset puts in one.
+class SegmentOfSmSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SegmentOfSmSim, EverySmLoadsThroughItsConfiguredSegment) {
+  const auto cfg = device::sim::load_config(GetParam());
+  auto dev = device::sim::make_device(cfg, 5);
+  NullProgress progress;
+  Options o;
+  o.only = {"l2Segments"};
+  o.depth = Depth::Full;
+  const Result r = discover(*dev, o, progress, nullptr);
+  const auto* near = model::find(r.compute, "nearL2Segments");
+  ASSERT_NE(near, nullptr);
+  ASSERT_TRUE(near->available()) << near->reason;
+  EXPECT_EQ(number(near), cfg.l2.segments);
+  const auto& of_sm = near->evidence["segmentOfSm"];
+  ASSERT_EQ(of_sm.size(), cfg.l2.sm_segment.size());
+  std::map<int, int> measured_to_configured;
+  for (std::size_t sm = 0; sm < of_sm.size(); ++sm) {
+    ASSERT_TRUE(of_sm[sm].is_number_integer()) << "SM " << sm;
+    const auto [it, fresh] =
+        measured_to_configured.emplace(of_sm[sm].get<int>(), cfg.l2.sm_segment[sm]);
+    EXPECT_EQ(it->second, cfg.l2.sm_segment[sm]) << "SM " << sm;
+  }
+  EXPECT_EQ(measured_to_configured.size(), static_cast<std::size_t>(cfg.l2.segments));
+  if (cfg.layout.max_cluster_size > 2) {
+    EXPECT_EQ(near->evidence["units"], "GPC");
+  }
+}
+
+TEST(SegmentOfSmSim, QuickDepthSaysHowToMeasureIt) {
+  const Result r =
+      testing::discover_config(device::sim::load_config("h100-sxm"), {"l2Segments"}, 5);
+  const auto* near = model::find(r.compute, "nearL2Segments");
+  ASSERT_NE(near, nullptr);
+  EXPECT_FALSE(near->available());
+  EXPECT_NE(near->reason.find("--depth full"), std::string::npos) << near->reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Segmented, SegmentOfSmSim,
+                         ::testing::Values("h100-sxm", "odd-3seg", "a100"),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace gputopo::discovery

@@ -49,8 +49,7 @@ TEST(Tree, CompactFoldsIdenticalTpcsAndSmsAndMarksWhatIsNotEstablished) {
   EXPECT_EQ(drawn(small_gpu(), false),
             "GPU 1: Toy GPU, 8 SMs\n"
             "  L2 4 MiB: ? segments of ?\n"
-            "    near L2 segment of each GPC: ? (not measured: the near-hit latency is measured "
-            "per SM, which segment is near to an SM is not)\n"
+            "    near L2 segment of each GPC: ? (not measured: compute.nearL2Segments)\n"
             "    GPC 0 (4 SMs) [2 x TPC [2 x SM: L1 256 KiB (also Texture)]]\n"
             "    GPC 1 (2 SMs) [TPC [2 x SM: L1 256 KiB (also Texture)]]\n"
             "    GPC ? (2 SMs; GPC not established: SMs 6-7 ran alone) [TPC [2 x SM: L1 256 KiB "
@@ -68,6 +67,26 @@ TEST(Tree, FullFormHasEveryNodeWithItsIdsAndIntervals) {
                       "        SM 6: "),
             std::string::npos)
       << full;
+}
+
+TEST(Tree, GpcsHangUnderTheL2SegmentTheyLoadThrough) {
+  model::Report r = small_gpu();
+  r.memory[2].attributes[1].second = Attribute::measured(2, "", "test", 1);
+  auto near = Attribute::measured(2, "", "test", 1);
+  near.evidence = {{"segmentOfSm", Json::array({0, 0, 0, 0, 1, 1, 1, nullptr})}};
+  r.compute.emplace_back("nearL2Segments", near);
+  EXPECT_EQ(drawn(r, false),
+            "GPU 1: Toy GPU, 8 SMs\n"
+            "  L2 4 MiB: 2 segments of ?\n"
+            "    L2 segment 0 (near to 4 SMs) [GPC 0 (4 SMs) [2 x TPC [2 x SM: L1 256 KiB (also "
+            "Texture)]]]\n"
+            "    L2 segment 1 (near to 3 SMs)\n"
+            "      GPC 1 (2 SMs) [TPC [2 x SM: L1 256 KiB (also Texture)]]\n"
+            "      GPC ? (1 SM; GPC not established: SMs 6-7 ran alone) [SM 6: L1 256 KiB (also "
+            "Texture)]\n"
+            "    near L2 segment not measured for these SMs\n"
+            "    GPC ? (1 SM; GPC not established: SMs 6-7 ran alone) [SM 7: L1 256 KiB (also "
+            "Texture)]\n");
 }
 
 TEST(Tree, IdenticalGpcsFoldIntoOneLine) {

@@ -32,6 +32,7 @@ ChaseArray describe_array(const ChaseRequest& r, const ChaseLayout& layout) {
   a.words = layout.words;
   a.space = static_cast<std::uint32_t>(r.space);
   a.warmup_passes = r.warmup_passes;
+  a.warmup = static_cast<std::uint32_t>(warmup_of(r));
   return a;
 }
 

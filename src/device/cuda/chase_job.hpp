@@ -18,6 +18,10 @@ enum class JobMode : std::uint32_t {
   Chase = 0,       // all threads warm A, thread 0 times A
   SameThread = 1,  // thread_a warms A, warms B, times A
   TwoThreads = 2,  // thread_a warms A; barrier; thread_b warms B; barrier; thread_a times A
+  // Two blocks on two SMs: A's block warms A with all threads and hands over; B's block (a job of
+  // its own, whose `a` is B's array) warms B with all threads and hands back; thread 0 times A.
+  TwoSmsA = 3,
+  TwoSmsB = 4,
 };
 
 enum class JobStatus : std::uint32_t { NotRun = 0, Done = 1, TimedOut = 2 };
@@ -35,6 +39,7 @@ struct ChaseArray {
   std::uint32_t space = 0;        // device::Space
   std::uint32_t shared_word = 0;  // where the shared space puts it in dynamic shared memory
   std::uint32_t warmup_passes = 0;
+  std::uint32_t warmup = 0;  // device::Warmup
 };
 
 struct ChaseJob {
@@ -45,10 +50,12 @@ struct ChaseJob {
   std::uint32_t recorded_loads = 0;
   std::uint32_t thread_a = 0;
   std::uint32_t thread_b = 0;
+  std::uint32_t partner = 0;      // TwoSmsB: the index of A's job
   std::uint64_t cycles_out = 0;   // device pointer: recorded_loads x uint32
   std::uint64_t indices_out = 0;  // device pointer: recorded_loads x index word, or 0
   // Written by the kernel.
-  std::uint32_t status = 0;  // JobStatus
+  std::uint32_t handoff = 0;  // TwoSmsA: 1 once A is warm, 2 once B is
+  std::uint32_t status = 0;   // JobStatus
   std::int32_t smid = -1;
   std::uint64_t globaltimer_start = 0;
   std::uint64_t globaltimer_end = 0;

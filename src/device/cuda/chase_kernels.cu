@@ -63,6 +63,20 @@ __device__ bool warm_all(const Load& load, const ChaseArray& a, std::uint64_t de
   return in_time;
 }
 
+// All threads write every chased element's 32-byte sector once: its link, as the strided fill
+// wrote it, and zeros (plain st.global.wb stores, nothing loaded).
+template <class Index>
+__device__ void store_all(const ChaseArray& a) {
+  for (std::uint64_t k = threadIdx.x; k < a.elements; k += blockDim.x) {
+    const std::uint64_t link = (k + 1 == a.elements ? 0 : k + 1) * a.stride_words;
+    auto* sector = reinterpret_cast<uint4*>(reinterpret_cast<Index*>(a.base) + k * a.stride_words);
+    const auto lo = static_cast<unsigned>(link);
+    const auto hi = sizeof(Index) == 8 ? static_cast<unsigned>(link >> 32) : 0U;
+    __stwb(sector, make_uint4(lo, hi, 0U, 0U));
+    __stwb(sector + 1, make_uint4(0U, 0U, 0U, 0U));
+  }
+}
+
 // One thread follows the chain for `warmup_passes` full cycles; false once past the deadline.
 template <class Index, class Load>
 __device__ bool chase_passes(const Load& load, const ChaseArray& a, std::uint64_t deadline,
@@ -100,6 +114,19 @@ __device__ bool warm_dynamic(const ChaseArray& b, std::uint32_t dynamic_base,
       return chase_passes<U>(LoadShared::make(b, dynamic_base), b, deadline, sink);
   }
   return true;
+}
+
+// Thread 0 of a two-SM pair waits until the other block moved the hand-over word to `value`;
+// false once past the deadline (the other block never came).
+__device__ bool await_handoff(std::uint32_t* word, std::uint32_t value, std::uint64_t deadline) {
+  while (atomicAdd(word, 0U) < value)
+    if (read_globaltimer() > deadline) return false;
+  return true;
+}
+
+__device__ void hand_over(std::uint32_t* word, std::uint32_t value) {
+  __threadfence();
+  atomicExch(word, value);
 }
 
 // The recorded loads: each between two %clock reads, with a dependent shared store of the loaded
@@ -184,8 +211,30 @@ __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs ar
   const Load load = Load::make(a, dynamic_base);
   const auto mode = static_cast<JobMode>(job.mode);
   std::uint32_t timer = 0;
-  if (mode == JobMode::Chase) {
-    if (!warm_all<Index>(load, a, deadline, args.sink)) s_late = 1;
+  if (mode == JobMode::TwoSmsB) {
+    std::uint32_t* word = &args.jobs[job.partner].handoff;
+    if (tid == 0 && !await_handoff(word, 1, deadline)) s_late = 1;
+    __syncthreads();
+    const bool warm = s_late == 0 && warm_all<Index>(load, a, deadline, args.sink);
+    __syncthreads();
+    if (tid != 0) return;
+    hand_over(word, 2);
+    job.smid = read_smid();
+    job.status = static_cast<std::uint32_t>(warm ? JobStatus::Done : JobStatus::TimedOut);
+    return;
+  }
+  if (mode == JobMode::Chase || mode == JobMode::TwoSmsA) {
+    const auto warmup = static_cast<Warmup>(a.warmup);
+    if (warmup != Warmup::Store && !warm_all<Index>(load, a, deadline, args.sink)) s_late = 1;
+    __syncthreads();
+    if (warmup != Warmup::Load) {
+      store_all<Index>(a);
+      __syncthreads();
+    }
+    if (mode == JobMode::TwoSmsA && tid == 0) {
+      hand_over(&job.handoff, 1);
+      if (!await_handoff(&job.handoff, 2, deadline)) s_late = 1;
+    }
     __syncthreads();
   } else {
     timer = job.thread_a;

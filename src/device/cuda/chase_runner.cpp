@@ -26,8 +26,14 @@ std::string describe(Space s) { return std::string(to_string(s)); }
 double bound_ns(const ChaseUnit& u, const ChaseLayout& la, const std::optional<ChaseLayout>& lb) {
   double loads = u.a.recorded_loads;
   const double warm_a = static_cast<double>(u.a.warmup_passes) * static_cast<double>(la.elements);
-  loads += u.mode == JobMode::Chase ? warm_a / 32 : warm_a;
-  if (lb) loads += static_cast<double>(u.b->warmup_passes) * static_cast<double>(lb->elements);
+  // Every thread of the block warms in Chase and TwoSmsA mode: far faster than one thread.
+  const bool parallel = u.mode == JobMode::Chase || u.mode == JobMode::TwoSmsA;
+  loads += parallel ? warm_a / 32 : warm_a;
+  if (lb) {
+    const double warm_b =
+        static_cast<double>(u.b->warmup_passes) * static_cast<double>(lb->elements);
+    loads += parallel ? warm_b / 32 : warm_b;
+  }
   return loads * kNsPerLoadBound;
 }
 
@@ -56,6 +62,8 @@ JobTable make_jobs(const std::vector<const ChaseUnit*>& units, const LaunchArray
   JobTable t;
   t.jobs.resize(n);
   t.sm_to_job.assign(kMaxSmid, -1);
+  std::vector<ChaseJob> partner_jobs;
+  std::vector<int> partner_sms;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& u = *units[i];
     auto& job = t.jobs[i];
@@ -73,9 +81,23 @@ JobTable make_jobs(const std::vector<const ChaseUnit*>& units, const LaunchArray
       t.sm_to_job[static_cast<std::size_t>(u.sm)] = static_cast<std::int32_t>(i);
     else
       t.unplaced.push_back(static_cast<std::int32_t>(i));
+    if (u.mode == JobMode::TwoSmsA) {
+      // B's block: a job of its own on B's SM, after the units' jobs.
+      ChaseJob partner;
+      partner.a = arrays.b(i);
+      partner.mode = static_cast<std::uint32_t>(JobMode::TwoSmsB);
+      partner.partner = static_cast<std::uint32_t>(i);
+      partner_jobs.push_back(partner);
+      partner_sms.push_back(u.sm_b);
+    }
     const auto la = make_layout(u.a, limits);
     const auto lb = u.b ? std::optional(make_layout(*u.b, limits)) : std::nullopt;
     t.longest_ns = std::max(t.longest_ns, bound_ns(u, la, lb));
+  }
+  for (std::size_t k = 0; k < partner_jobs.size(); ++k) {
+    t.sm_to_job[static_cast<std::size_t>(partner_sms[k])] =
+        static_cast<std::int32_t>(t.jobs.size());
+    t.jobs.push_back(partner_jobs[k]);
   }
 
   return t;
@@ -124,12 +146,21 @@ void ChaseRunner::validate(const ChaseUnit& u) const {
     throw Error(Error::Kind::BadRequest, "interference request: " + why);
   };
   if (chain_timed(u.a) || chain_timed(*u.b)) bad("interference is timed per load, not as a chain");
+  if (warmup_of(u.a) != Warmup::Load || warmup_of(*u.b) != Warmup::Load)
+    bad("interference warms up with loads only");
   if (la.index_bytes != 4 || lb.index_bytes != 4)
     bad("both arrays must be at most 16 GiB (32-bit indices)");
   if (u.thread_a >= kChaseThreads || u.thread_b >= kChaseThreads)
     bad("threads must be below " + std::to_string(kChaseThreads));
   if (u.mode == JobMode::TwoThreads && u.thread_a == u.thread_b)
     bad("two-thread placement needs two different threads");
+  if (u.mode == JobMode::TwoSmsA) {
+    if (u.sm < 0 || u.sm_b < 0 || u.sm == u.sm_b || u.sm >= limits_.sm_count ||
+        u.sm_b >= limits_.sm_count)
+      bad("two-SM placement needs sm and sm_b, two different SMs of the GPU");
+    if (u.a.space != u.b->space)
+      bad("two-SM placement needs A and B in one space (one kernel runs both blocks)");
+  }
   std::uint64_t shared = 0;
   if (u.a.space == Space::Shared) shared += u.a.array_bytes;
   if (u.b->space == Space::Shared) shared += u.b->array_bytes;
@@ -196,7 +227,9 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     PlanUnit p;
     const bool wide = make_layout(u.a, limits_).index_bytes == 8;
     p.group = static_cast<int>(variant_of(u.a.space)) * 2 + (wide ? 1 : 0);
-    p.sm_private = sm_private(u.a.space) && (!u.b || sm_private(u.b->space));
+    // A two-SM pair takes two SMs: it runs alone, as units outside the SMs' caches do.
+    p.sm_private =
+        sm_private(u.a.space) && (!u.b || sm_private(u.b->space)) && u.mode != JobMode::TwoSmsA;
     p.sm = u.sm;
     for (const ChaseRequest* r : {&u.a, u.b ? &*u.b : nullptr}) {
       if (r == nullptr) continue;
@@ -258,7 +291,6 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
                                          std::optional<int> carveout,
                                          std::optional<ChaseVariant> variant_override,
                                          std::vector<ChaseResult>& results) {
-  const auto n = units.size();
   const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
   const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
 
@@ -276,6 +308,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   std::uint8_t* records = records_.reserve(record_places.total);
 
   JobTable table = make_jobs(units, arrays, limits_, records, record_places.offsets);
+  const std::size_t job_count = table.jobs.size();
   auto& jobs = table.jobs;
   const auto& sm_to_job = table.sm_to_job;
   const auto& unplaced = table.unplaced;
@@ -284,7 +317,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
 
   // Control block: jobs | sm_to_job | unplaced | claims | counter | sink.
   const auto control_places =
-      place({n * sizeof(ChaseJob), kMaxSmid * sizeof(std::int32_t),
+      place({job_count * sizeof(ChaseJob), kMaxSmid * sizeof(std::int32_t),
              std::max<std::size_t>(unplaced.size(), 1) * sizeof(std::int32_t),
              kMaxSmid * sizeof(std::uint32_t) + sizeof(std::uint32_t),
              kChaseThreads * sizeof(std::uint32_t)},
@@ -300,8 +333,8 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   args.sink = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[4]);
   const double deadline_ns = static_cast<double>(kChaseDeadlineFloorNs) + 4 * longest_ns;
   args.deadline_ns = static_cast<std::uint64_t>(deadline_ns);
-  check(cudaMemcpyAsync(args.jobs, jobs.data(), n * sizeof(ChaseJob), cudaMemcpyHostToDevice,
-                        stream_),
+  check(cudaMemcpyAsync(args.jobs, jobs.data(), job_count * sizeof(ChaseJob),
+                        cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (chase jobs)");
   check(cudaMemcpyAsync(control + control_places.offsets[1], sm_to_job.data(),
                         kMaxSmid * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
@@ -323,8 +356,8 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
         what + " launch");
   wait_for(stream_, 2 * deadline_ns / 1e9 + 10, what);
 
-  check(cudaMemcpyAsync(jobs.data(), args.jobs, n * sizeof(ChaseJob), cudaMemcpyDeviceToHost,
-                        stream_),
+  check(cudaMemcpyAsync(jobs.data(), args.jobs, job_count * sizeof(ChaseJob),
+                        cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (chase job results)");
   std::vector<std::uint8_t> host_records(record_places.total);
   check(cudaMemcpyAsync(host_records.data(), records, record_places.total, cudaMemcpyDeviceToHost,

@@ -16,6 +16,7 @@ struct ChaseUnit {
   std::uint32_t thread_a = 0;
   std::uint32_t thread_b = 0;
   int sm = -1;
+  int sm_b = -1;  // JobMode::TwoSmsA: B's SM
 };
 
 }  // namespace gputopo::device::cuda

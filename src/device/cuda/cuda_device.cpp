@@ -60,15 +60,14 @@ class CudaDevice final : public Device {
     select();
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
-      if (r.placement == InterferenceRequest::Placement::TwoSms)
-        throw Error(Error::Kind::BadRequest,
-                    "interference on two SMs: the CUDA backend times A and B in one block (no "
-                    "NVIDIA SM-private cache is shared between SMs)");
+      using P = InterferenceRequest::Placement;
       ChaseUnit u;
       u.a = r.a;
       u.b = r.b;
-      u.mode = r.placement == InterferenceRequest::Placement::SameThread ? JobMode::SameThread
-                                                                         : JobMode::TwoThreads;
+      u.mode = r.placement == P::SameThread   ? JobMode::SameThread
+               : r.placement == P::TwoThreads ? JobMode::TwoThreads
+                                              : JobMode::TwoSmsA;
+      u.sm_b = r.sm_b.value_or(-1);
       u.thread_a = r.thread_a;
       u.thread_b = r.thread_b;
       u.sm = r.sm;

@@ -90,6 +90,7 @@ ChaseArray make_array(const ChaseRequest& r, const DeviceInfo& info, std::uint64
     bad(fmt::format("chase: {} B exceed the {} B of LDS a block may use", r.array_bytes,
                     info.shared_per_block_bytes()));
   if (auto why = chain_problem(r)) bad(*why);
+  if (warmup_of(r) != Warmup::Load) bad("chase: the HIP backend warms up with loads only");
   ChaseArray a;
   a.space = static_cast<int>(r.space);
   a.stride_words = r.stride_bytes / 4;

@@ -30,6 +30,7 @@ void visit_fields(R& r, F&& f) {
   f("region", r.region);
   f("timing", r.timing);
   f("sequence", r.sequence);
+  f("warmup", r.warmup);
 }
 
 template <Either<InterferenceRequest> R, class F>
@@ -114,8 +115,8 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing", "space",   "unroll",
-    "candidates",        "arg",    "smB",    "sequence"};
+    "l2FetchLimitBytes", "region", "timing", "space",    "unroll",
+    "candidates",        "arg",    "smB",    "sequence", "warmup"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

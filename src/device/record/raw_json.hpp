@@ -18,6 +18,7 @@ namespace gputopo::device::record {
 std::string_view name(Space s);
 std::string_view name(Pattern p);
 std::string_view name(Timing t);
+std::string_view name(Warmup w);
 std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(Error::Kind k);
@@ -35,6 +36,9 @@ constexpr auto enumerators(std::type_identity<Pattern>) {
 }
 constexpr auto enumerators(std::type_identity<Timing>) {
   return std::array{Timing::PerLoad, Timing::Chain};
+}
+constexpr auto enumerators(std::type_identity<Warmup>) {
+  return std::array{Warmup::Load, Warmup::Store, Warmup::LoadStore};
 }
 constexpr auto enumerators(std::type_identity<InterferenceRequest::Placement>) {
   using P = InterferenceRequest::Placement;

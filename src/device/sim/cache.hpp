@@ -30,6 +30,11 @@ struct CacheGeometry {
   // Address bits where further XOR groups start: each group of log2(sets) address bits from there
   // is XORed into the plain index (bits from log2(line)). Empty with hashed_index: plain modulo.
   std::vector<std::uint32_t> index_xor_bits{};
+  // What a store does where the line is absent: bring it in (the written sector) or pass on.
+  bool write_allocate = true;
+  // Write-back: a store the cache takes (a hit, or an allocated miss) ends there; write-through:
+  // it goes on to the next level too. (The L2's own policy is L2Spec::write_back.)
+  bool write_back = false;
 
   std::uint64_t sets() const { return size_bytes / (std::uint64_t{line_bytes} * ways); }
 };

@@ -24,6 +24,7 @@ struct ChaseEngine::Run {
   std::vector<std::uint32_t> next;  // random pattern only
   std::size_t step = 0;             // sequence pattern: index of `position` in the sequence
   std::vector<Cache*> path;
+  std::vector<Cache*> store_path;  // global stores pass the L1 space's caches, whatever the space
   bool translates = false;  // the space's loads past its private caches go through TLB levels
   int segment = 0;
   // Private levels in path order, L2 near, L2 far by the segment that held the line, the
@@ -84,6 +85,8 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
   const double extra = config_->space(request.space).extra_cycles;
   if (request.space == Space::Shared) return run;
   run.path = memory_.path(request.space, warp, first_sm < 0 ? sm : first_sm, sm);
+  if (warmup_of(request) != Warmup::Load)
+    run.store_path = memory_.path(Space::L1, warp, first_sm < 0 ? sm : first_sm, sm);
   run.translates = translation_.translates(request.space);
   run.segment = config_->l2.sm_segment[static_cast<std::size_t>(sm)];
   for (const int index : config_->space(request.space).path) {
@@ -124,6 +127,13 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
     run.position = run.successor(run.position);
   }
   busy_cycles += busy;
+}
+
+void ChaseEngine::store_pass(Run& run, double& busy_cycles) {
+  const std::uint64_t stride = run.request->stride_bytes;
+  for (std::uint64_t k = 0; k < run.elements; ++k)
+    memory_.store(run.store_path.data(), run.store_path.size(), run.segment, run.base + k * stride);
+  busy_cycles += static_cast<double>(run.elements) * run.timing.front().mean;
 }
 
 double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
@@ -180,7 +190,10 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
   memory_.reset();
   translation_.reset();
   Run run = start(request, sm, 0, kArrayBase + region_offset(request), seed);
-  warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
+  const Warmup warmup = warmup_of(request);
+  if (warmup != Warmup::Store)
+    warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
+  if (warmup != Warmup::Load) store_pass(run, busy_cycles);
   ChaseResult result;
   result.sm = sm;
   result.overhead_cycles = chain_timed(request) ? 0 : config_->overhead_cycles;

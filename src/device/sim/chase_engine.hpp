@@ -38,6 +38,8 @@ class ChaseEngine {
   Run start(const ChaseRequest& request, int sm, std::uint32_t warp, std::uint64_t base,
             std::uint64_t seed, int first_sm = -1);
   void warm(Run& run, std::uint64_t loads, double& busy_cycles);
+  // Warmup::Store's pass: every element's sector stored once, in order.
+  void store_pass(Run& run, double& busy_cycles);
   // The cycles of the next load of `run` (jitter and outliers included), advancing it.
   double served_cycles(Run& run, Rng& noise, double& busy_cycles);
   void timed(Run& run, Rng& noise, ChaseResult& result, double& busy_cycles);

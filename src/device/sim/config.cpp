@@ -146,12 +146,22 @@ void parse_lines(const JsonReader& r, CacheGeometry& g) {
   if (g.fetch_bytes < g.sector_bytes) r.at("fetch_bytes").fail("must be at least sector_bytes");
   g.replacement = r.has("replacement") ? parse_replacement(r.at("replacement")) : Replacement::Lru;
   g.hashed_index = r.boolean("hashed_index", false);
+  g.write_allocate = r.boolean("write_allocate", true);
   if (r.has("index_xor_bits")) {
     const auto bits = r.at("index_xor_bits");
     const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(g.line_bytes));
     for (std::size_t i = 0; i < bits.size(); ++i)
       g.index_xor_bits.push_back(static_cast<std::uint32_t>(bits.at(i).integer(line_bit + 1, 62)));
   }
+}
+
+// "write_policy": write-back or write-through (`fallback` where not given).
+bool parse_write_back(const JsonReader& r, bool fallback) {
+  if (!r.has("write_policy")) return fallback;
+  const auto policy = r.at("write_policy").string();
+  if (policy != "write-back" && policy != "write-through")
+    r.at("write_policy").fail(fmt::format("unknown \"{}\" (write-back, write-through)", policy));
+  return policy == "write-back";
 }
 
 void check_lines(const JsonReader& where, const CacheGeometry& g) {
@@ -180,10 +190,11 @@ void parse_sized(const JsonReader& r, CacheGeometry& g) {
 CacheSpec parse_cache(const JsonReader& r, std::string name) {
   r.only({"size_bytes", "ways", "sets", "line_bytes", "sector_bytes", "fetch_bytes", "replacement",
           "hashed_index", "index_xor_bits", "latency_cycles", "jitter_cycles", "instances_per_sm",
-          "instance_select", "shared_by_sms"});
+          "instance_select", "shared_by_sms", "write_policy", "write_allocate"});
   CacheSpec c;
   c.name = std::move(name);
   parse_lines(r, c.geometry);
+  c.geometry.write_back = parse_write_back(r, false);
   if (r.has("sets")) {
     if (r.has("size_bytes") || r.has("ways"))
       r.at("sets").fail(
@@ -315,7 +326,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
           "replacement", "hashed_index", "index_xor_bits", "near_latency_cycles",
           "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment",
-          "write_policy", "far_segments"});
+          "write_policy", "write_allocate", "far_segments"});
   L2Spec& l2 = cfg.l2;
   l2.far_segments = r.boolean("far_segments", true);
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
@@ -342,12 +353,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   l2.far_latency_cycles = mean(l2.far_latency_by_segment);
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
-  if (r.has("write_policy")) {
-    const auto policy = r.at("write_policy").string();
-    if (policy != "write-back" && policy != "write-through")
-      r.at("write_policy").fail(fmt::format("unknown \"{}\" (write-back, write-through)", policy));
-    l2.write_back = policy == "write-back";
-  }
+  l2.write_back = parse_write_back(r, true);
 
   const int sms = cfg.device.sm_count;
   l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);

@@ -95,6 +95,42 @@ Served MemorySystem::l2_load(int segment, std::uint64_t address) {
   return beyond_l2(address);
 }
 
+bool MemorySystem::take_store(Cache& cache, std::uint64_t address) {
+  const std::uint64_t line = cache.line_of(address);
+  const std::int64_t slot = cache.find(line);
+  if (slot != Cache::kAbsent) {
+    cache.touch(slot);
+    cache.add_sectors(slot, cache.sector_bit(address));
+    return true;
+  }
+  if (!cache.geometry().write_allocate) return false;
+  cache.insert(line, cache.sector_bit(address));
+  return true;
+}
+
+void MemorySystem::store(Cache* const* path, std::size_t levels, int segment,
+                         std::uint64_t address) {
+  for (std::size_t i = 0; i < levels; ++i)
+    if (take_store(*path[i], address) && path[i]->geometry().write_back) return;
+  Cache& near = segments_[static_cast<std::size_t>(segment)];
+  const std::uint64_t line = near.line_of(address);
+  if (near.find(line) == Cache::kAbsent) {
+    // A line in a far segment moves to the near one, as a load would move it.
+    for (std::size_t s = 0; s < segments_.size() && config_->l2.far_segments; ++s) {
+      if (static_cast<int>(s) == segment) continue;
+      const std::int64_t far_slot = segments_[s].find(line);
+      if (far_slot == Cache::kAbsent) continue;
+      const Cache::Line moved = segments_[s].remove(far_slot);
+      l2_install(segment, line, moved.sectors | near.sector_bit(address));
+      return;
+    }
+    if (!near.geometry().write_allocate) return;
+    l2_install(segment, line, near.sector_bit(address));
+    return;
+  }
+  take_store(near, address);
+}
+
 Served MemorySystem::beyond_l2(std::uint64_t address) {
   if (mall_.empty()) return {Served::Dram, 0};
   Cache& mall = mall_.front();

@@ -49,10 +49,17 @@ class MemorySystem {
       if (path[i]->access(address)) return {Served::Private, static_cast<std::uint8_t>(i)};
     return l2_load(segment, address);
   }
+  // A store of one sector: each level on the path keeps the line it holds (the sector becomes
+  // valid), allocates it where it writes-allocate, or lets the store pass; a write-back level that
+  // took the store ends it. What passes every level reaches the L2, which allocates likewise.
+  void store(Cache* const* path, std::size_t levels, int segment, std::uint64_t address);
 
  private:
   Served l2_load(int segment, std::uint64_t address);
   void l2_install(int segment, std::uint64_t line, std::uint32_t sectors);
+  // Makes the sector of `address` valid in `cache`, allocating the line where the cache
+  // writes-allocate; false where the store passed the cache by.
+  static bool take_store(Cache& cache, std::uint64_t address);
   // An L2 miss: served by the memory-side cache where there is one and it holds the line. The
   // memory-side cache sees the whole block the L2 fetches.
   Served beyond_l2(std::uint64_t address);

@@ -64,6 +64,8 @@ class SimDevice final : public Device {
       check(r.b, r.sm, where + " (b)");
       if (chain_timed(r.a) || chain_timed(r.b))
         bad(where + ": interference requests are timed per load, not as a chain");
+      if (warmup_of(r.a) != Warmup::Load || warmup_of(r.b) != Warmup::Load)
+        bad(where + ": interference requests warm up with loads only");
       if (r.placement == InterferenceRequest::Placement::TwoThreads) {
         const auto limit = static_cast<std::uint32_t>(config_.device.max_threads_per_block);
         if (r.thread_a >= limit || r.thread_b >= limit)
@@ -176,6 +178,7 @@ class SimDevice final : public Device {
       bad(fmt::format("{}: region {} is above {}", where, *r.region, kMaxRegion));
     if (const auto why = chain_problem(r)) bad(fmt::format("{}: {}", where, *why));
     if (const auto why = sequence_problem(r)) bad(fmt::format("{}: {}", where, *why));
+    if (const auto why = warmup_problem(r)) bad(fmt::format("{}: {}", where, *why));
     if (r.array_bytes / r.stride_bytes > kMaxElements)
       bad(fmt::format("{}: {} elements exceed the {} a chase may hold", where,
                       r.array_bytes / r.stride_bytes, kMaxElements));

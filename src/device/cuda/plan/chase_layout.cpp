@@ -44,6 +44,7 @@ ChaseLayout make_layout(const ChaseRequest& r, const ChaseLimits& limits) {
     bad(r, "the region must be at most " + std::to_string(kMaxRegion));
   if (const auto why = chain_problem(r)) bad(r, *why);
   if (const auto why = sequence_problem(r)) bad(r, *why);
+  if (const auto why = warmup_problem(r)) bad(r, *why);
   l.words = r.array_bytes / l.index_bytes;
   l.elements = r.array_bytes / r.stride_bytes;
   l.stride_words = r.stride_bytes / l.index_bytes;

@@ -15,8 +15,9 @@ void add_geometry_probes(std::vector<std::unique_ptr<Probe>>& probes,
   const Target l2{"l2", device::Space::L2, 1, "", 0, false};
   probes.push_back(make_set_geometry_probe({l2, &keys::segmentSize}));
   probes.push_back(make_derived_line_probe("l2"));
-  probes.push_back(make_write_policy_probe("l1"));
-  probes.push_back(make_write_policy_probe("l2"));
+  probes.push_back(make_l2_write_policy_probe());
+  probes.push_back(make_l2_store_probe());
+  probes.push_back(make_l1_store_probe());
 }
 
 }  // namespace gputopo::discovery

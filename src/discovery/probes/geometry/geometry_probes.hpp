@@ -25,9 +25,12 @@ struct GeometryTarget {
 };
 
 std::unique_ptr<Probe> make_set_geometry_probe(GeometryTarget t);
-// The L2's write policy from its write bandwidth against device memory's; the L1's says why it is
-// not established (write_policy_probe.cpp).
-std::unique_ptr<Probe> make_write_policy_probe(const std::string& element);
+// The L2's write policy from its write bandwidth against device memory's (write_policy_probe.cpp).
+std::unique_ptr<Probe> make_l2_write_policy_probe();
+// Whether a store that misses brings its line in, from stores then loads; for the L1 its write
+// policy too, from whether the stores reached the L2 at once (store_probe.cpp).
+std::unique_ptr<Probe> make_l2_store_probe();
+std::unique_ptr<Probe> make_l1_store_probe();
 std::unique_ptr<Probe> make_derived_line_probe(const std::string& element);
 
 }  // namespace gputopo::discovery

@@ -7,29 +7,16 @@ namespace {
 // Stores into a buffer that fits the L2 against stores to device memory. A write-through L2
 // passes every store on, so stores to a resident buffer run no faster than device memory takes
 // writes; clearly faster (by kWriteBackRatio) means the L2 keeps written lines: write-back.
-// Whether a store allocates a line needs a store-then-load request, which the device interface
-// does not have: that part is not established, and neither is anything of the L1's.
 constexpr double kWriteBackRatio = 1.15;
 
-class WritePolicyProbe final : public Probe {
+class L2WritePolicyProbe final : public Probe {
  public:
-  explicit WritePolicyProbe(std::string element)
-      : Probe(element + ".writePolicy", {element}), e_(std::move(element)) {
-    std::vector<Finding> reads;
-    if (e_ == "l2") reads = {{"l2", &keys::writeBandwidth}, {"dram", &keys::writeBandwidth}};
-    declare(std::move(reads), {{e_, &keys::writePolicy}});
+  L2WritePolicyProbe() : Probe("l2.writePolicy", {"l2"}) {
+    declare({{"l2", &keys::writeBandwidth}, {"dram", &keys::writeBandwidth}},
+            {{"l2", &keys::writePolicy}});
   }
 
   void run(Context& ctx) override {
-    const std::string no_request =
-        "write-allocate not established: the device interface has no store-then-load request";
-    if (e_ != "l2") {
-      ctx.put(e_, keys::writePolicy,
-              model::Attribute::unavailable(model::Source::Derived, "",
-                                            "not established: the device interface has no "
-                                            "store-then-load request"));
-      return;
-    }
     const Input l2 = ctx.input("l2", keys::writeBandwidth);
     const Input dram = ctx.input("dram", keys::writeBandwidth);
     if (!l2 || !dram) {
@@ -64,19 +51,15 @@ class WritePolicyProbe final : public Probe {
             std::to_string(kWriteBackRatio) + " x, so the L2 does not pass every store on",
         confidence);
     a.source = model::Source::Derived;
-    a.reason = no_request;
     a.evidence = evidence;
     ctx.put("l2", keys::writePolicy, a);
   }
-
- private:
-  std::string e_;
 };
 
 }  // namespace
 
-std::unique_ptr<Probe> make_write_policy_probe(const std::string& element) {
-  return std::make_unique<WritePolicyProbe>(element);
+std::unique_ptr<Probe> make_l2_write_policy_probe() {
+  return std::make_unique<L2WritePolicyProbe>();
 }
 
 }  // namespace gputopo::discovery

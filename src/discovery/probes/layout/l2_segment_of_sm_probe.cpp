@@ -1,0 +1,159 @@
+#include <algorithm>
+#include <set>
+
+#include "discovery/context.hpp"
+#include "discovery/measure.hpp"
+#include "discovery/options.hpp"
+#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/sm_groups.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+using SmGroups = std::vector<std::vector<int>>;
+
+// What each of the two SMs warms, as a share of a segment: together more than one segment holds
+// (1.1), but the half of each array that a hashed L2 homes in the other segment leaves each
+// segment at 0.825 where the two SMs load through different ones. (On an H100, 0.75 each
+// evicted the reference's lines either way: to the far segment when the SMs share one, to device
+// memory when they do not.)
+constexpr double kWarmShare = 0.55;
+// A's miss share must rise by this much: crowding alone costs a few lines.
+constexpr double kMinEffect = 0.25;
+
+SmGroups groups_in(const model::Attribute* a, const char* key) {
+  SmGroups out;
+  if (!a || !a->evidence.is_object() || !a->evidence.contains(key)) return out;
+  for (const auto& g : a->evidence[key]) {
+    std::vector<int> sms;
+    for (const auto& sm : g)
+      if (sm.is_number_integer()) sms.push_back(sm.get<int>());
+    if (!sms.empty()) out.push_back(std::move(sms));
+  }
+  return out;
+}
+
+const model::Attribute* compute_finding(const Context& ctx, const model::Key& key) {
+  return model::find(ctx.compute(), key.name);
+}
+
+// The units whose SMs are taken to load through one segment, and what they are: the GPCs found
+// and the SMs no GPC holds in the units that ran together, else the TPCs, else single SMs.
+struct Units {
+  SmGroups units;
+  std::size_t gpcs = 0;  // the first `gpcs` units are the GPCs of compute.gpcCount's evidence
+  std::string kind;
+};
+
+Units units_of(const Context& ctx) {
+  const int sms = ctx.info().sm_count();
+  Units u;
+  const auto* gpc = compute_finding(ctx, model::keys::gpcCount);
+  u.units = groups_in(gpc, "gpcs");
+  u.gpcs = u.units.size();
+  u.kind = "GPC";
+  if (u.units.empty()) {
+    u.units = groups_in(compute_finding(ctx, model::keys::tpcCount), "tpcs");
+    u.kind = u.units.empty() ? "SM" : "TPC";
+  }
+  std::set<int> placed;
+  for (const auto& g : u.units) placed.insert(g.begin(), g.end());
+  for (const auto& g : groups_in(gpc, "uncoveredUnits"))
+    if (std::none_of(g.begin(), g.end(), [&](int s) { return placed.count(s) > 0; })) {
+      u.units.push_back(g);
+      placed.insert(g.begin(), g.end());
+    }
+  for (int s = 0; s < sms; ++s)
+    if (!placed.count(s)) u.units.push_back({s});
+  return u;
+}
+
+// Which L2 segment each SM loads through (the near one): one SM of each GPC (else TPC, else SM)
+// is grouped with the others by two-SM interference in the L2, each side warming three quarters
+// of a segment. SMs of one segment evict each other's lines; SMs of two do not.
+class L2SegmentOfSmProbe final : public Probe {
+ public:
+  L2SegmentOfSmProbe() : Probe("l2Segments", {}, {"layout"}) {
+    declare({{"l2", &keys::segmentSize}, {"l2", &keys::segmentCount}, {"l2", &keys::lineSize}}, {});
+  }
+
+  void run(Context& ctx) override {
+    auto fail = [&](const std::string& why) {
+      ctx.put_compute(keys::nearL2Segments,
+                      model::Attribute::unavailable(model::Source::Measured, "", why));
+    };
+    const Input count = ctx.input("l2", keys::segmentCount);
+    if (!count) return fail("needs the L2 segment count: " + count.why);
+    if (*count.value < 1.5) {
+      auto one =
+          model::Attribute::measured(1, "", "one L2 segment: every SM loads through it",
+                                     ctx.get("l2", keys::segmentCount)->confidence.value_or(0));
+      one.source = model::Source::Derived;
+      return ctx.put_compute(keys::nearL2Segments, one);
+    }
+    const Input size = ctx.input("l2", keys::segmentSize);
+    if (!size) return fail("needs the L2 segment size: " + size.why);
+    const Input line = ctx.input("l2", keys::lineSize);
+    const std::uint32_t stride = line ? static_cast<std::uint32_t>(*line.value) : 128;
+    const Units u = units_of(ctx);
+    if (ctx.options().depth != Depth::Full)
+      return fail("not measured at --depth quick: " + std::to_string(u.units.size()) +
+                  " or more two-SM tests warming an L2 segment each (--depth full)");
+    SmGroupsSpec spec;
+    spec.space = device::Space::L2;
+    spec.bytes = round_up(static_cast<std::uint64_t>(*size.value * kWarmShare), stride);
+    spec.min_effect = kMinEffect;
+    spec.stride = stride;
+    for (const auto& unit : u.units) spec.sms.push_back(unit.front());
+    const SmGroupsFound found = group_sms_by_interference(ctx, spec);
+    put_result(ctx, u, spec, found, static_cast<int>(*count.value),
+               line ? std::string() : "line size taken as 128 B: " + line.why);
+  }
+
+ private:
+  static void put_result(Context& ctx, const Units& u, const SmGroupsSpec& spec,
+                         const SmGroupsFound& found, int segments, const std::string& weaker) {
+    std::vector<model::Json> of_sm(static_cast<std::size_t>(ctx.info().sm_count()), nullptr);
+    std::vector<int> of_unit(u.units.size(), -1);
+    for (std::size_t g = 0; g < found.groups.size(); ++g)
+      for (const int rep : found.groups[g])
+        for (std::size_t k = 0; k < u.units.size(); ++k)
+          if (u.units[k].front() == rep) of_unit[k] = static_cast<int>(g);
+    for (std::size_t k = 0; k < u.units.size(); ++k)
+      for (const int s : u.units[k]) of_sm[static_cast<std::size_t>(s)] = of_unit[k];
+    model::Json evidence = {{"segmentOfSm", of_sm},         {"testedSms", spec.sms},
+                            {"groups", found.groups},       {"units", u.kind},
+                            {"arrayBytes", spec.bytes},     {"strideBytes", spec.stride},
+                            {"decisions", found.decisions}, {"tests", tests_json(found.tests)}};
+    if (u.gpcs > 0)
+      evidence["segmentOfGpc"] =
+          std::vector<int>(of_unit.begin(), of_unit.begin() + static_cast<long>(u.gpcs));
+    const auto n = static_cast<int>(found.groups.size());
+    const bool agrees = n == segments;
+    const double confidence = agrees ? 1.0 - found.worst_p : 0.5 * (1.0 - found.worst_p);
+    auto a = model::Attribute::measured(
+        n, "",
+        "two-SM interference in the L2: one SM of each " + u.kind +
+            " and a reference SM each warm 0.55 of a segment; a significant rise of the "
+            "reference's misses (by a quarter of its loads or more) puts both in one segment, "
+            "round after round; the other SMs of a " +
+            u.kind + " follow its tested SM",
+        confidence);
+    a.evidence = std::move(evidence);
+    std::string reason = weaker;
+    if (!agrees)
+      reason += std::string(reason.empty() ? "" : "; ") + std::to_string(n) +
+                " groups of SMs sharing a segment, but the segment size gives " +
+                std::to_string(segments) + " segments";
+    a.reason = reason;
+    ctx.put_compute(keys::nearL2Segments, std::move(a));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_l2_segment_of_sm_probe() {
+  return std::make_unique<L2SegmentOfSmProbe>();
+}
+
+}  // namespace gputopo::discovery
