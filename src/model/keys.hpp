@@ -109,6 +109,9 @@ inline constexpr Key sectorsPerLine{"sectorsPerLine", "", "l1, texture, readOnly
                                     "lineSize / sector (the smallest fetch)"};
 inline constexpr Key missFill{"missFill", "", "l1, texture, readOnly, constantL1, l2",
                               "what a miss brings in: sector, line, or n sectors"};
+inline constexpr Key segmentsHashAlike{
+    "segmentsHashAlike", "", "l2",
+    "whether every L2 segment keeps the same lines at each stride (one index function)"};
 inline constexpr Key writePolicy{
     "writePolicy", "", "l1, l2",
     "write-back or write-through (l2: store bandwidth; l1: whether stores reach the L2 at once)"};

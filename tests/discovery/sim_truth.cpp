@@ -16,6 +16,8 @@ std::vector<ElementTruth> l1_family_truth(const device::sim::SimConfig& cfg, int
     if (level < space.path.size()) {
       e.exists = true;
       e.cache_index = space.path[level];
+      e.level = t.level;
+      if (level > 0) e.inner_index = space.path[level - 1];
       const auto index = static_cast<std::size_t>(e.cache_index);
       const auto& spec = cfg.caches[index];
       const auto g = cfg.geometry(index, carveout_percent);

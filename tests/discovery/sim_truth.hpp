@@ -23,6 +23,8 @@ struct ElementTruth {
   bool random_replacement = false;
   double latency = 0;  // mean hit latency in cycles, overhead excluded
   int cache_index = -1;
+  int level = 1;         // 2: behind the space's first cache (constant L1.5)
+  int inner_index = -1;  // level 2: the cache in front
   std::vector<std::string> shared_with;
 };
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "discovery/context.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 
@@ -15,6 +16,7 @@ void add_geometry_probes(std::vector<std::unique_ptr<Probe>>& probes,
   const Target l2{"l2", device::Space::L2, 1, "", 0, false};
   probes.push_back(make_set_geometry_probe({l2, &keys::segmentSize}));
   probes.push_back(make_derived_line_probe("l2"));
+  if (!model::is_amd(info)) probes.push_back(make_segment_hash_probe());
   probes.push_back(make_l2_write_policy_probe());
   probes.push_back(make_l2_store_probe());
   probes.push_back(make_l1_store_probe());

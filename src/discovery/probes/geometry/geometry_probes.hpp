@@ -31,6 +31,9 @@ std::unique_ptr<Probe> make_l2_write_policy_probe();
 // policy too, from whether the stores reached the L2 at once (store_probe.cpp).
 std::unique_ptr<Probe> make_l2_store_probe();
 std::unique_ptr<Probe> make_l1_store_probe();
+// Whether the L2's segments index alike: the first segment's stride profile checked from an SM of
+// each other segment (segment_hash_probe.cpp; NVIDIA, whose layout probes find the segments).
+std::unique_ptr<Probe> make_segment_hash_probe();
 std::unique_ptr<Probe> make_derived_line_probe(const std::string& element);
 
 }  // namespace gputopo::discovery

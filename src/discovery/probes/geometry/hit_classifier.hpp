@@ -18,6 +18,9 @@ namespace gputopo::discovery {
 // A chase of `lines` lines `stride` bytes apart, `passes` timed passes after one untimed-by-
 // analysis first pass (cold misses): per-load timing, no warm-up, so every warp layout and every
 // backend starts it the same way.
+// The timed passes after the first of each capacity chase of the set-geometry search.
+inline constexpr std::uint32_t kGeometryPasses = 8;
+
 device::ChaseRequest passes_request(device::Space space, std::uint64_t lines, std::uint64_t stride,
                                     std::uint32_t passes);
 

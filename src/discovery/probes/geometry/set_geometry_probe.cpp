@@ -13,7 +13,6 @@ namespace {
 
 using analysis::IndexInference;
 
-constexpr std::uint32_t kPasses = 8;     // timed passes after the first of each capacity chase
 constexpr int kBitsAboveLines = 4;       // strides tested beyond capacity / line size
 constexpr std::uint32_t kReplicas = 2;   // runs of each victim experiment, on different SMs
 constexpr std::uint32_t kPreambles = 3;  // unrelated evictions before an experiment: 0, 1, 3 passes
@@ -53,7 +52,11 @@ class SetGeometryProbe final : public Probe {
                {"l2", &keys::segmentCount},
                {"dram", &keys::latency}};
     else if (target.level > 1)
-      reads = {{"l2", &keys::nearLatency}};
+      reads = {{"l2", &keys::nearLatency},
+               {target.inner, &keys::associativity},
+               {target.inner, &keys::sets},
+               {target.inner, &keys::indexFunction},
+               {target.inner, &keys::lineSize}};
     else
       reads = {{e, &keys::missPenalty}};
     for (const model::Key* k : {&keys::globalLoadsCached, &keys::latency, g_.size_key,
@@ -73,10 +76,6 @@ class SetGeometryProbe final : public Probe {
     // An absent level's attributes carry the reason it is absent.
     if (const auto* present = ctx.get(e, keys::latency); present && !present->available())
       return fail_all(ctx, std::string(present->reason));
-    if (t.level > 1)
-      return fail_all(ctx, "not established: the level in front (" + t.inner +
-                               ") serves the loads whose lines it holds, so at a stride the "
-                               "capacity seen is the larger of the two levels'");
     if (ctx.options().depth == Depth::Quick)
       return fail_all(ctx, "not established: needs --depth full (docs/discovery.md, geometry)");
     const Input size = ctx.input(e, *g_.size_key);
@@ -124,6 +123,7 @@ class SetGeometryProbe final : public Probe {
     bool folds = false;
     const auto profile =
         stride_profile(searches, line_bit, first_bit, capacity_lines, capacities, folds);
+    if (t.level > 1 && shadowed(ctx, searches, capacities)) return;
     IndexInference index = analysis::infer_index(profile, line_bit, folds);
     if (index.kind == IndexInference::Kind::Plain && index.ways)
       odd_sets(ctx, index, line_bytes, *classifier, largest);
@@ -138,13 +138,60 @@ class SetGeometryProbe final : public Probe {
     const std::string method =
         "largest line count that a cyclic chase at each power-of-two stride keeps without a "
         "repeated miss (binary search, " +
-        std::to_string(kPasses) + " passes after the first); a linear set index holds W x 2^rank";
+        std::to_string(kGeometryPasses) +
+        " passes after the first); a linear set index holds W x 2^rank";
     put_index(ctx, index, evidence, method, confidence);
     put_ways_sets(ctx, index, evidence, method, confidence);
     replacement(ctx, index, line_bytes, *classifier, confidence);
   }
 
  private:
+  // A cache behind another (the constant L1.5 behind the L1): a chase's repeated misses come
+  // when neither holds its lines, so each stride's count is the larger of the two levels' there.
+  // It is this cache's where it exceeds what the level in front holds at that stride (its plain
+  // modulo geometry). Where it does not, every attribute says so and this returns true.
+  bool shadowed(Context& ctx, const std::vector<BitSearch>& searches,
+                const model::Json& capacities) const {
+    const auto why = shadow(ctx, searches);
+    if (!why) return false;
+    auto a = model::Attribute::unavailable(model::Source::Measured, "", *why);
+    a.evidence = {{"linesAtStride", capacities}};
+    for (const auto* k :
+         {&keys::associativity, &keys::sets, &keys::indexFunction, &keys::replacementPolicy})
+      ctx.put(g_.target.element, *k, a);
+    return true;
+  }
+
+  std::optional<std::string> shadow(const Context& ctx,
+                                    const std::vector<BitSearch>& searches) const {
+    const std::string& inner = g_.target.inner;
+    const Input ways = ctx.input(inner, keys::associativity);
+    const Input sets = ctx.input(inner, keys::sets);
+    const Input line = ctx.input(inner, keys::lineSize);
+    const auto* index = ctx.get(inner, keys::indexFunction);
+    const bool modulo = index && index->available() && index->value.is_string() &&
+                        index->value.get<std::string>().rfind("modulo", 0) == 0;
+    if (!ways || !sets || !line || !modulo)
+      return "not established: needs the plain geometry of the level in front (" + inner +
+             "), whose lines the chases also hit";
+    for (const auto& s : searches) {
+      if (s.hi > s.cap) continue;  // bounded by the space: at least s.lo, which says nothing here
+      const std::uint64_t stride = std::uint64_t{1} << s.bit;
+      const auto line_bytes = static_cast<std::uint64_t>(*line.value);
+      const std::uint64_t per_line = std::max<std::uint64_t>(1, line_bytes / stride);
+      const std::uint64_t sets_used =
+          std::max<std::uint64_t>(1, static_cast<std::uint64_t>(*sets.value) /
+                                         std::max<std::uint64_t>(1, stride / line_bytes));
+      const std::uint64_t front = static_cast<std::uint64_t>(*ways.value) * sets_used * per_line;
+      if (s.lo <= front)
+        return "not established: at a stride of " + std::to_string(stride) +
+               " B the level in front (" + inner + ") holds " + std::to_string(front) +
+               " lines, as many as or more than the " + std::to_string(s.lo) +
+               " seen, so the capacity there may be its";
+    }
+    return std::nullopt;
+  }
+
   // A search per power-of-two stride from `first_bit` to `last_bit`, each bounded by what the
   // stride can hold in the largest array and in the cache.
   std::vector<BitSearch> strides_to_search(int first_bit, int last_bit, int line_bit,
@@ -181,14 +228,15 @@ class SetGeometryProbe final : public Probe {
       const bool references = !classifier;
       if (references) {
         batch.requests.push_back(
-            placed(passes_request(g_.target.space, hit_lines, line_bytes, kPasses)));
+            placed(passes_request(g_.target.space, hit_lines, line_bytes, kGeometryPasses)));
       }
       std::vector<std::size_t> asked;
       for (std::size_t i = 0; i < searches.size(); ++i) {
         if (searches[i].done()) continue;
         asked.push_back(i);
-        batch.requests.push_back(placed(passes_request(
-            g_.target.space, searches[i].mid(), std::uint64_t{1} << searches[i].bit, kPasses)));
+        batch.requests.push_back(
+            placed(passes_request(g_.target.space, searches[i].mid(),
+                                  std::uint64_t{1} << searches[i].bit, kGeometryPasses)));
       }
       const auto result = ctx.chase(batch);
       record_carveout(ctx, g_.target, result.conditions);
@@ -301,7 +349,8 @@ class SetGeometryProbe final : public Probe {
       if (plateau % f != 0 || (plateau / f + 1) * f * span > largest) continue;
       factors.push_back(f);
       for (const std::uint64_t n : {plateau / f, plateau / f + 1})
-        batch.requests.push_back(placed(passes_request(g_.target.space, n, f * span, kPasses)));
+        batch.requests.push_back(
+            placed(passes_request(g_.target.space, n, f * span, kGeometryPasses)));
     }
     if (factors.empty()) return;
     ctx.expect_batches(1);
