@@ -11,8 +11,11 @@ out=${1:?usage: device-stores-segments.sh OUT_DIR}
 bin=${BIN_DIR:-.devbin}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/nvidia-smi.txt" 2>&1
-BIN_DIR=$bin bash scripts/device-geometry.sh "$out/geometry" > "$out/geometry-stdout.txt" 2>&1
-rm -f "$out/geometry.tar.gz"
+BIN_DIR=$bin bash scripts/device-geometry.sh "$out/geometry" > /dev/null 2>&1
+cp "$out/geometry/summary.txt" "$out/geometry-summary.txt"
+cp "$out/geometry/full1.json" "$out/full1.json"
+cp "$out/geometry/quick1.json" "$out/quick1.json"
+rm -rf "$out/geometry"
 "$bin/gputopo" tree --depth full -q > "$out/tree.txt" 2> "$out/tree.err"
 "$bin/gputopo" tree --depth full --full -q > "$out/tree-full.txt" 2>> "$out/tree.err"
 "$bin/gputopo" --depth full --only l1.stores,l2.stores,l2Segments -q --raw "$out/raw" \

@@ -22,6 +22,21 @@ device::InterferenceRequest two_sm_pair(const device::ChaseRequest& a,
 
 }  // namespace
 
+double effect_cut(std::vector<double> effects, double min_effect, double min_gap) {
+  double cut = min_effect;
+  if (min_gap <= 0 || effects.size() < 2) return cut;
+  std::sort(effects.begin(), effects.end());
+  double widest = 0;
+  for (std::size_t i = 1; i < effects.size(); ++i) {
+    const double gap = effects[i] - effects[i - 1];
+    if (gap >= min_gap && gap > widest && effects[i] >= min_effect) {
+      widest = gap;
+      cut = std::max(min_effect, (effects[i] + effects[i - 1]) / 2);
+    }
+  }
+  return cut;
+}
+
 SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec) {
   // B's array differs from A's by one element, so that no backend shares the two.
   const auto a = one_pass_request(spec.space, spec.bytes, spec.stride);
@@ -49,10 +64,17 @@ SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec) 
     ctx.expect_batches(1);
     const auto result = ctx.interfere(batch);
     const auto beside_tiny = latencies(result.results.front());
+    std::vector<analysis::DisturbanceResult> found;
+    std::vector<double> effects;
     for (std::size_t i = 0; i < others.size() && i + 1 < result.results.size(); ++i) {
-      const auto d = analysis::disturbance_test(beside_tiny, latencies(result.results[i + 1]));
+      found.push_back(analysis::disturbance_test(beside_tiny, latencies(result.results[i + 1])));
+      effects.push_back(found.back().effect);
+    }
+    const double cut = effect_cut(effects, spec.min_effect, spec.min_gap);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      const auto& d = found[i];
       ++out.decisions;
-      const bool disturbed = d.disturbed && d.effect >= spec.min_effect;
+      const bool disturbed = d.disturbed && d.effect >= cut;
       out.tests.push_back({s, spec.sms[others[i]], d.effect, d.median_ratio, d.p_value, disturbed});
       if (!disturbed) continue;
       group_of[others[i]] = group_of[reference];

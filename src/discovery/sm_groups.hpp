@@ -24,6 +24,9 @@ struct SmGroupsSpec {
   // The least rise of A's miss share (0 to 1) that counts as disturbed, beside significance: a
   // few misses from a neighbour that only crowds the cache do not join two SMs.
   double min_effect = 0;
+  // Where > 0: the rises of one round that fall into two clusters this far apart are split at
+  // the widest such gap, the upper cluster disturbed (see effect_cut in sm_groups.cpp).
+  double min_gap = 0;
 };
 
 // One two-SM test: the reference, the SM tested against it, and what B did to A.
@@ -47,5 +50,10 @@ struct SmGroupsFound {
 model::Json tests_json(const std::vector<SmPairTest>& tests);
 
 SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec);
+
+// The rise of A's miss share a round's tests must reach: `min_effect`, or, where the rises fall
+// into two clusters `min_gap` or more apart, the middle of the widest such gap above it (SMs
+// that share the instance evict most of A; a neighbour that only crowds it, a part).
+double effect_cut(std::vector<double> effects, double min_effect, double min_gap);
 
 }  // namespace gputopo::discovery

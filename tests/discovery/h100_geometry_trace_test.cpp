@@ -52,5 +52,32 @@ TEST_F(H100GeometryTrace, ReplaysToTheGeometryTheGpuGave) {
   EXPECT_NE(levels->reason.find("no translation step"), std::string::npos) << levels->reason;
 }
 
+// Stores then loads and the segment each SM loads through, recorded on an H100
+// (docs/results/h100/stores-segments): the L1 and the L2 allocate on a store, the L1 writes
+// through, and the SMs split 66 / 66 between the two segments, four GPCs to each.
+TEST_F(H100GeometryTrace, ReplaysStoresAndSegmentsAsTheGpuGave) {
+  std::filesystem::create_directories(dir_);
+  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
+                            "/runs/h100-stores-segments-raw.tgz' -C '" + dir_.string() + "'";
+  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
+  auto replay = open_replay(dir_ / "raw");
+  discovery::NullProgress progress;
+  discovery::Options o;
+  o.depth = discovery::Depth::Full;
+  o.retry_backoff_s = 0;
+  o.only = {"l1.stores", "l2.stores", "l2Segments"};
+  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  EXPECT_EQ(find(r, "l1", "writeAllocate")->value, true);
+  EXPECT_EQ(find(r, "l1", "writePolicy")->value, "write-through");
+  EXPECT_EQ(find(r, "l2", "writeAllocate")->value, true);
+  const auto* near = model::find(r.compute, "nearL2Segments");
+  ASSERT_TRUE(near && near->available()) << (near ? near->reason : "");
+  EXPECT_EQ(near->value.get<double>(), 2);
+  int in_first = 0;
+  for (const auto& s : near->evidence["segmentOfSm"]) in_first += s == 0 ? 1 : 0;
+  EXPECT_EQ(in_first, 66);
+  EXPECT_EQ(near->evidence["segmentOfGpc"], (model::Json{0, 1, 1, 1, 0, 0, 1, 0}));
+}
+
 }  // namespace
 }  // namespace gputopo::device::record

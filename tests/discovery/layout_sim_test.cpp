@@ -8,6 +8,7 @@
 #include "device/sim/config.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
+#include "discovery/sm_groups.hpp"
 #include "result_access.hpp"
 
 namespace gputopo::discovery {
@@ -76,6 +77,15 @@ TEST(LayoutSim, ClusterUnitsLeaveLoneTpcsOutOfTheirGpc) {
   EXPECT_EQ(t.cluster_units, (std::vector<std::vector<int>>{{0, 1, 4, 5}, {2, 3, 6, 7}, {8, 9}}));
   EXPECT_EQ(device::sim::cluster_groups(l, t, 2).size(), 5u);
   EXPECT_EQ(device::sim::cluster_groups(l, t, 3).size(), 2u);
+}
+
+TEST(SmGroups, TheCutSplitsTwoClustersOfRisesOrFallsBackToHalf) {
+  // An H200 in a whole --depth full run: the other segment's SMs crowd, its own evict.
+  EXPECT_NEAR(effect_cut({0.474, 0.491, 0.921, 0.908, 0.451, 0.916}, 0.5, 0.25), 0.6995, 1e-9);
+  EXPECT_EQ(effect_cut({0, 1, 0, 1, 1}, 0.5, 0.25), 0.5);
+  EXPECT_EQ(effect_cut({0.45, 0.47, 0.46}, 0.5, 0.25), 0.5);  // none reach half
+  EXPECT_EQ(effect_cut({0.1, 0.3}, 0.5, 0.1), 0.5);           // a gap below the floor
+  EXPECT_EQ(effect_cut({0.2, 0.9}, 0.5, 0), 0.5);             // no gap rule
 }
 
 // Which L2 segment each SM loads through (--depth full), against the configuration: the SMs the

@@ -18,8 +18,12 @@ using SmGroups = std::vector<std::vector<int>>;
 // evicted the reference's lines either way: to the far segment when the SMs share one, to device
 // memory when they do not.)
 constexpr double kWarmShare = 0.55;
-// A's miss share must rise by this much: crowding alone costs a few lines.
-constexpr double kMinEffect = 0.25;
+// A's miss share must rise by half its loads; where a round's rises fall into two clusters at
+// least kMinGap apart, by the middle of that gap. Crowding alone costs part of A's oldest lines:
+// on an H200 in a whole --depth full run, 0.45-0.49 from SMs of the other segment against
+// 0.90-0.94 from SMs of its own (0 and 1 on the H100, and in runs of the probe alone).
+constexpr double kMinEffect = 0.5;
+constexpr double kMinGap = 0.25;
 
 SmGroups groups_in(const model::Attribute* a, const char* key) {
   SmGroups out;
@@ -103,6 +107,7 @@ class L2SegmentOfSmProbe final : public Probe {
     spec.space = device::Space::L2;
     spec.bytes = round_up(static_cast<std::uint64_t>(*size.value * kWarmShare), stride);
     spec.min_effect = kMinEffect;
+    spec.min_gap = kMinGap;
     spec.stride = stride;
     for (const auto& unit : u.units) spec.sms.push_back(unit.front());
     const SmGroupsFound found = group_sms_by_interference(ctx, spec);
@@ -135,7 +140,9 @@ class L2SegmentOfSmProbe final : public Probe {
         n, "",
         "two-SM interference in the L2: one SM of each " + u.kind +
             " and a reference SM each warm 0.55 of a segment; a significant rise of the "
-            "reference's misses (by a quarter of its loads or more) puts both in one segment, "
+            "reference's misses (by half its loads, or past the widest gap between the round's "
+            "rises) "
+            "puts both in one segment, "
             "round after round; the other SMs of a " +
             u.kind + " follow its tested SM",
         confidence);
