@@ -53,7 +53,21 @@ enum class ComputeOp : std::uint8_t {
   // divergence probe's ops, one chain per thread: Spread less Uniform is the paths' serialization.
   DivergeSpread,   // FFMA x 16 under a branch in a loop
   DivergeUniform,  // the same, every lane on one path
+  // Spread's loop, then 16 dependent FFMAs after it: where the paths rejoin after the loop, the
+  // tail runs once a warp; where they stay apart, once a path.
+  DivergeJoin,  // FFMA x 16 under a branch in a loop, FFMA x 16 after it
+  // Thread-block clusters of 2 (sm_90): the cluster probe's ops.
+  ClusterSync,  // barrier.cluster.arrive + wait, and an add
+  // ld.shared::cluster chained through the loaded address: each chain on a word of the other
+  // block's shared memory (distributed shared memory, on another SM of the GPC).
+  DsmemLoad,
 };
-inline constexpr int kComputeOpCount = 38;
+inline constexpr int kComputeOpCount = 41;
+
+// The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
+inline constexpr std::uint32_t kComputeClusterBlocks = 2;
+constexpr bool cluster_op(ComputeOp op) {
+  return op == ComputeOp::ClusterSync || op == ComputeOp::DsmemLoad;
+}
 
 }  // namespace gputopo::device

@@ -51,6 +51,9 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::BarSync, "barSync", "BAR.SYNC", 1, "", 0, 0, 0, 0, "", true},
     {O::DivergeSpread, "divergeSpread", "FFMA", 16, "", 0, 0, 0, 0, "", true},
     {O::DivergeUniform, "divergeUniform", "FFMA", 16, "", 0, 0, 0, 0, "", true},
+    {O::DivergeJoin, "divergeJoin", "FFMA", 32, "", 0, 0, 0, 0, "", true},
+    {O::ClusterSync, "clusterSync", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
+    {O::DsmemLoad, "dsmemLoad", "LD", 1, "", 9, 0, 0, 0, "", true},
 }};
 
 constexpr bool ordered() {
@@ -132,8 +135,12 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
            " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
   if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
-  if (o.own_probe && r.ilp != 1)
+  // A distributed-shared-memory load keeps several chains in flight to reach its bandwidth.
+  if (o.own_probe && r.ilp != 1 && r.op != ComputeOp::DsmemLoad)
     return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
+  if (cluster_op(r.op) && r.blocks % kComputeClusterBlocks != 0)
+    return std::string(o.name) + " runs in clusters of " + std::to_string(kComputeClusterBlocks) +
+           " blocks: blocks must be a multiple, got " + std::to_string(r.blocks);
   const auto warp = static_cast<std::uint32_t>(info.warp_size() > 0 ? info.warp_size() : 32);
   const auto max_warps = static_cast<std::uint32_t>(info.max_threads_per_block()) / warp;
   if (r.warps_per_block == 0 || r.warps_per_block > max_warps)

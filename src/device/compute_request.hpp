@@ -53,7 +53,8 @@ inline constexpr std::uint32_t kMaxComputeBlocks = 4096;
 inline constexpr std::uint32_t kMaxSharedStride = 1024;
 // The divergence ops, whose arg is the paths of a warp.
 inline bool diverge_op(ComputeOp op) {
-  return op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform;
+  return op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform ||
+         op == ComputeOp::DivergeJoin;
 }
 // Bytes one lane's shared-memory load reads (4 or 8), or 0 for an op that is no such load.
 std::uint32_t shared_access_bytes(ComputeOp op);

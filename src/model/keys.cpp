@@ -68,7 +68,12 @@ constexpr std::array kCatalogue{&apiSize,
                                 &warpSchedulers,
                                 &syncthreadsLatency,
                                 &syncthreadsBlockLatency,
-                                &divergenceCyclesPerPath};
+                                &divergenceCyclesPerPath,
+                                &divergenceReconverges,
+                                &dsmemLatency,
+                                &dsmemReadBytesPerClkPerSm,
+                                &clusterSyncLatency,
+                                &clusterSyncBlockLatency};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

@@ -143,6 +143,18 @@ inline constexpr Key syncthreadsBlockLatency{
 inline constexpr Key divergenceCyclesPerPath{
     "divergenceCyclesPerPath", "cycles", "compute",
     "what one more distinct path among a warp's lanes adds to a branch"};
+inline constexpr Key divergenceReconverges{
+    "divergenceReconverges", "", "compute",
+    "whether a warp's paths rejoin after a divergent branch (code after it runs once)"};
+inline constexpr Key dsmemLatency{"dsmemLatency", "cycles", "compute",
+                                  "a load from another block's shared memory in a cluster"};
+inline constexpr Key dsmemReadBytesPerClkPerSm{
+    "dsmemReadBytesPerClkPerSm", "B/clk", "compute",
+    "bytes a block reads from another block's shared memory per clock"};
+inline constexpr Key clusterSyncLatency{"clusterSyncLatency", "cycles", "compute",
+                                        "a cluster barrier of blocks of one warp, in a chain"};
+inline constexpr Key clusterSyncBlockLatency{"clusterSyncBlockLatency", "cycles", "compute",
+                                             "a cluster barrier of blocks of 32 warps, in a chain"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

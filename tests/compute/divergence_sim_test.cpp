@@ -32,6 +32,19 @@ TEST(DivergenceSim, EachMorePathCostsOneBody) {
   }
 }
 
+TEST(DivergenceSim, TheCodeAfterTheBranchRunsOnceWhereThePathsRejoin) {
+  for (const bool rejoin : {true, false}) {
+    SCOPED_TRACE(rejoin);
+    auto cfg = device::sim::load_config("h100-sxm");
+    cfg.compute->reconverge = rejoin;
+    const Result r = testing::discover_config(cfg, {"divergence"}, 5);
+    const auto* a = model::find(r.compute, "divergenceReconverges");
+    ASSERT_TRUE(a && a->available()) << (a ? a->reason : "absent");
+    EXPECT_EQ(a->value, rejoin);
+    EXPECT_NEAR(a->evidence["ratio"].get<double>(), rejoin ? 1.0 : 32.0, 0.1);
+  }
+}
+
 TEST(DivergenceSim, WithoutAComputeModelItSaysWhy) {
   const Result r = testing::discover_config(device::sim::load_config("toy"), {"divergence"}, 5);
   const auto* a = model::find(r.compute, "divergenceCyclesPerPath");

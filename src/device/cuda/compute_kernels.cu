@@ -36,8 +36,12 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
   o.shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_words));
   // Every word holds its own shared-window address: a shared load chained through what it loads
   // stays on its word (the atomics only add to these values).
+  // A distributed-shared-memory chain reads the other block's words: they hold their cluster
+  // address, and both blocks have written theirs before either reads.
   for (std::uint32_t w = threadIdx.x; w < args.shared_words; w += blockDim.x)
-    s_words[w] = o.shared_base + 4 * w;
+    s_words[w] = Op == ComputeOp::DsmemLoad ? cluster_address(o.shared_base + 4 * w, cluster_rank())
+                                            : o.shared_base + 4 * w;
+  if constexpr (kCluster<Op>) cluster_barrier();
 
   typename S::T chain[Ilp];
 #pragma unroll
@@ -53,7 +57,7 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
 #pragma unroll
       for (int j = 0; j < Ilp; ++j) S::step(chain[j], o);
     }
-    if (trip % kDeadlineTrips == kDeadlineTrips - 1) {
+    if (!kCluster<Op> && trip % kDeadlineTrips == kDeadlineTrips - 1) {
       bool over = read_globaltimer() - start_ns > args.deadline_ns;
       // A barrier op stops for the whole block or not at all: a thread alone at bar.sync waits.
       if constexpr (kBlockUniform<Op>) over = __syncthreads_or(over) != 0;
@@ -64,6 +68,7 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
     }
   }
   const std::uint64_t end = read_clock64();
+  if constexpr (kCluster<Op>) cluster_barrier();  // the pair's shared memory stays until both end
 
   std::uint32_t folded = 0;
 #pragma unroll
@@ -118,8 +123,24 @@ cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
   const Kernel kernel =
       lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
   if (kernel == nullptr) return cudaErrorInvalidValue;
-  kernel<<<blocks, threads, static_cast<std::size_t>(args.shared_words) * 4, s>>>(args);
-  return cudaGetLastError();
+  const std::size_t shared = static_cast<std::size_t>(args.shared_words) * 4;
+  if (!cluster_op(op)) {
+    kernel<<<blocks, threads, shared, s>>>(args);
+    return cudaGetLastError();
+  }
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kComputeClusterBlocks;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared;
+  config.stream = s;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args);
 }
 
 }  // namespace gputopo::device::cuda

@@ -304,10 +304,77 @@ template <>
 struct OpStep<ComputeOp::DivergeSpread> : DivergeChain<true> {};
 template <>
 struct OpStep<ComputeOp::DivergeUniform> : DivergeChain<false> {};
+template <>
+struct OpStep<ComputeOp::DivergeJoin> : DivergeChain<true> {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) {
+    DivergeChain<true>::step(x, o);
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(o.f1), "f"(o.f2));
+  }
+};
+
+// Thread-block clusters (sm_90): a cluster-wide barrier, the rank of the block in its cluster,
+// and the address under which the cluster reaches a word of a block's shared memory.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void cluster_barrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t cluster_address(std::uint32_t shared, std::uint32_t rank) {
+  std::uint32_t a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(shared), "r"(rank));
+  return a;
+}
+template <>
+struct OpStep<ComputeOp::ClusterSync> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) {
+    cluster_barrier();
+    x += o.u1;
+  }
+};
+// Chain `chain` of a thread runs on word threadIdx + chain x blockDim of the other block of its
+// pair, which holds its own cluster address: each load waits for the one before.
+template <>
+struct OpStep<ComputeOp::DsmemLoad> : U32Chain {
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    const std::uint32_t word = threadIdx.x + static_cast<std::uint32_t>(chain) * blockDim.x;
+    return cluster_address(o.shared_base + 4 * word, cluster_rank() ^ 1U);
+  }
+  static __device__ __forceinline__ void step(T& x, const Operands&) {
+    asm volatile("ld.shared::cluster.u32 %0, [%0];" : "+r"(x) : : "memory");
+  }
+};
+#else
+__device__ __forceinline__ void cluster_barrier() {}
+__device__ __forceinline__ std::uint32_t cluster_rank() { return 0; }
+__device__ __forceinline__ std::uint32_t cluster_address(std::uint32_t shared, std::uint32_t) {
+  return shared;
+}
+// Placeholders: the host refuses both ops below sm_90.
+template <>
+struct OpStep<ComputeOp::ClusterSync> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x += o.u1; }
+};
+template <>
+struct OpStep<ComputeOp::DsmemLoad> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
+};
+#endif
 
 // Ops whose steps every thread of a block must take alike: the kernel decides to stop at its
 // deadline for the whole block at once.
 template <ComputeOp Op>
 inline constexpr bool kBlockUniform = Op == ComputeOp::BarSync;
+// Ops launched in clusters of two blocks: every block of a cluster takes every step (a block
+// stopping early would leave its pair at the barrier, or reading freed shared memory), so these
+// kernels run to the end; their chains are short.
+template <ComputeOp Op>
+inline constexpr bool kCluster = Op == ComputeOp::ClusterSync || Op == ComputeOp::DsmemLoad;
 
 }  // namespace gputopo::device::cuda

@@ -8,13 +8,14 @@ namespace gputopo::device::sim {
 
 ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   r.only({"comment", "pipelines", "schedulers_per_sm", "overhead_cycles", "jitter_cycles",
-          "trip_overhead_cycles", "shared_banks", "branch_cycles"});
+          "trip_overhead_cycles", "shared_banks", "branch_cycles", "reconverge"});
   ComputeSpec c;
   c.schedulers_per_sm = static_cast<int>(r.integer("schedulers_per_sm", 1, 16, 4));
   c.overhead_cycles = r.number("overhead_cycles", 0, 1e5, 0);
   c.jitter_cycles = r.number("jitter_cycles", 0, 1e4, 0);
   c.trip_overhead_cycles = r.number("trip_overhead_cycles", 0, 100, 0);
   c.branch_cycles = r.number("branch_cycles", 0, 1e4, 8);
+  c.reconverge = r.boolean("reconverge", true);
   if (r.has("shared_banks")) {
     const auto b = r.at("shared_banks");
     b.only({"count", "width_bytes", "conflict_cycles"});

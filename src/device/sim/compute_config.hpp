@@ -30,6 +30,7 @@ struct ComputeSpec {
   double jitter_cycles = 0;         // standard deviation of a timed span's noise
   double trip_overhead_cycles = 0;  // added per loop trip to the issue of every warp
   double branch_cycles = 8;         // a divergence op's loop and branch, per path
+  bool reconverge = true;           // a warp's paths rejoin after a divergent branch
   std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
 
   const std::optional<PipelineSpec>& pipeline(ComputeOp op) const {

@@ -21,8 +21,11 @@ ComputeResult model_compute(const SimConfig& config, const ComputeRequest& reque
   if (diverge_op(request.op)) {
     // A step runs the body of every path a lane of the warp is on, one after another, and a
     // branch per path of the loop: written as the latency of one of the step's instructions.
+    // DivergeJoin's tail (the second half of its step) runs once a warp where the paths
+    // reconverge after the loop, once a path where they do not.
     const double paths = request.arg.value_or(1);
-    const double bodies = request.op == ComputeOp::DivergeSpread ? paths : 1.0;
+    double bodies = request.op == ComputeOp::DivergeUniform ? 1.0 : paths;
+    if (request.op == ComputeOp::DivergeJoin) bodies = (paths + (c.reconverge ? 1.0 : paths)) / 2;
     p.latency_cycles =
         (bodies * op.per_step * p.latency_cycles + paths * c.branch_cycles) / op.per_step;
   }

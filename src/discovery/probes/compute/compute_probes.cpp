@@ -2,6 +2,7 @@
 
 #include "discovery/probes/compute/bank_probe.hpp"
 #include "discovery/probes/compute/barrier_probe.hpp"
+#include "discovery/probes/compute/cluster_probe.hpp"
 #include "discovery/probes/compute/divergence_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/scheduler_probe.hpp"
@@ -14,6 +15,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_scheduler_probe());
   probes.push_back(make_barrier_probe());
   probes.push_back(make_divergence_probe());
+  probes.push_back(make_cluster_probe());
 }
 
 }  // namespace gputopo::discovery
