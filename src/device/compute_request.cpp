@@ -53,7 +53,7 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::DivergeUniform, "divergeUniform", "FFMA", 16, "", 0, 0, 0, 0, "", true},
     {O::DivergeJoin, "divergeJoin", "FFMA", 32, "", 0, 0, 0, 0, "", true},
     {O::ClusterSync, "clusterSync", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
-    {O::DsmemLoad, "dsmemLoad", "LD", 1, "", 9, 0, 0, 0, "", true},
+    {O::DsmemLoad, "dsmemLoad", "LD.E", 1, "", 9, 0, 0, 0, "", true},
 }};
 
 constexpr bool ordered() {

@@ -45,5 +45,28 @@ TEST_F(H100ComputeTrace, ReplaysToTheTableTheGpuGave) {
   EXPECT_GT(value(r, "ffmaThroughput"), 7.5 * value(r, "mufuRsqThroughput"));
 }
 
+// The divergence and cluster probes on a recording made on an H100 (docs/results/h100/clusters):
+// the paths rejoin after the branch, a distributed-shared-memory load takes 194 cycles (published:
+// about 180-210) and a cluster barrier with cluster.sync()'s ordering 761.
+TEST_F(H100ComputeTrace, ReplaysToTheClusterAndReconvergenceFiguresTheGpuGave) {
+  std::filesystem::create_directories(dir_);
+  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
+                            "/runs/h100-divergence-clusters-raw.tgz' -C '" + dir_.string() + "'";
+  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
+  auto replay = open_replay(dir_ / "raw");
+  discovery::NullProgress progress;
+  discovery::Options o;
+  o.only = {"divergence", "clusters"};
+  o.retry_backoff_s = 0;
+  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  EXPECT_NEAR(value(r, "dsmemLatency"), 193.9, 0.5);
+  EXPECT_NEAR(value(r, "dsmemReadBytesPerClkPerSm"), 17.07, 0.05);
+  EXPECT_NEAR(value(r, "clusterSyncLatency"), 760.9, 1.0);
+  EXPECT_NEAR(value(r, "divergenceCyclesPerPath"), 106.5, 0.5);
+  const auto* rejoin = model::find(r.compute, "divergenceReconverges");
+  ASSERT_TRUE(rejoin && rejoin->available());
+  EXPECT_EQ(rejoin->value, true);
+}
+
 }  // namespace
 }  // namespace gputopo::device::record
