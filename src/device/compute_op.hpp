@@ -61,8 +61,11 @@ enum class ComputeOp : std::uint8_t {
   // ld.shared::cluster chained through the loaded address: each chain on a word of the other
   // block's shared memory (distributed shared memory, on another SM of the GPC).
   DsmemLoad,
+  // Hopper's warpgroup MMA (sm_90a): wgmma.mma_async m64n256k16 f32 += bf16 x bf16, operands in
+  // shared memory, one a step per warpgroup of 4 warps (a kernel of its own, wgmma_kernel.cu).
+  WgmmaBf16,
 };
-inline constexpr int kComputeOpCount = 41;
+inline constexpr int kComputeOpCount = 42;
 
 // The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
 inline constexpr std::uint32_t kComputeClusterBlocks = 2;

@@ -11,7 +11,10 @@ using O = ComputeOp;
 // F2FP unpacks to FP16 and HMMA, so the instruction timed would not be an FP8 tensor instruction.
 constexpr std::string_view kNoFp8Mma =
     "compute capability 9.x has no FP8 mma.sync tensor instruction (ptxas emulates it with F2FP "
-    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma, which gputopo does not time)";
+    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma, which gputopo times for BF16 "
+    "only)";
+constexpr std::string_view kSm90aOnly =
+    "wgmma is sm_90a code, which runs on compute capability 9.0 only";
 constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::FAdd32, "fadd", "FADD", 1, "", 0, 0, 0, 0, ""},
     {O::FMul32, "fmul", "FMUL", 1, "", 0, 0, 0, 0, ""},
@@ -54,6 +57,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::DivergeJoin, "divergeJoin", "FFMA", 32, "", 0, 0, 0, 0, "", true},
     {O::ClusterSync, "clusterSync", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
     {O::DsmemLoad, "dsmemLoad", "LD.E", 1, "", 9, 0, 0, 0, "", true},
+    {O::WgmmaBf16, "wgmmaBf16", "HGMMA.64x256x16.F32.BF16", 1, "", 9, 0, 2 * 64 * 256 * 16 / 4, 0,
+     kSm90aOnly, true, true},
 }};
 
 constexpr bool ordered() {
@@ -98,6 +103,9 @@ std::optional<std::string> lacks_op(const DeviceInfo& info, ComputeOp op) {
            "." + std::to_string(o.min_cc_minor) + ", the GPU has " +
            std::to_string(info.compute_capability().major) + "." +
            std::to_string(info.compute_capability().minor);
+  if (o.only_minimum && (info.compute_capability().major != o.min_cc_major ||
+                         info.compute_capability().minor != o.min_cc_minor))
+    return std::string(o.name) + ": " + std::string(o.lacking_why);
   if (o.lacking_major != 0 && info.compute_capability().major == o.lacking_major)
     return std::string(o.name) + ": " + std::string(o.lacking_why);
   return std::nullopt;
@@ -138,6 +146,9 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
   // A distributed-shared-memory load keeps several chains in flight to reach its bandwidth.
   if (o.own_probe && r.ilp != 1 && r.op != ComputeOp::DsmemLoad)
     return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
+  if (r.op == ComputeOp::WgmmaBf16 && (r.warps_per_block % 4 != 0 || r.warps_per_block > 8))
+    return std::string(o.name) + " runs in warpgroups of 4 warps, at most 2 a block: got " +
+           std::to_string(r.warps_per_block) + " warps";
   if (cluster_op(r.op) && r.blocks % kComputeClusterBlocks != 0)
     return std::string(o.name) + " runs in clusters of " + std::to_string(kComputeClusterBlocks) +
            " blocks: blocks must be a multiple, got " + std::to_string(r.blocks);

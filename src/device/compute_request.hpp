@@ -34,6 +34,8 @@ struct ComputeOpInfo {
   // Timed by a probe of its own (barriers, divergence), one chain per thread; the pipeline probe
   // leaves it out.
   bool own_probe = false;
+  // Architecture-specific code (sm_90a): only the minimum compute capability has it.
+  bool only_minimum = false;
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);

@@ -120,6 +120,7 @@ Kernel lookup(ComputeOp op, int ilp, std::index_sequence<I...>) {
 
 cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
                            std::uint32_t blocks, std::uint32_t threads, cudaStream_t s) {
+  if (op == ComputeOp::WgmmaBf16) return launch_wgmma(args, blocks, threads, s);
   const Kernel kernel =
       lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
   if (kernel == nullptr) return cudaErrorInvalidValue;

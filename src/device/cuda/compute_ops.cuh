@@ -367,6 +367,13 @@ struct OpStep<ComputeOp::DsmemLoad> : U32Chain {
 };
 #endif
 
+// wgmma runs in a kernel of its own (wgmma_kernel.cu); the generic kernel's instance is never
+// launched.
+template <>
+struct OpStep<ComputeOp::WgmmaBf16> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
+};
+
 // Ops whose steps every thread of a block must take alike: the kernel decides to stop at its
 // deadline for the whole block at once.
 template <ComputeOp Op>

@@ -6,6 +6,7 @@
 #include "discovery/probes/compute/divergence_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/scheduler_probe.hpp"
+#include "discovery/probes/compute/wgmma_probe.hpp"
 
 namespace gputopo::discovery {
 
@@ -16,6 +17,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_barrier_probe());
   probes.push_back(make_divergence_probe());
   probes.push_back(make_cluster_probe());
+  probes.push_back(make_wgmma_probe());
 }
 
 }  // namespace gputopo::discovery

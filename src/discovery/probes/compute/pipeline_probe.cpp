@@ -179,57 +179,6 @@ class PipelineProbe final : public Probe {
     return ta;
   }
 
-  // A tensor-core op's throughput as operations per clock per SM (2 M N K per warp instruction)
-  // and as TFLOP/s (TOPS for integers) of the whole GPU at the clock the batch measured.
-  static void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o,
-                               const model::Attribute& thr, const device::RunConditions& c) {
-    const std::string name(o.name);
-    const bool integer = o.name == "mmaI8";
-    const std::string per_clk_unit = integer ? "OPS/clk/SM" : "FLOP/clk/SM";
-    const std::string per_s_unit = integer ? "TOPS" : "TFLOP/s";
-    if (!thr.available()) {
-      ctx.put_compute(model::keys::opPerClkPerSm, name,
-                      model::Attribute::unavailable(model::Source::Measured, per_clk_unit,
-                                                    "the throughput was not measured"));
-      ctx.put_compute(model::keys::opTflops, name,
-                      model::Attribute::unavailable(model::Source::Measured, per_s_unit,
-                                                    "the throughput was not measured"));
-      return;
-    }
-    const double per_instr = static_cast<double>(o.warp_flops) / 32;  // per thread instruction
-    const double v = thr.value.get<double>() * per_instr;
-    auto a =
-        model::Attribute::measured(v, per_clk_unit,
-                                   name + "Throughput x " + std::to_string(o.warp_flops) +
-                                       " operations per warp instruction (2 M N K) / 32 threads",
-                                   *thr.confidence);
-    if (thr.interval)
-      a.interval = model::Interval{thr.interval->lo * per_instr, thr.interval->hi * per_instr};
-    a.evidence = {{"warpFlops", o.warp_flops}, {"sass", o.sass}};
-    if (thr.evidence.contains("latencyBound")) {
-      a.reason = thr.reason;
-      a.evidence["latencyBound"] = true;
-    }
-    const auto ns = ctx.ns_per_cycle(c);
-    const int sms = ctx.info().sm_count();
-    if (ns && *ns > 0 && sms > 0) {
-      const double scale = sms / *ns / 1e3;  // per clock per SM -> 1e12 per second, whole GPU
-      auto t = model::Attribute::measured(
-          v * scale, per_s_unit,
-          name + " per clock per SM x " + std::to_string(sms) + " SMs x SM clock (" +
-              Context::ns_method(c) + "); mma.sync of one block, not a tuned matrix product",
-          *thr.confidence);
-      if (a.interval) t.interval = model::Interval{a.interval->lo * scale, a.interval->hi * scale};
-      t.evidence = {{"clockMhz", 1e3 / *ns}, {"sms", sms}, {"opsPerClkPerSm", v}};
-      ctx.put_compute(model::keys::opTflops, name, std::move(t));
-    } else {
-      ctx.put_compute(model::keys::opTflops, name,
-                      model::Attribute::unavailable(model::Source::Measured, per_s_unit,
-                                                    "the SM clock is not known"));
-    }
-    ctx.put_compute(model::keys::opPerClkPerSm, name, std::move(a));
-  }
-
   static void put_unavailable(Context& ctx, const std::vector<ComputeOp>& ops,
                               const std::string& why, bool whole_table) {
     for (const ComputeOp op : ops) {
@@ -256,6 +205,56 @@ class PipelineProbe final : public Probe {
 };
 
 }  // namespace
+
+// A tensor-core op's throughput as operations per clock per SM (2 M N K per warp instruction)
+// and as TFLOP/s (TOPS for integers) of the whole GPU at the clock the batch measured.
+void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o, const model::Attribute& thr,
+                      const device::RunConditions& c) {
+  const std::string name(o.name);
+  const bool integer = o.name == "mmaI8";
+  const std::string per_clk_unit = integer ? "OPS/clk/SM" : "FLOP/clk/SM";
+  const std::string per_s_unit = integer ? "TOPS" : "TFLOP/s";
+  if (!thr.available()) {
+    ctx.put_compute(model::keys::opPerClkPerSm, name,
+                    model::Attribute::unavailable(model::Source::Measured, per_clk_unit,
+                                                  "the throughput was not measured"));
+    ctx.put_compute(model::keys::opTflops, name,
+                    model::Attribute::unavailable(model::Source::Measured, per_s_unit,
+                                                  "the throughput was not measured"));
+    return;
+  }
+  const double per_instr = static_cast<double>(o.warp_flops) / 32;  // per thread instruction
+  const double v = thr.value.get<double>() * per_instr;
+  auto a = model::Attribute::measured(v, per_clk_unit,
+                                      name + "Throughput x " + std::to_string(o.warp_flops) +
+                                          " operations per warp instruction (2 M N K) / 32 threads",
+                                      *thr.confidence);
+  if (thr.interval)
+    a.interval = model::Interval{thr.interval->lo * per_instr, thr.interval->hi * per_instr};
+  a.evidence = {{"warpFlops", o.warp_flops}, {"sass", o.sass}};
+  if (thr.evidence.contains("latencyBound")) {
+    a.reason = thr.reason;
+    a.evidence["latencyBound"] = true;
+  }
+  const auto ns = ctx.ns_per_cycle(c);
+  const int sms = ctx.info().sm_count();
+  if (ns && *ns > 0 && sms > 0) {
+    const double scale = sms / *ns / 1e3;  // per clock per SM -> 1e12 per second, whole GPU
+    auto t = model::Attribute::measured(
+        v * scale, per_s_unit,
+        name + " per clock per SM x " + std::to_string(sms) + " SMs x SM clock (" +
+            Context::ns_method(c) + "); one block's instruction stream, not a tuned matrix product",
+        *thr.confidence);
+    if (a.interval) t.interval = model::Interval{a.interval->lo * scale, a.interval->hi * scale};
+    t.evidence = {{"clockMhz", 1e3 / *ns}, {"sms", sms}, {"opsPerClkPerSm", v}};
+    ctx.put_compute(model::keys::opTflops, name, std::move(t));
+  } else {
+    ctx.put_compute(model::keys::opTflops, name,
+                    model::Attribute::unavailable(model::Source::Measured, per_s_unit,
+                                                  "the SM clock is not known"));
+  }
+  ctx.put_compute(model::keys::opPerClkPerSm, name, std::move(a));
+}
 
 std::string latency_key(std::string_view op) { return model::keys::opLatency.of(op); }
 std::string throughput_key(std::string_view op) { return model::keys::opThroughput.of(op); }

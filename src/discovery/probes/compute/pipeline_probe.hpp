@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "device/compute_request.hpp"
+#include "device/results.hpp"
+#include "discovery/context.hpp"
 #include "discovery/probe.hpp"
 
 namespace gputopo::discovery {
@@ -28,5 +31,11 @@ std::string throughput_key(std::string_view op);
 // Tensor-core ops only: operations per clock per SM, and TFLOP/s (TOPS) at the measured clock.
 std::string ops_per_clk_key(std::string_view op);
 std::string tflops_key(std::string_view op);
+
+// A tensor-core op's throughput `thr` (thread instructions per clock per SM) as operations per
+// clock per SM (2 M N K per warp instruction) and as TFLOP/s (TOPS for integers) of the whole GPU
+// at the clock the batch measured: compute.<op>PerClkPerSm and compute.<op>Tflops.
+void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o, const model::Attribute& thr,
+                      const device::RunConditions& c);
 
 }  // namespace gputopo::discovery

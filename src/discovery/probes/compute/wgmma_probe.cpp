@@ -1,0 +1,61 @@
+#include "discovery/probes/compute/wgmma_probe.hpp"
+
+#include <string>
+#include <vector>
+
+#include "device/compute_request.hpp"
+#include "discovery/context.hpp"
+#include "discovery/probes/compute/compute_batch.hpp"
+#include "discovery/probes/compute/pipeline_probe.hpp"
+#include "discovery/probes/compute/slope.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// Two warpgroups: while one waits on its group of products, the other issues.
+constexpr std::uint32_t kWgmmaWarps = 8;
+
+class WgmmaProbe final : public Probe {
+ public:
+  WgmmaProbe() : Probe("wgmma", {}, {}) {}
+
+  void run(Context& ctx) override {
+    const auto op = device::ComputeOp::WgmmaBf16;
+    const auto& o = device::op_info(op);
+    const std::string name(o.name);
+    const std::vector<device::ComputeRequest> items = {
+        {op, kThroughputShortSteps, 1, kWgmmaWarps, 1, std::nullopt}};
+    std::string why;
+    const auto r = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kThroughputShortSteps, kThroughputLongSteps),
+        why);
+    model::Attribute thr;
+    if (!r) {
+      thr =
+          model::Attribute::unavailable(model::Source::Measured, "thread instructions/clk/SM", why);
+      ctx.put_compute(model::keys::opThroughput, name, thr);
+      put_tensor_rates(ctx, o, thr, {});
+      return;
+    }
+    const Slope s =
+        item_slope(*r, 0, 1, kPipelineRepeats, kThroughputShortSteps, kThroughputLongSteps);
+    const double threads = 32.0 * kWgmmaWarps;
+    thr = model::Attribute::measured(
+        threads / s.value, "thread instructions/clk/SM",
+        "one block of two warpgroups, each streaming wgmma.mma_async m64n256k16 BF16 products "
+        "from shared memory into 128 FP32 registers a thread, 32 a commit group, one group left "
+        "in flight; thread instructions per clock over chains of 64 and 256 steps, the median of "
+        "5 repeats",
+        s.confidence);
+    thr.interval = model::Interval{threads / s.hi, threads / s.lo};
+    thr.evidence = {{"cyclesPerStep", s.value}, {"warps", kWgmmaWarps}, {"sass", o.sass}};
+    ctx.put_compute(model::keys::opThroughput, name, thr);
+    put_tensor_rates(ctx, o, thr, r->conditions);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_wgmma_probe() { return std::make_unique<WgmmaProbe>(); }
+
+}  // namespace gputopo::discovery
