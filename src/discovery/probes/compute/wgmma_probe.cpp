@@ -29,18 +29,20 @@ class WgmmaProbe final : public Probe {
     const auto r = run_compute_batch(
         ctx, two_length_batch(items, kPipelineRepeats, kThroughputShortSteps, kThroughputLongSteps),
         why);
-    model::Attribute thr;
     if (!r) {
-      thr =
-          model::Attribute::unavailable(model::Source::Measured, "thread instructions/clk/SM", why);
-      ctx.put_compute(model::keys::opThroughput, name, thr);
-      put_tensor_rates(ctx, o, thr, {});
+      ctx.put_compute(model::keys::opThroughput, name,
+                      model::Attribute::unavailable(model::Source::Measured,
+                                                    "thread instructions/clk/SM", why));
+      ctx.put_compute(model::keys::opPerClkPerSm, name,
+                      model::Attribute::unavailable(model::Source::Measured, "FLOP/clk/SM", why));
+      ctx.put_compute(model::keys::opTflops, name,
+                      model::Attribute::unavailable(model::Source::Measured, "TFLOP/s", why));
       return;
     }
     const Slope s =
         item_slope(*r, 0, 1, kPipelineRepeats, kThroughputShortSteps, kThroughputLongSteps);
     const double threads = 32.0 * kWgmmaWarps;
-    thr = model::Attribute::measured(
+    auto thr = model::Attribute::measured(
         threads / s.value, "thread instructions/clk/SM",
         "one block of two warpgroups, each streaming wgmma.mma_async m64n256k16 BF16 products "
         "from shared memory into 128 FP32 registers a thread, 32 a commit group, one group left "
