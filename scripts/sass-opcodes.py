@@ -4,7 +4,8 @@
 Usage: sass-opcodes.py LISTING > OPCODES
 
 One line per compute kernel: "compute_kernel op N ilp K: OPCODE=COUNT ...", opcodes sorted. N is
-the device::ComputeOp value, K the chains per thread. tests/compute/sass_test.cpp reads the result
+the device::ComputeOp value, K the chains per thread. The wgmma op runs in a kernel of its own,
+listed as "wgmma_kernel op 41 ilp 1" in place of the generic kernel's placeholders for op 41. tests/compute/sass_test.cpp reads the result
 (docs/compute.md, "Evidence").
 """
 import collections
@@ -12,8 +13,10 @@ import re
 import sys
 
 KERNEL = re.compile(r"compute_kernelILN\w*?ComputeOpE(\d+)ELi(\d+)E")
+WGMMA_KERNEL = re.compile(r"wgmma_kernel")
+WGMMA_OP = 41  # device::ComputeOp::WgmmaBf16
 FUNCTION = re.compile(r"(?:Function : |^\s*\.text\.)(\S+?):?\s*$")
-INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:\{\s*)?(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:\{\s*)?(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)")
 
 
 def main(path):
@@ -25,6 +28,10 @@ def main(path):
             if function:
                 match = KERNEL.search(function.group(1))
                 current = (int(match.group(1)), int(match.group(2))) if match else None
+                if current and current[0] == WGMMA_OP:
+                    current = None  # the generic kernel's placeholder, never launched
+                if WGMMA_KERNEL.search(function.group(1)):
+                    current = (WGMMA_OP, 1)
                 if current:
                     kernels.setdefault(current, collections.Counter())
                 continue
@@ -36,7 +43,8 @@ def main(path):
     print("# gputopo compute kernels: SASS opcode counts (scripts/sass-opcodes.py)")
     for (op, ilp), counts in sorted(kernels.items()):
         body = " ".join(f"{name}={counts[name]}" for name in sorted(counts))
-        print(f"compute_kernel op {op} ilp {ilp}: {body}")
+        name = "wgmma_kernel" if op == WGMMA_OP else "compute_kernel"
+        print(f"{name} op {op} ilp {ilp}: {body}")
 
 
 if __name__ == "__main__":
