@@ -1,11 +1,9 @@
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
+#include "../record/replay_run.hpp"
 #include "../record/test_recordings.hpp"
-#include "device/record/replay.hpp"
-#include "discovery/discover.hpp"
 
 // The pipeline probe on a recording made on an H100 (docs/results/h100/compute): the table it
 // gives offline is the one the GPU gave, and the ranking of the pipes is the hardware's.
@@ -21,16 +19,8 @@ double value(const discovery::Result& r, const char* key) {
 }
 
 TEST_F(H100ComputeTrace, ReplaysToTheTableTheGpuGave) {
-  std::filesystem::create_directories(dir_);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
-                            "/runs/h100-compute-raw.tgz' -C '" + dir_.string() + "'";
-  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
-  auto replay = open_replay(dir_ / "raw");
-  discovery::NullProgress progress;
-  discovery::Options o;
-  o.only = {"pipelines", "sharedBanks"};
-  o.retry_backoff_s = 0;
-  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  const auto r =
+      testing::replay_run(dir_, "h100-compute-raw.tgz", "raw", {"pipelines", "sharedBanks"});
   EXPECT_NEAR(value(r, "ffmaLatency"), 5.06, 0.01);
   EXPECT_NEAR(value(r, "ffmaThroughput"), 123.8, 0.5);
   EXPECT_NEAR(value(r, "dfmaLatency"), 8.97, 0.01);
@@ -49,16 +39,8 @@ TEST_F(H100ComputeTrace, ReplaysToTheTableTheGpuGave) {
 // the paths rejoin after the branch, a distributed-shared-memory load takes 194 cycles (published:
 // about 180-210) and a cluster barrier with cluster.sync()'s ordering 761.
 TEST_F(H100ComputeTrace, ReplaysToTheClusterAndReconvergenceFiguresTheGpuGave) {
-  std::filesystem::create_directories(dir_);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
-                            "/runs/h100-divergence-clusters-raw.tgz' -C '" + dir_.string() + "'";
-  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
-  auto replay = open_replay(dir_ / "raw");
-  discovery::NullProgress progress;
-  discovery::Options o;
-  o.only = {"divergence", "clusters"};
-  o.retry_backoff_s = 0;
-  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  const auto r = testing::replay_run(dir_, "h100-divergence-clusters-raw.tgz", "raw",
+                                     {"divergence", "clusters"});
   EXPECT_NEAR(value(r, "dsmemLatency"), 193.9, 0.5);
   EXPECT_NEAR(value(r, "dsmemReadBytesPerClkPerSm"), 17.07, 0.05);
   EXPECT_NEAR(value(r, "clusterSyncLatency"), 760.9, 1.0);
@@ -72,16 +54,7 @@ TEST_F(H100ComputeTrace, ReplaysToTheClusterAndReconvergenceFiguresTheGpuGave) {
 // stream BF16 m64n256k16 products at 4096 FLOP per clock per SM, 1070.7 TFLOP/s at 1980 MHz,
 // against 791.4 for cuBLAS's 8192^3 product (PyTorch) on the same GPU.
 TEST_F(H100ComputeTrace, ReplaysToTheWgmmaRateTheGpuGave) {
-  std::filesystem::create_directories(dir_);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
-                            "/runs/h100-wgmma-raw.tgz' -C '" + dir_.string() + "'";
-  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
-  auto replay = open_replay(dir_ / "raw");
-  discovery::NullProgress progress;
-  discovery::Options o;
-  o.only = {"wgmma"};
-  o.retry_backoff_s = 0;
-  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  const auto r = testing::replay_run(dir_, "h100-wgmma-raw.tgz", "raw", {"wgmma"});
   EXPECT_NEAR(value(r, "wgmmaBf16PerClkPerSm"), 4096.7, 1.0);
   EXPECT_NEAR(value(r, "wgmmaBf16Tflops"), 1070.7, 0.5);
   EXPECT_GE(value(r, "wgmmaBf16Tflops"), 0.95 * 791.4);

@@ -1,11 +1,9 @@
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
+#include "../record/replay_run.hpp"
 #include "../record/test_recordings.hpp"
-#include "device/record/replay.hpp"
-#include "discovery/discover.hpp"
 
 // The cache-geometry and TLB probes on a --depth full recording made on an H100
 // (docs/results/h100/geometry): offline they give what the GPU gave.
@@ -22,16 +20,8 @@ const model::Attribute* find(const discovery::Result& r, const std::string& elem
 }
 
 TEST_F(H100GeometryTrace, ReplaysToTheGeometryTheGpuGave) {
-  std::filesystem::create_directories(dir_);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
-                            "/runs/h100-full-depth-raw.tgz' -C '" + dir_.string() + "'";
-  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
-  auto replay = open_replay(dir_ / "rawfull");
-  discovery::NullProgress progress;
-  discovery::Options o;
-  o.depth = discovery::Depth::Full;
-  o.retry_backoff_s = 0;
-  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  const auto r =
+      testing::replay_run(dir_, "h100-full-depth-raw.tgz", "rawfull", {}, discovery::Depth::Full);
 
   const auto* ways = find(r, "constantL1", "associativity");
   ASSERT_TRUE(ways && ways->available());
@@ -56,17 +46,9 @@ TEST_F(H100GeometryTrace, ReplaysToTheGeometryTheGpuGave) {
 // (docs/results/h100/stores-segments): the L1 and the L2 allocate on a store, the L1 writes
 // through, and the SMs split 66 / 66 between the two segments, four GPCs to each.
 TEST_F(H100GeometryTrace, ReplaysStoresAndSegmentsAsTheGpuGave) {
-  std::filesystem::create_directories(dir_);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) +
-                            "/runs/h100-stores-segments-raw.tgz' -C '" + dir_.string() + "'";
-  ASSERT_EQ(std::system(untar.c_str()), 0) << untar;
-  auto replay = open_replay(dir_ / "raw");
-  discovery::NullProgress progress;
-  discovery::Options o;
-  o.depth = discovery::Depth::Full;
-  o.retry_backoff_s = 0;
-  o.only = {"l1.stores", "l2.stores", "l2Segments"};
-  const auto r = discovery::discover(*replay, o, progress, nullptr);
+  const auto r =
+      testing::replay_run(dir_, "h100-stores-segments-raw.tgz", "raw",
+                          {"l1.stores", "l2.stores", "l2Segments"}, discovery::Depth::Full);
   EXPECT_EQ(find(r, "l1", "writeAllocate")->value, true);
   EXPECT_EQ(find(r, "l1", "writePolicy")->value, "write-through");
   EXPECT_EQ(find(r, "l2", "writeAllocate")->value, true);
