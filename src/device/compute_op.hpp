@@ -64,8 +64,12 @@ enum class ComputeOp : std::uint8_t {
   // Hopper's warpgroup MMA (sm_90a): wgmma.mma_async m64n256k16 f32 += bf16 x bf16, operands in
   // shared memory, one a step per warpgroup of 4 warps (a kernel of its own, wgmma_kernel.cu).
   WgmmaBf16,
+  // Straight-line code: a loop whose body is `arg` FFMAs over 8 independent chains, generated as
+  // PTX and compiled by the driver at run time; a step is 1/32 of a pass over the body. What a
+  // pass costs per instruction against the body's size shows the instruction caches (Wong et al.).
+  CodeBody,
 };
-inline constexpr int kComputeOpCount = 42;
+inline constexpr int kComputeOpCount = 43;
 
 // The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
 inline constexpr std::uint32_t kComputeClusterBlocks = 2;

@@ -59,6 +59,7 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::DsmemLoad, "dsmemLoad", "LD.E", 1, "", 9, 0, 0, 0, "", true},
     {O::WgmmaBf16, "wgmmaBf16", "HGMMA.64x256x16.F32.BF16", 1, "", 9, 0, 2 * 64 * 256 * 16 / 4, 0,
      kSm90aOnly, true, true},
+    {O::CodeBody, "codeBody", "FFMA", 1, "", 0, 0, 0, 0, "", true},
 }};
 
 constexpr bool ordered() {
@@ -163,6 +164,13 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
       return std::string(o.name) + ": arg (the lanes' stride in bytes) must be a multiple of " +
              std::to_string(access) + " up to " + std::to_string(kMaxSharedStride) + ", got " +
              std::to_string(arg);
+  } else if (r.op == ComputeOp::CodeBody) {
+    if (r.warps_per_block != 1 || r.blocks != 1)
+      return std::string(o.name) + " runs one warp in one block";
+    if (arg < kMinCodeInstructions || arg > kMaxCodeInstructions || arg % 8 != 0)
+      return std::string(o.name) + ": arg (the body's instructions) must be a multiple of 8 from " +
+             std::to_string(kMinCodeInstructions) + " to " + std::to_string(kMaxCodeInstructions) +
+             ", got " + std::to_string(arg);
   } else if (diverge_op(r.op)) {
     if (arg == 0 || arg > 32 || (arg & (arg - 1)) != 0)
       return std::string(o.name) + ": arg (the paths) must be a power of two from 1 to 32, got " +

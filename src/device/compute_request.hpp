@@ -53,6 +53,9 @@ inline constexpr std::uint32_t kMaxComputeBlocks = 4096;
 // Shared-memory load ops: the largest stride between lanes (32 lanes x 1024 B fit the 48 KiB a
 // block gets without opt-in).
 inline constexpr std::uint32_t kMaxSharedStride = 1024;
+// The code-body op's instructions (its arg): 8 to 2^17 FFMAs, 128 B to 2 MiB of SASS.
+inline constexpr std::uint32_t kMinCodeInstructions = 8;
+inline constexpr std::uint32_t kMaxCodeInstructions = std::uint32_t{1} << 17;
 // The divergence ops, whose arg is the paths of a warp.
 inline bool diverge_op(ComputeOp op) {
   return op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform ||

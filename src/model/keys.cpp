@@ -73,7 +73,8 @@ constexpr std::array kCatalogue{&apiSize,
                                 &dsmemLatency,
                                 &dsmemReadBytesPerClkPerSm,
                                 &clusterSyncLatency,
-                                &clusterSyncBlockLatency};
+                                &clusterSyncBlockLatency,
+                                &instructionCacheSizes};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

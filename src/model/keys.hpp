@@ -155,6 +155,9 @@ inline constexpr Key clusterSyncLatency{"clusterSyncLatency", "cycles", "compute
                                         "a cluster barrier of blocks of one warp, in a chain"};
 inline constexpr Key clusterSyncBlockLatency{"clusterSyncBlockLatency", "cycles", "compute",
                                              "a cluster barrier of blocks of 32 warps, in a chain"};
+inline constexpr Key instructionCacheSizes{
+    "instructionCacheSizes", "B", "compute",
+    "instruction-cache levels: each [at least, at most] bytes of code it holds"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

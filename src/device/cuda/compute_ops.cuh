@@ -367,11 +367,15 @@ struct OpStep<ComputeOp::DsmemLoad> : U32Chain {
 };
 #endif
 
-// wgmma runs in a kernel of its own (wgmma_kernel.cu); the generic kernel's instance is never
-// launched.
+// wgmma and the code body run in kernels of their own (wgmma_kernel.cu, code_body.cpp); the
+// generic kernel's instances are never launched.
 template <>
 struct OpStep<ComputeOp::WgmmaBf16> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
+};
+template <>
+struct OpStep<ComputeOp::CodeBody> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u2; }
 };
 
 // Ops whose steps every thread of a block must take alike: the kernel decides to stop at its

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "device/cuda/check.hpp"
+#include "device/cuda/code_body.hpp"
 #include "device/cuda/kernels.hpp"
 
 namespace gputopo::device::cuda {
@@ -119,9 +120,16 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
     args.sink = sink;
     args.atom_words = atom_words;
     longest_ns += static_cast<double>(args.deadline_ns);
-    check(launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, r.warps_per_block * 32,
-                         stream_),
-          "compute kernel (" + std::string(to_string(r.op)) + ") launch");
+    if (r.op == ComputeOp::CodeBody) {
+      check(launch_code_body(args.arg, info_.compute_capability().major,
+                             info_.compute_capability().minor, args, r.blocks,
+                             r.warps_per_block * 32, stream_),
+            "code-body kernel (" + std::to_string(args.arg) + " instructions, JIT) launch");
+    } else {
+      check(launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, r.warps_per_block * 32,
+                           stream_),
+            "compute kernel (" + std::string(to_string(r.op)) + ") launch");
+    }
     warp_at += std::uint64_t{r.warps_per_block} * r.blocks;
     block_at += r.blocks;
   }

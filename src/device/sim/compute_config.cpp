@@ -8,7 +8,8 @@ namespace gputopo::device::sim {
 
 ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   r.only({"comment", "pipelines", "schedulers_per_sm", "overhead_cycles", "jitter_cycles",
-          "trip_overhead_cycles", "shared_banks", "branch_cycles", "reconverge"});
+          "trip_overhead_cycles", "shared_banks", "branch_cycles", "reconverge",
+          "instruction_caches"});
   ComputeSpec c;
   c.schedulers_per_sm = static_cast<int>(r.integer("schedulers_per_sm", 1, 16, 4));
   c.overhead_cycles = r.number("overhead_cycles", 0, 1e5, 0);
@@ -16,6 +17,19 @@ ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   c.trip_overhead_cycles = r.number("trip_overhead_cycles", 0, 100, 0);
   c.branch_cycles = r.number("branch_cycles", 0, 1e4, 8);
   c.reconverge = r.boolean("reconverge", true);
+  if (r.has("instruction_caches")) {
+    const auto list = r.at("instruction_caches");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto level = list.at(i);
+      level.only({"size_bytes", "extra_cycles"});
+      ComputeSpec::InstructionCache ic;
+      ic.size_bytes = level.at("size_bytes").integer(128, std::uint64_t{1} << 30);
+      ic.extra_cycles = level.at("extra_cycles").number(0, 1e4);
+      if (!c.instruction_caches.empty() && ic.size_bytes <= c.instruction_caches.back().size_bytes)
+        level.at("size_bytes").fail("must grow from level to level");
+      c.instruction_caches.push_back(ic);
+    }
+  }
   if (r.has("shared_banks")) {
     const auto b = r.at("shared_banks");
     b.only({"count", "width_bytes", "conflict_cycles"});

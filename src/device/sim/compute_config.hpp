@@ -32,6 +32,13 @@ struct ComputeSpec {
   double branch_cycles = 8;         // a divergence op's loop and branch, per path
   bool reconverge = true;           // a warp's paths rejoin after a divergent branch
   std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
+  // Instruction-cache levels, smallest first: a loop body larger than `size_bytes` (16 B an
+  // instruction) costs `extra_cycles` more per instruction (the codeBody op).
+  struct InstructionCache {
+    std::uint64_t size_bytes = 0;
+    double extra_cycles = 0;
+  };
+  std::vector<InstructionCache> instruction_caches;
 
   const std::optional<PipelineSpec>& pipeline(ComputeOp op) const {
     return pipelines[static_cast<std::size_t>(op)];

@@ -18,6 +18,16 @@ ComputeResult model_compute(const SimConfig& config, const ComputeRequest& reque
     p.per_clk_per_sm /= passes;
   }
   const ComputeOpInfo& op = op_info(request.op);
+  if (request.op == ComputeOp::CodeBody) {
+    // A step is 1/32 of a pass over the body: arg / 32 instructions, each costing the row's
+    // latency plus every instruction-cache level the body overflows.
+    const double instructions = request.arg.value_or(0);
+    double per_instruction = p.latency_cycles;
+    for (const auto& level : c.instruction_caches)
+      if (instructions * 16 > static_cast<double>(level.size_bytes))
+        per_instruction += level.extra_cycles;
+    p.latency_cycles = per_instruction * instructions / kComputeStepsPerTrip;
+  }
   if (diverge_op(request.op)) {
     // A step runs the body of every path a lane of the warp is on, one after another, and a
     // branch per path of the loop: written as the latency of one of the step's instructions.

@@ -4,6 +4,7 @@
 #include "discovery/probes/compute/barrier_probe.hpp"
 #include "discovery/probes/compute/cluster_probe.hpp"
 #include "discovery/probes/compute/divergence_probe.hpp"
+#include "discovery/probes/compute/icache_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/scheduler_probe.hpp"
 #include "discovery/probes/compute/wgmma_probe.hpp"
@@ -18,6 +19,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_divergence_probe());
   probes.push_back(make_cluster_probe());
   probes.push_back(make_wgmma_probe());
+  probes.push_back(make_icache_probe());
 }
 
 }  // namespace gputopo::discovery

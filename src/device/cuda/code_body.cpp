@@ -1,0 +1,93 @@
+#include "device/cuda/code_body.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace gputopo::device::cuda {
+namespace {
+
+constexpr int kChains = 8;
+
+// The kernel as PTX: a loop over `instructions` FFMAs round-robin over 8 independent chains,
+// timed with %clock64 around the loop; lane 0 of each warp writes its two clock readings, thread
+// 0 the SM and "done", every thread its chains' sum (so nothing is dropped).
+std::string ptx_for(std::uint32_t instructions, int cc_major, int cc_minor) {
+  std::string p;
+  p.reserve(static_cast<std::size_t>(instructions) * 40 + 4096);
+  p += ".version 8.0\n.target sm_" + std::to_string(cc_major * 10 + cc_minor) +
+       "\n.address_size 64\n";
+  p += ".visible .entry gputopo_code_body(.param .u64 p_clocks, .param .u64 p_smids, "
+       ".param .u64 p_status, .param .u64 p_sink, .param .u32 p_trips, .param .f32 p_f1, "
+       ".param .f32 p_f2)\n{\n";
+  p += ".reg .pred %p;\n.reg .b32 %trip, %trips, %thr, %lane, %wp, %sm, %one;\n"
+       ".reg .b64 %clocks, %smids, %status, %sink, %t0, %t1, %at;\n"
+       ".reg .f32 %f1, %f2, %sum, %x<8>;\n";
+  p += "ld.param.u64 %clocks, [p_clocks];\nld.param.u64 %smids, [p_smids];\n"
+       "ld.param.u64 %status, [p_status];\nld.param.u64 %sink, [p_sink];\n"
+       "ld.param.u32 %trips, [p_trips];\nld.param.f32 %f1, [p_f1];\nld.param.f32 %f2, [p_f2];\n"
+       "cvta.to.global.u64 %clocks, %clocks;\ncvta.to.global.u64 %smids, %smids;\n"
+       "cvta.to.global.u64 %status, %status;\ncvta.to.global.u64 %sink, %sink;\n"
+       "mov.u32 %thr, %tid.x;\n";
+  for (int c = 0; c < kChains; ++c)
+    p += "cvt.rn.f32.u32 %x" + std::to_string(c) + ", %thr;\nadd.f32 %x" + std::to_string(c) +
+         ", %x" + std::to_string(c) + ", 0f3F80000" + std::to_string(c) + ";\n";
+  p += "mov.u32 %trip, 0;\nmov.u64 %t0, %clock64;\nLOOP:\n";
+  for (std::uint32_t i = 0; i < instructions; ++i) {
+    const std::string x = "%x" + std::to_string(i % kChains);
+    p += "fma.rn.f32 " + x + ", " + x + ", %f1, %f2;\n";
+  }
+  p += "add.u32 %trip, %trip, 1;\nsetp.lt.u32 %p, %trip, %trips;\n@%p bra LOOP;\n"
+       "mov.u64 %t1, %clock64;\n";
+  p += "add.f32 %sum, %x0, %x1;\n";
+  for (int c = 2; c < kChains; ++c) p += "add.f32 %sum, %sum, %x" + std::to_string(c) + ";\n";
+  p += "mul.wide.u32 %at, %thr, 4;\nadd.u64 %at, %sink, %at;\nst.global.f32 [%at], %sum;\n"
+       "and.b32 %lane, %thr, 31;\nsetp.ne.u32 %p, %lane, 0;\n@%p bra DONE;\n"
+       "shr.u32 %wp, %thr, 5;\nmul.wide.u32 %at, %wp, 16;\nadd.u64 %at, %clocks, %at;\n"
+       "st.global.u64 [%at], %t0;\nst.global.u64 [%at+8], %t1;\n"
+       "setp.ne.u32 %p, %thr, 0;\n@%p bra DONE;\nmov.u32 %sm, %smid;\n"
+       "st.global.u32 [%smids], %sm;\nmov.u32 %one, 1;\nst.global.u32 [%status], %one;\n"
+       "DONE:\nret;\n}\n";
+  return p;
+}
+
+struct Loaded {
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+};
+
+}  // namespace
+
+cudaError_t launch_code_body(std::uint32_t instructions, int cc_major, int cc_minor,
+                             const ComputeLaunchArgs& args, std::uint32_t blocks,
+                             std::uint32_t threads, cudaStream_t s) {
+  static std::mutex lock;
+  static std::map<std::uint32_t, Loaded> loaded;
+  cudaKernel_t kernel = nullptr;
+  {
+    const std::lock_guard<std::mutex> guard(lock);
+    Loaded& l = loaded[instructions];
+    if (l.kernel == nullptr) {
+      const std::string ptx = ptx_for(instructions, cc_major, cc_minor);
+      cudaError_t rc =
+          cudaLibraryLoadData(&l.library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+      if (rc != cudaSuccess) return rc;
+      rc = cudaLibraryGetKernel(&l.kernel, l.library, "gputopo_code_body");
+      if (rc != cudaSuccess) return rc;
+    }
+    kernel = l.kernel;
+  }
+  // One launch a request: the block's records start where the runner placed them.
+  std::uint64_t clocks = reinterpret_cast<std::uintptr_t>(args.clocks);
+  std::uint64_t smids = reinterpret_cast<std::uintptr_t>(args.smids);
+  std::uint64_t status = reinterpret_cast<std::uintptr_t>(args.status);
+  std::uint64_t sink = reinterpret_cast<std::uintptr_t>(args.sink);
+  std::uint32_t trips = args.trips;
+  float f1 = args.f1;
+  float f2 = args.f2;
+  void* params[] = {&clocks, &smids, &status, &sink, &trips, &f1, &f2};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(threads),
+                          params, 0, s);
+}
+
+}  // namespace gputopo::device::cuda

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device/cuda/compute_job.hpp"
+
+namespace gputopo::device::cuda {
+
+// The code-body op's kernel: PTX of `instructions` FFMAs in a loop, compiled by the driver for
+// compute capability cc_major.cc_minor the first time a size is asked for (cudaLibraryLoadData)
+// and kept for the process. One block: its clocks, SM and status go where `args` says.
+cudaError_t launch_code_body(std::uint32_t instructions, int cc_major, int cc_minor,
+                             const ComputeLaunchArgs& args, std::uint32_t blocks,
+                             std::uint32_t threads, cudaStream_t s);
+
+}  // namespace gputopo::device::cuda
