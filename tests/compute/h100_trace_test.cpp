@@ -60,5 +60,16 @@ TEST_F(H100ComputeTrace, ReplaysToTheWgmmaRateTheGpuGave) {
   EXPECT_GE(value(r, "wgmmaBf16Tflops"), 0.95 * 791.4);
 }
 
+// The instruction caches on a recording made on an H100 (docs/results/h100/icache): a loop body
+// of straight-line code costs 0.92-1.06 cycles an instruction up to 32 KiB, 2.2-2.5 at 64 and
+// 128 KiB and 5.6 from 256 KiB on: two levels, one of 32 to 64 KiB, one of 128 to 256 KiB.
+TEST_F(H100ComputeTrace, ReplaysToTheInstructionCachesTheGpuGave) {
+  const auto r = testing::replay_run(dir_, "h100-icache-raw.tgz", "raw", {"instructionCaches"},
+                                     discovery::Depth::Full);
+  const auto* a = model::find(r.compute, "instructionCacheSizes");
+  ASSERT_TRUE(a && a->available()) << (a ? a->reason : "absent");
+  EXPECT_EQ(a->value, (model::Json{{32768.0, 65536.0}, {131072.0, 262144.0}}));
+}
+
 }  // namespace
 }  // namespace gputopo::device::record
