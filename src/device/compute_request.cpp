@@ -56,7 +56,7 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::DivergeUniform, "divergeUniform", "FFMA", 16, "", 0, 0, 0, 0, "", true},
     {O::DivergeJoin, "divergeJoin", "FFMA", 32, "", 0, 0, 0, 0, "", true},
     {O::ClusterSync, "clusterSync", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
-    {O::DsmemLoad, "dsmemLoad", "LD.E", 1, "", 9, 0, 0, 0, "", true},
+    {O::DsmemLoad, "dsmemLoad", "LD.E", 1, "", 9, 0, 0, 0, "", true, false, true},
     {O::WgmmaBf16, "wgmmaBf16", "HGMMA.64x256x16.F32.BF16", 1, "", 9, 0, 2 * 64 * 256 * 16 / 4, 0,
      kSm90aOnly, true, true},
     {O::CodeBody, "codeBody", "FFMA", 1, "", 0, 0, 0, 0, "", true},
@@ -144,8 +144,7 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
            " up to " + std::to_string(kMaxComputeChain) + ", got " + std::to_string(r.chain_length);
   if (r.ilp != 1 && r.ilp != 2 && r.ilp != 4 && r.ilp != 8)
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
-  // A distributed-shared-memory load keeps several chains in flight to reach its bandwidth.
-  if (o.own_probe && r.ilp != 1 && r.op != ComputeOp::DsmemLoad)
+  if (o.own_probe && !o.multi_chain && r.ilp != 1)
     return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
   if (r.op == ComputeOp::WgmmaBf16 && (r.warps_per_block % 4 != 0 || r.warps_per_block > 8))
     return std::string(o.name) + " runs in warpgroups of 4 warps, at most 2 a block: got " +

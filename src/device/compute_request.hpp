@@ -36,6 +36,8 @@ struct ComputeOpInfo {
   bool own_probe = false;
   // Architecture-specific code (sm_90a): only the minimum compute capability has it.
   bool only_minimum = false;
+  // An op of a probe of its own that may still keep several chains a thread (ILP).
+  bool multi_chain = false;
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);

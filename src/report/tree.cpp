@@ -229,19 +229,15 @@ TreeNode l2_node(const model::Report& r, bool full) {
     for (auto& n : compute_nodes(r, full)) node.children.push_back(std::move(n));
     return node;
   }
-  // The SMs of no measured segment (-1) come last.
-  std::vector<std::pair<int, std::set<int>>> ordered(by_segment.begin(), by_segment.end());
-  std::stable_partition(ordered.begin(), ordered.end(), [](const auto& s) { return s.first >= 0; });
-  for (const auto& [segment, sms] : ordered) {
-    auto children = compute_nodes(r, full, &sms);
-    if (segment < 0) {
-      node.children.push_back(note("near L2 segment not measured for these SMs"));
-      for (auto& n : children) node.children.push_back(std::move(n));
-      continue;
-    }
-    node.children.push_back({"L2 segment", std::to_string(segment),
-                             " (near to " + count_text(sms.size(), "SM") + ")",
-                             std::move(children)});
+  for (const auto& [segment, sms] : by_segment)
+    if (segment >= 0)
+      node.children.push_back({"L2 segment", std::to_string(segment),
+                               " (near to " + count_text(sms.size(), "SM") + ")",
+                               compute_nodes(r, full, &sms)});
+  // The SMs of no measured segment come last.
+  if (const auto none = by_segment.find(-1); none != by_segment.end()) {
+    node.children.push_back(note("near L2 segment not measured for these SMs"));
+    for (auto& n : compute_nodes(r, full, &none->second)) node.children.push_back(std::move(n));
   }
   return node;
 }

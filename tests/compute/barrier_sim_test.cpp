@@ -52,10 +52,7 @@ TEST(BarrierSim, WithoutAComputeModelBothSayWhy) {
 }
 
 TEST(BarrierSim, ABarrierRunsOneChainPerThreadAndThePipelinesLeaveItOut) {
-  device::DeviceInfo h100;
-  h100.compute_capability = model::ComputeCapability{9, 0};
-  h100.warp_size = 32;
-  h100.max_threads_per_block = 1024;
+  const device::DeviceInfo h100 = testing::h100_info();
   device::ComputeRequest r{device::ComputeOp::BarSync, 256, 2, 4, 1, std::nullopt};
   ASSERT_TRUE(device::compute_problem(r, h100));
   EXPECT_NE(device::compute_problem(r, h100)->find("ilp 1"), std::string::npos);

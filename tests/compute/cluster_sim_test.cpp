@@ -38,10 +38,7 @@ TEST(ClusterSim, AGpuWithoutClustersSaysWhy) {
 }
 
 TEST(ClusterSim, ClusterOpsRunInPairsOfBlocks) {
-  device::DeviceInfo h100;
-  h100.compute_capability = model::ComputeCapability{9, 0};
-  h100.warp_size = 32;
-  h100.max_threads_per_block = 1024;
+  const device::DeviceInfo h100 = testing::h100_info();
   device::ComputeRequest r{device::ComputeOp::DsmemLoad, 32, 8, 32, 3, std::nullopt};
   EXPECT_TRUE(device::compute_problem(r, h100));
   r.blocks = 4;

@@ -54,10 +54,7 @@ TEST(DivergenceSim, WithoutAComputeModelItSaysWhy) {
 }
 
 TEST(DivergenceSim, PathsArePowersOfTwoUpTo32AndOneChainPerThread) {
-  device::DeviceInfo h100;
-  h100.compute_capability = model::ComputeCapability{9, 0};
-  h100.warp_size = 32;
-  h100.max_threads_per_block = 1024;
+  const device::DeviceInfo h100 = testing::h100_info();
   for (const std::uint32_t bad : {0u, 3u, 64u}) {
     const device::ComputeRequest r{device::ComputeOp::DivergeSpread, 32, 1, 1, 1, bad};
     EXPECT_TRUE(device::compute_problem(r, h100)) << bad;

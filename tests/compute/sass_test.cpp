@@ -59,9 +59,9 @@ TEST(ComputeSass, EveryKernelKeepsEveryTimedStep) {
     // The code body is PTX written and compiled at run time: no listing of it is built here.
     if (op == ComputeOp::CodeBody) continue;
     for (const int ilp : kIlps) {
-      // Barrier and divergence ops run one chain per thread: their other kernels never run.
-      // (A distributed-shared-memory load keeps up to 8 chains.)
-      if (info.own_probe && ilp > 1 && op != ComputeOp::DsmemLoad) continue;
+      // Ops of probes of their own run one chain per thread, unless multi-chain: their other
+      // kernels never run.
+      if (info.own_probe && !info.multi_chain && ilp > 1) continue;
       const auto it = kernels.find({static_cast<int>(op), ilp});
       ASSERT_NE(it, kernels.end()) << info.name << " ilp " << ilp << " has no listing";
       const int steps = static_cast<int>(kUnroll) * ilp;

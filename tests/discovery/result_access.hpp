@@ -31,6 +31,15 @@ struct TimedResult {
 };
 
 // The discovery of `only` on a simulated GPU of `config` with its noise `seed`.
+// What the driver says of an H100 that compute requests are checked against.
+inline device::DeviceInfo h100_info() {
+  device::DeviceInfo h100;
+  h100.compute_capability = model::ComputeCapability{9, 0};
+  h100.warp_size = 32;
+  h100.max_threads_per_block = 1024;
+  return h100;
+}
+
 inline Result discover_config(device::sim::SimConfig config, std::set<std::string> only,
                               std::uint64_t seed) {
   auto dev = device::sim::make_device(std::move(config), seed);

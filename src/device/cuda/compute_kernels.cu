@@ -38,8 +38,9 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
   // stays on its word (the atomics only add to these values).
   // A distributed-shared-memory chain reads the other block's words: they hold their cluster
   // address, and both blocks have written theirs before either reads.
+  const std::uint32_t rank = Op == ComputeOp::DsmemLoad ? cluster_rank() : 0;
   for (std::uint32_t w = threadIdx.x; w < args.shared_words; w += blockDim.x)
-    s_words[w] = Op == ComputeOp::DsmemLoad ? cluster_address(o.shared_base + 4 * w, cluster_rank())
+    s_words[w] = Op == ComputeOp::DsmemLoad ? cluster_address(o.shared_base + 4 * w, rank)
                                             : o.shared_base + 4 * w;
   if constexpr (kCluster<Op>) cluster_barrier();
 
@@ -120,7 +121,6 @@ Kernel lookup(ComputeOp op, int ilp, std::index_sequence<I...>) {
 
 cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
                            std::uint32_t blocks, std::uint32_t threads, cudaStream_t s) {
-  if (op == ComputeOp::WgmmaBf16) return launch_wgmma(args, blocks, threads, s);
   const Kernel kernel =
       lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
   if (kernel == nullptr) return cudaErrorInvalidValue;

@@ -77,6 +77,22 @@ std::vector<ComputeResult> unpack(const ComputeBatch& batch,
   return results;
 }
 
+// The kernel of request `r`: the generic one, or an op's own (wgmma's sm_90a kernel, the code
+// body the driver compiles at run time).
+cudaError_t launch_request(const ComputeRequest& r, const ComputeLaunchArgs& args,
+                           const DeviceInfo& info, cudaStream_t s) {
+  const std::uint32_t threads = r.warps_per_block * 32;
+  switch (r.op) {
+    case ComputeOp::WgmmaBf16:
+      return launch_wgmma(args, r.blocks, threads, s);
+    case ComputeOp::CodeBody:
+      return launch_code_body(args.arg, info.compute_capability().major,
+                              info.compute_capability().minor, args, r.blocks, threads, s);
+    default:
+      return launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, threads, s);
+  }
+}
+
 }  // namespace
 
 ComputeRunner::ComputeRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
@@ -120,16 +136,8 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
     args.sink = sink;
     args.atom_words = atom_words;
     longest_ns += static_cast<double>(args.deadline_ns);
-    if (r.op == ComputeOp::CodeBody) {
-      check(launch_code_body(args.arg, info_.compute_capability().major,
-                             info_.compute_capability().minor, args, r.blocks,
-                             r.warps_per_block * 32, stream_),
-            "code-body kernel (" + std::to_string(args.arg) + " instructions, JIT) launch");
-    } else {
-      check(launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, r.warps_per_block * 32,
-                           stream_),
-            "compute kernel (" + std::string(to_string(r.op)) + ") launch");
-    }
+    check(launch_request(r, args, info_, stream_),
+          "compute kernel (" + std::string(to_string(r.op)) + ") launch");
     warp_at += std::uint64_t{r.warps_per_block} * r.blocks;
     block_at += r.blocks;
   }
