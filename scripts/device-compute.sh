@@ -55,7 +55,7 @@ for i in (1, 2, 3):
     except Exception as e:  # noqa: BLE001
         print(f"run{i}: no report ({e})")
 if runs:
-    keys = [k for k in runs[0] if k.endswith(("Latency", "Throughput", "PerClkPerSm", "Tflops")) or k.startswith("shared")]
+    keys = [k for k in runs[0] if k.endswith(("Latency", "Throughput", "PerClkPerSm", "PerClk", "Tflops")) or k.startswith("shared")]
     print(f"{'attribute':34} {'run1':>10} {'run2':>10} {'run3':>10} {'spread%':>8} conf  sass")
     for k in keys:
         vals = [r.get(k, {}).get("value") for r in runs]

@@ -4,15 +4,16 @@
 Usage: sass-opcodes.py LISTING > OPCODES
 
 One line per compute kernel: "compute_kernel op N ilp K: OPCODE=COUNT ...", opcodes sorted. N is
-the device::ComputeOp value, K the chains per thread. The wgmma op runs in a kernel of its own,
-listed as "wgmma_kernel op 41 ilp 1" in place of the generic kernel's placeholders for op 41. tests/compute/sass_test.cpp reads the result
-(docs/compute.md, "Evidence").
+the device::ComputeOp value, K the chains per thread. "straight_kernel op N ilp 1" is the op's
+loop-free kernel of one chain per thread. The wgmma op runs in a kernel of its own, listed as
+"wgmma_kernel op 41 ilp 1" in place of the generic kernel's placeholders for op 41.
+tests/compute/sass_test.cpp reads the result (docs/compute.md, "Evidence").
 """
 import collections
 import re
 import sys
 
-KERNEL = re.compile(r"compute_kernelILN\w*?ComputeOpE(\d+)ELi(\d+)E")
+KERNEL = re.compile(r"(compute_kernel|straight_kernel)ILN\w*?ComputeOpE(\d+)E(?:Li(\d+)E)?")
 WGMMA_KERNEL = re.compile(r"wgmma_kernel")
 WGMMA_OP = 41  # device::ComputeOp::WgmmaBf16
 FUNCTION = re.compile(r"(?:Function : |^\s*\.text\.)(\S+?):?\s*$")
@@ -27,11 +28,13 @@ def main(path):
             function = FUNCTION.search(line)
             if function:
                 match = KERNEL.search(function.group(1))
-                current = (int(match.group(1)), int(match.group(2))) if match else None
+                current = None
+                if match:
+                    current = (int(match.group(2)), int(match.group(3) or 1), match.group(1))
                 if current and current[0] == WGMMA_OP:
                     current = None  # the generic kernel's placeholder, never launched
                 if WGMMA_KERNEL.search(function.group(1)):
-                    current = (WGMMA_OP, 1)
+                    current = (WGMMA_OP, 1, "wgmma_kernel")
                 if current:
                     kernels.setdefault(current, collections.Counter())
                 continue
@@ -41,9 +44,8 @@ def main(path):
     if not kernels:
         sys.exit(f"{path}: no compute kernels found (is it a SASS listing of gputopo?)")
     print("# gputopo compute kernels: SASS opcode counts (scripts/sass-opcodes.py)")
-    for (op, ilp), counts in sorted(kernels.items()):
-        body = " ".join(f"{name}={counts[name]}" for name in sorted(counts))
-        name = "wgmma_kernel" if op == WGMMA_OP else "compute_kernel"
+    for (op, ilp, name), counts in sorted(kernels.items()):
+        body = " ".join(f"{opcode}={counts[opcode]}" for opcode in sorted(counts))
         print(f"{name} op {op} ilp {ilp}: {body}")
 
 

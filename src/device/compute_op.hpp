@@ -68,13 +68,20 @@ enum class ComputeOp : std::uint8_t {
   // PTX and compiled by the driver at run time; a step is 1/32 of a pass over the body. What a
   // pass costs per instruction against the body's size shows the instruction caches (Wong et al.).
   CodeBody,
+  // The cluster barrier without its release fence: barrier.cluster.arrive.relaxed and wait, and
+  // an add; against clusterSync, what the fence costs.
+  ClusterSyncRelaxed,
+  // fma.rn.f32 c, a, b, c with a and b registers of the chain's own: three distinct vector
+  // registers an instruction, where ffma reads two (its third operand is a uniform register).
+  FFma3Reg,  // FFMA Rc, Ra, Rb, Rc
 };
-inline constexpr int kComputeOpCount = 43;
+inline constexpr int kComputeOpCount = 45;
 
 // The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
 inline constexpr std::uint32_t kComputeClusterBlocks = 2;
 constexpr bool cluster_op(ComputeOp op) {
-  return op == ComputeOp::ClusterSync || op == ComputeOp::DsmemLoad;
+  return op == ComputeOp::ClusterSync || op == ComputeOp::DsmemLoad ||
+         op == ComputeOp::ClusterSyncRelaxed;
 }
 
 }  // namespace gputopo::device

@@ -60,6 +60,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::WgmmaBf16, "wgmmaBf16", "HGMMA.64x256x16.F32.BF16", 1, "", 9, 0, 2 * 64 * 256 * 16 / 4, 0,
      kSm90aOnly, true, true},
     {O::CodeBody, "codeBody", "FFMA", 1, "", 0, 0, 0, 0, "", true},
+    {O::ClusterSyncRelaxed, "clusterSyncRelaxed", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
+    {O::FFma3Reg, "ffma3Reg", "FFMA", 1, "", 0, 0, 0, 0, "", true, false, true, 3},
 }};
 
 constexpr bool ordered() {

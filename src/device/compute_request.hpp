@@ -38,6 +38,9 @@ struct ComputeOpInfo {
   bool only_minimum = false;
   // An op of a probe of its own that may still keep several chains a thread (ILP).
   bool multi_chain = false;
+  // Distinct vector registers each instruction of the step reads, where a probe depends on it
+  // (the register-read probe's op); 0 elsewhere.
+  std::uint32_t register_reads = 0;
 };
 const ComputeOpInfo& op_info(ComputeOp op);
 std::string_view to_string(ComputeOp op);

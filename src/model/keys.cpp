@@ -74,6 +74,8 @@ constexpr std::array kCatalogue{&apiSize,
                                 &dsmemReadBytesPerClkPerSm,
                                 &clusterSyncLatency,
                                 &clusterSyncBlockLatency,
+                                &clusterSyncRelaxedLatency,
+                                &registerReadsPerClk,
                                 &instructionCacheSizes};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};

@@ -155,6 +155,12 @@ inline constexpr Key clusterSyncLatency{"clusterSyncLatency", "cycles", "compute
                                         "a cluster barrier of blocks of one warp, in a chain"};
 inline constexpr Key clusterSyncBlockLatency{"clusterSyncBlockLatency", "cycles", "compute",
                                              "a cluster barrier of blocks of 32 warps, in a chain"};
+inline constexpr Key clusterSyncRelaxedLatency{
+    "clusterSyncRelaxedLatency", "cycles", "compute",
+    "a cluster barrier without its release fence, blocks of one warp, in a chain"};
+inline constexpr Key registerReadsPerClk{
+    "registerReadsPerClk", "registers/clk", "compute",
+    "vector-register operands one warp's instructions read per clock"};
 inline constexpr Key instructionCacheSizes{
     "instructionCacheSizes", "B", "compute",
     "instruction-cache levels: each [at least, at most] bytes of code it holds"};

@@ -21,12 +21,19 @@ TEST(ClusterSim, DistributedSharedMemoryAndTheClusterBarrierAsConfigured) {
   const auto cfg = device::sim::load_config("h100-sxm");
   const auto& dsmem = *cfg.compute->pipeline(device::ComputeOp::DsmemLoad);
   const auto& sync = *cfg.compute->pipeline(device::ComputeOp::ClusterSync);
+  const auto& relaxed = *cfg.compute->pipeline(device::ComputeOp::ClusterSyncRelaxed);
   const Result r = testing::discover_config(cfg, {"clusters"}, 5);
   EXPECT_NEAR(value(r, "dsmemLatency"), dsmem.latency_cycles, 0.02 * dsmem.latency_cycles);
   EXPECT_NEAR(value(r, "dsmemReadBytesPerClkPerSm"), 4 * dsmem.per_clk_per_sm,
               0.02 * 4 * dsmem.per_clk_per_sm);
   EXPECT_NEAR(value(r, "clusterSyncLatency"), sync.latency_cycles, 0.02 * sync.latency_cycles);
   EXPECT_NEAR(value(r, "clusterSyncBlockLatency"), sync.latency_cycles, 0.02 * sync.latency_cycles);
+  EXPECT_NEAR(value(r, "clusterSyncRelaxedLatency"), relaxed.latency_cycles,
+              0.02 * relaxed.latency_cycles);
+  const auto* a = model::find(r.compute, "clusterSyncRelaxedLatency");
+  ASSERT_NE(a, nullptr);
+  EXPECT_NEAR(a->evidence.at("releaseFenceCycles").get<double>(),
+              sync.latency_cycles - relaxed.latency_cycles, 0.02 * sync.latency_cycles);
 }
 
 TEST(ClusterSim, AGpuWithoutClustersSaysWhy) {

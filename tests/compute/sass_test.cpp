@@ -15,11 +15,13 @@ namespace gputopo::device {
 namespace {
 
 constexpr std::uint32_t kUnroll = 32;  // cuda::kComputeUnroll: steps per chain per loop trip
-constexpr int kIlps[] = {1, 2, 4, 8};
+// cuda::kStraightMarks x cuda::kStraightMarkSteps: the steps of a straight kernel.
+constexpr int kStraightSteps = 4 * 256;
+constexpr int kStraightIlp = 0;  // the key of an op's straight kernel
 
 using Counts = std::map<std::string, int>;
 
-// (op, ilp) -> opcode counts.
+// (op, ilp) -> opcode counts; (op, kStraightIlp) for the straight kernel.
 std::map<std::pair<int, int>, Counts> read_opcodes(const std::string& file) {
   std::ifstream in(file);
   std::map<std::pair<int, int>, Counts> kernels;
@@ -27,17 +29,25 @@ std::map<std::pair<int, int>, Counts> read_opcodes(const std::string& file) {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream s(line);
+    std::string kernel;
     std::string word;
     int op = -1;
     int ilp = -1;
-    s >> word >> word >> op >> word >> ilp >> word;
-    Counts& counts = kernels[{op, ilp}];
+    s >> kernel >> word >> op >> word >> ilp >> word;
+    Counts& counts = kernels[{op, kernel == "straight_kernel" ? kStraightIlp : ilp}];
     while (s >> word) {
       const auto eq = word.find('=');
       if (eq != std::string::npos) counts[word.substr(0, eq)] = std::stoi(word.substr(eq + 1));
     }
   }
   return kernels;
+}
+
+// Ops without a straight kernel (compute_ops.cuh, kStraight): the divergence ops, whose step is a
+// loop, and the ones kernels of their own run.
+bool has_straight_kernel(ComputeOp op) {
+  return op != ComputeOp::DivergeSpread && op != ComputeOp::DivergeUniform &&
+         op != ComputeOp::DivergeJoin && op != ComputeOp::WgmmaBf16 && op != ComputeOp::CodeBody;
 }
 
 int with_prefix(const Counts& counts, std::string_view prefix) {
@@ -58,13 +68,16 @@ TEST(ComputeSass, EveryKernelKeepsEveryTimedStep) {
     if (!has_op(sm90, op)) continue;
     // The code body is PTX written and compiled at run time: no listing of it is built here.
     if (op == ComputeOp::CodeBody) continue;
-    for (const int ilp : kIlps) {
+    for (const int ilp : {kStraightIlp, 1, 2, 4, 8}) {
       // Ops of probes of their own run one chain per thread, unless multi-chain: their other
       // kernels never run.
       if (info.own_probe && !info.multi_chain && ilp > 1) continue;
+      if (ilp == kStraightIlp && !has_straight_kernel(op)) continue;
       const auto it = kernels.find({static_cast<int>(op), ilp});
       ASSERT_NE(it, kernels.end()) << info.name << " ilp " << ilp << " has no listing";
-      const int steps = static_cast<int>(kUnroll) * ilp;
+      // Straight code lets ptxas merge the first step into the chain's set-up and the last into
+      // what stores it (an integer add chain: IMAD first, VIADD last); the marks between hold all.
+      const int steps = ilp == kStraightIlp ? kStraightSteps - 2 : static_cast<int>(kUnroll) * ilp;
       EXPECT_GE(with_prefix(it->second, info.sass), steps * static_cast<int>(info.per_step))
           << info.name << " ilp " << ilp << ": the compiler did not keep " << info.sass;
       if (!info.extra.empty()) {

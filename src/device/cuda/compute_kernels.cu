@@ -2,6 +2,8 @@
 // independent chains per thread (ILP). Every thread runs ILP chains of trips x kComputeUnroll
 // dependent steps, the chains interleaved; each warp reads %clock64 before and after. With one
 // chain and one warp the span is the latency of a dependent chain, with many the throughput.
+// A chain of one per thread up to kStraightMarks x kStraightMarkSteps runs as straight code
+// instead (compute_job.hpp says why).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -17,10 +19,10 @@ namespace {
 // Trips between two reads of the deadline timer.
 constexpr std::uint32_t kDeadlineTrips = 64;
 
-template <ComputeOp Op, int Ilp>
-__global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
-  using S = OpStep<Op>;
-  extern __shared__ std::uint32_t s_words[];
+// The operands of every thread, after the block's shared words are set up (and, for a cluster
+// op, the pair's too).
+template <ComputeOp Op>
+__device__ __forceinline__ Operands prepare(const ComputeLaunchArgs& args, std::uint32_t* s_words) {
   Operands o;
   o.u1 = args.u1;
   o.u2 = args.u2;
@@ -43,7 +45,41 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
     s_words[w] = Op == ComputeOp::DsmemLoad ? cluster_address(o.shared_base + 4 * w, rank)
                                             : o.shared_base + 4 * w;
   if constexpr (kCluster<Op>) cluster_barrier();
+  return o;
+}
 
+// Stores the chains (so that nothing is dropped), each warp's clocks, the block's SM and status.
+template <ComputeOp Op, int Ilp>
+__device__ __forceinline__ void finish(const ComputeLaunchArgs& args,
+                                       const typename OpStep<Op>::T (&chain)[Ilp],
+                                       std::uint64_t start, std::uint64_t end, bool late) {
+  if constexpr (kCluster<Op>) cluster_barrier();  // the pair's shared memory stays until both end
+  std::uint32_t folded = 0;
+#pragma unroll
+  for (int j = 0; j < Ilp; ++j) folded ^= OpStep<Op>::bits(chain[j]);
+  args.sink[threadIdx.x] = folded;
+  const std::uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) {
+    args.clocks[2 * warp] = start;
+    args.clocks[2 * warp + 1] = end;
+  }
+  __shared__ std::uint32_t s_late;
+  if (threadIdx.x == 0) s_late = 0;
+  __syncthreads();
+  if (late) s_late = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    args.smids[blockIdx.x] = read_smid();
+    args.status[blockIdx.x] =
+        static_cast<std::uint32_t>(s_late != 0 ? ComputeStatus::TimedOut : ComputeStatus::Done);
+  }
+}
+
+template <ComputeOp Op, int Ilp>
+__global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
+  using S = OpStep<Op>;
+  extern __shared__ std::uint32_t s_words[];
+  const Operands o = prepare<Op>(args, s_words);
   typename S::T chain[Ilp];
 #pragma unroll
   for (int j = 0; j < Ilp; ++j) chain[j] = S::make(o, j);
@@ -69,27 +105,32 @@ __global__ void __launch_bounds__(1024) compute_kernel(ComputeLaunchArgs args) {
     }
   }
   const std::uint64_t end = read_clock64();
-  if constexpr (kCluster<Op>) cluster_barrier();  // the pair's shared memory stays until both end
+  finish<Op, Ilp>(args, chain, start, end, late);
+}
 
-  std::uint32_t folded = 0;
+// One chain per thread, kStraightMarks x kStraightMarkSteps steps without a loop, the clock read
+// after every kStraightMarkSteps; bounded by its length, so without a deadline.
+template <ComputeOp Op>
+__global__ void __launch_bounds__(1024) straight_kernel(ComputeLaunchArgs args) {
+  using S = OpStep<Op>;
+  extern __shared__ std::uint32_t s_words[];
+  const Operands o = prepare<Op>(args, s_words);
+  typename S::T chain[1] = {S::make(o, 0)};
+  __syncthreads();
+
+  std::uint64_t marks[kStraightMarks];
+  const std::uint64_t start = read_clock64();
 #pragma unroll
-  for (int j = 0; j < Ilp; ++j) folded ^= S::bits(chain[j]);
-  args.sink[threadIdx.x] = folded;
-  const std::uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (threadIdx.x % 32 == 0) {
-    args.clocks[2 * warp] = start;
-    args.clocks[2 * warp + 1] = end;
+  for (std::uint32_t m = 0; m < kStraightMarks; ++m) {
+#pragma unroll
+    for (std::uint32_t u = 0; u < kStraightMarkSteps; ++u) S::step(chain[0], o);
+    marks[m] = read_clock64();
   }
-  __shared__ std::uint32_t s_late;
-  if (threadIdx.x == 0) s_late = 0;
-  __syncthreads();
-  if (late) s_late = 1;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    args.smids[blockIdx.x] = read_smid();
-    args.status[blockIdx.x] =
-        static_cast<std::uint32_t>(s_late != 0 ? ComputeStatus::TimedOut : ComputeStatus::Done);
-  }
+  std::uint64_t end = marks[0];
+#pragma unroll
+  for (std::uint32_t m = 1; m < kStraightMarks; ++m)
+    if (m + 1 == args.straight_marks) end = marks[m];
+  finish<Op, 1>(args, chain, start, end, false);
 }
 
 using Kernel = void (*)(ComputeLaunchArgs);
@@ -110,10 +151,26 @@ Kernel kernel_for(int ilp) {
   }
 }
 
+template <ComputeOp Op>
+Kernel straight_for() {
+  if constexpr (kStraight<Op>)
+    return straight_kernel<Op>;
+  else
+    return nullptr;
+}
+
 template <std::size_t... I>
-Kernel lookup(ComputeOp op, int ilp, std::index_sequence<I...>) {
+Kernel lookup(ComputeOp op, int ilp, bool straight, std::index_sequence<I...>) {
   Kernel k = nullptr;
-  ((static_cast<std::size_t>(op) == I ? (k = kernel_for<static_cast<ComputeOp>(I)>(ilp)) : k), ...);
+  const auto pick = [&](auto o) {
+    constexpr ComputeOp Op = decltype(o)::value;
+    if (straight && ilp == 1) k = straight_for<Op>();
+    if (k == nullptr) k = kernel_for<Op>(ilp);
+  };
+  ((static_cast<std::size_t>(op) == I
+        ? pick(std::integral_constant<ComputeOp, static_cast<ComputeOp>(I)>{})
+        : void()),
+   ...);
   return k;
 }
 
@@ -122,7 +179,8 @@ Kernel lookup(ComputeOp op, int ilp, std::index_sequence<I...>) {
 cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
                            std::uint32_t blocks, std::uint32_t threads, cudaStream_t s) {
   const Kernel kernel =
-      lookup(op, ilp, std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
+      lookup(op, ilp, args.straight_marks > 0,
+             std::make_index_sequence<static_cast<std::size_t>(kComputeOpCount)>());
   if (kernel == nullptr) return cudaErrorInvalidValue;
   const std::size_t shared = static_cast<std::size_t>(args.shared_words) * 4;
   if (!cluster_op(op)) {

@@ -46,6 +46,20 @@ struct F64Chain {
   }
 };
 
+// A chain and two factors of its own, so that each FFMA reads three distinct vector registers.
+struct F32x3Chain {
+  struct T {
+    float c, a, b;
+  };
+  static __device__ __forceinline__ T make(const Operands& o, int chain) {
+    const auto lane = static_cast<float>(o.thread & 7);
+    return {o.f1 + static_cast<float>(chain) + lane,
+            o.f1 + 0.25f * static_cast<float>(chain) + lane,
+            o.f2 + 0.5f * static_cast<float>(chain) + lane};
+  }
+  static __device__ __forceinline__ std::uint32_t bits(T x) { return __float_as_uint(x.c); }
+};
+
 struct U32Chain {
   using T = std::uint32_t;
   static __device__ __forceinline__ T make(const Operands& o, int chain) {
@@ -66,6 +80,10 @@ GPUTOPO_STEP(FFma32, F32Chain,
              asm volatile("fma.rn.f32 %0, %0, %1, %2;"
                           : "+f"(x)
                           : "f"(o.f1), "f"(o.f2)))
+GPUTOPO_STEP(FFma3Reg, F32x3Chain,
+             asm volatile("fma.rn.f32 %0, %1, %2, %0;"
+                          : "+f"(x.c)
+                          : "f"(x.a), "f"(x.b)))
 GPUTOPO_STEP(DAdd, F64Chain, asm volatile("add.f64 %0, %0, %1;" : "+d"(x) : "d"(o.d1)))
 GPUTOPO_STEP(DFma, F64Chain,
              asm volatile("fma.rn.f64 %0, %0, %1, %2;"
@@ -338,6 +356,15 @@ struct OpStep<ComputeOp::ClusterSync> : U32Chain {
     x += o.u1;
   }
 };
+// The arrive without release semantics (no MEMBAR before it); the wait keeps its acquire.
+template <>
+struct OpStep<ComputeOp::ClusterSyncRelaxed> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::
+                     : "memory");
+    x += o.u1;
+  }
+};
 // Chain `chain` of a thread runs on word threadIdx + chain x blockDim of the other block of its
 // pair, which holds its own cluster address: each load waits for the one before.
 template <>
@@ -356,9 +383,13 @@ __device__ __forceinline__ std::uint32_t cluster_rank() { return 0; }
 __device__ __forceinline__ std::uint32_t cluster_address(std::uint32_t shared, std::uint32_t) {
   return shared;
 }
-// Placeholders: the host refuses both ops below sm_90.
+// Placeholders: the host refuses the cluster ops below sm_90.
 template <>
 struct OpStep<ComputeOp::ClusterSync> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x += o.u1; }
+};
+template <>
+struct OpStep<ComputeOp::ClusterSyncRelaxed> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x += o.u1; }
 };
 template <>
@@ -386,6 +417,13 @@ inline constexpr bool kBlockUniform = Op == ComputeOp::BarSync;
 // stopping early would leave its pair at the barrier, or reading freed shared memory), so these
 // kernels run to the end; their chains are short.
 template <ComputeOp Op>
-inline constexpr bool kCluster = Op == ComputeOp::ClusterSync || Op == ComputeOp::DsmemLoad;
+inline constexpr bool kCluster = cluster_op(Op);
+// Ops with a straight kernel (compute_kernels.cu): not those whose step is itself a loop (the
+// divergence ops gain nothing from one, at ten times the code), nor the placeholders of ops that
+// kernels of their own run.
+template <ComputeOp Op>
+inline constexpr bool kStraight =
+    Op != ComputeOp::DivergeSpread&& Op != ComputeOp::DivergeUniform&& Op !=
+    ComputeOp::DivergeJoin&& Op != ComputeOp::WgmmaBf16&& Op != ComputeOp::CodeBody;
 
 }  // namespace gputopo::device::cuda

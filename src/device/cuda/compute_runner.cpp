@@ -28,6 +28,9 @@ std::uint64_t* as_words(std::uint8_t* p) { return reinterpret_cast<std::uint64_t
 ComputeLaunchArgs args_for(const ComputeRequest& r, double mhz) {
   ComputeLaunchArgs args;
   args.trips = r.chain_length / kComputeUnroll;
+  if (r.ilp == 1 && r.chain_length % kStraightMarkSteps == 0 &&
+      r.chain_length <= kStraightMarks * kStraightMarkSteps)
+    args.straight_marks = r.chain_length / kStraightMarkSteps;
   args.f1 = 1.0000001f;
   args.f2 = 1e-9f;
   args.d1 = 1.0000000001;

@@ -9,7 +9,7 @@ namespace gputopo::device::sim {
 ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   r.only({"comment", "pipelines", "schedulers_per_sm", "overhead_cycles", "jitter_cycles",
           "trip_overhead_cycles", "shared_banks", "branch_cycles", "reconverge",
-          "instruction_caches"});
+          "instruction_caches", "register_reads_per_clk"});
   ComputeSpec c;
   c.schedulers_per_sm = static_cast<int>(r.integer("schedulers_per_sm", 1, 16, 4));
   c.overhead_cycles = r.number("overhead_cycles", 0, 1e5, 0);
@@ -17,6 +17,7 @@ ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
   c.trip_overhead_cycles = r.number("trip_overhead_cycles", 0, 100, 0);
   c.branch_cycles = r.number("branch_cycles", 0, 1e4, 8);
   c.reconverge = r.boolean("reconverge", true);
+  c.register_reads_per_clk = r.number("register_reads_per_clk", 0, 16, 0);
   if (r.has("instruction_caches")) {
     const auto list = r.at("instruction_caches");
     for (std::size_t i = 0; i < list.size(); ++i) {

@@ -31,6 +31,9 @@ struct ComputeSpec {
   double trip_overhead_cycles = 0;  // added per loop trip to the issue of every warp
   double branch_cycles = 8;         // a divergence op's loop and branch, per path
   bool reconverge = true;           // a warp's paths rejoin after a divergent branch
+  // Vector-register operands one warp's instructions read per clock; an instruction reading more
+  // issues that much slower (ComputeOpInfo::register_reads). 0: never limiting.
+  double register_reads_per_clk = 0;
   std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
   // Instruction-cache levels, smallest first: a loop body larger than `size_bytes` (16 B an
   // instruction) costs `extra_cycles` more per instruction (the codeBody op).

@@ -41,7 +41,9 @@ ComputeResult model_compute(const SimConfig& config, const ComputeRequest& reque
   }
   const double steps = request.chain_length;
   const double per_step = op.per_step;
-  const double instructions_per_step = per_step + (op.extra.empty() ? 0.0 : 1.0);
+  double instructions_per_step = per_step + (op.extra.empty() ? 0.0 : 1.0);
+  if (c.register_reads_per_clk > 0 && op.register_reads > c.register_reads_per_clk)
+    instructions_per_step *= op.register_reads / c.register_reads_per_clk;
   const double threads = 32.0 * request.warps_per_block;
   const double latency = steps * per_step * p.latency_cycles;
   const double pipe = threads * request.ilp * steps * per_step / p.per_clk_per_sm;

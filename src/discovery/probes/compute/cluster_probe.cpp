@@ -42,7 +42,8 @@ class ClusterProbe final : public Probe {
     if (!r) {
       for (const auto* key :
            {&model::keys::dsmemLatency, &model::keys::dsmemReadBytesPerClkPerSm,
-            &model::keys::clusterSyncLatency, &model::keys::clusterSyncBlockLatency})
+            &model::keys::clusterSyncLatency, &model::keys::clusterSyncBlockLatency,
+            &model::keys::clusterSyncRelaxedLatency})
         ctx.put_compute(*key, model::Attribute::unavailable(model::Source::Measured, "", why));
       return;
     }
@@ -66,14 +67,42 @@ class ClusterProbe final : public Probe {
         "one warp a block, each thread a chain of barrier.cluster.arrive/wait and an add");
     put(ctx, model::keys::clusterSyncBlockLatency, slope(3), "cycles",
         "32 warps a block, each thread a chain of barrier.cluster.arrive/wait and an add");
+    put_relaxed(ctx, slope(2));
   }
 
  private:
-  static void put(Context& ctx, const model::Key& key, const Slope& s, const char* unit,
-                  const std::string& what) {
+  // The relaxed barrier in a batch of its own, so that recordings made before it still replay
+  // the batch above; the difference from the full barrier is its release fence.
+  static void put_relaxed(Context& ctx, const Slope& full) {
+    const std::vector<device::ComputeRequest> items = {
+        {ComputeOp::ClusterSyncRelaxed, kLatencyShortSteps, 1, 1, device::kComputeClusterBlocks,
+         std::nullopt}};
+    std::string why;
+    const auto r = run_compute_batch(
+        ctx, two_length_batch(items, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps), why);
+    if (!r) {
+      ctx.put_compute(model::keys::clusterSyncRelaxedLatency,
+                      model::Attribute::unavailable(model::Source::Measured, "cycles", why));
+      return;
+    }
+    const Slope relaxed =
+        item_slope(*r, 0, 1, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps);
+    auto a = measured(
+        relaxed, "cycles",
+        "one warp a block, each thread a chain of barrier.cluster.arrive.relaxed/wait and an add");
+    a.evidence["releaseFenceCycles"] = full.value - relaxed.value;
+    ctx.put_compute(model::keys::clusterSyncRelaxedLatency, std::move(a));
+  }
+
+  static model::Attribute measured(const Slope& s, const char* unit, const std::string& what) {
     auto a = model::Attribute::measured(s.value, unit, kClusterMethod + what, s.confidence);
     a.interval = model::Interval{s.lo, s.hi};
-    ctx.put_compute(key, std::move(a));
+    return a;
+  }
+
+  static void put(Context& ctx, const model::Key& key, const Slope& s, const char* unit,
+                  const std::string& what) {
+    ctx.put_compute(key, measured(s, unit, what));
   }
 };
 

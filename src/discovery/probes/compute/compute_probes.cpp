@@ -6,6 +6,7 @@
 #include "discovery/probes/compute/divergence_probe.hpp"
 #include "discovery/probes/compute/icache_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
+#include "discovery/probes/compute/register_read_probe.hpp"
 #include "discovery/probes/compute/scheduler_probe.hpp"
 #include "discovery/probes/compute/wgmma_probe.hpp"
 
@@ -15,6 +16,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_pipeline_probe());
   probes.push_back(make_bank_probe());
   probes.push_back(make_scheduler_probe());
+  probes.push_back(make_register_read_probe());
   probes.push_back(make_barrier_probe());
   probes.push_back(make_divergence_probe());
   probes.push_back(make_cluster_probe());
