@@ -5,8 +5,9 @@ Usage: sass-opcodes.py LISTING > OPCODES
 
 One line per compute kernel: "compute_kernel op N ilp K: OPCODE=COUNT ...", opcodes sorted. N is
 the device::ComputeOp value, K the chains per thread. "straight_kernel op N ilp 1" is the op's
-loop-free kernel of one chain per thread. The wgmma op runs in a kernel of its own, listed as
-"wgmma_kernel op 41 ilp 1" in place of the generic kernel's placeholders for op 41.
+loop-free kernel of one chain per thread. The wgmma ops run in a kernel of their own, listed as
+"wgmma_kernel op 41 ilp 1" (BF16) and "wgmma_kernel op 45 ilp 1" (FP8) in place of the generic
+kernel's placeholders for those ops.
 tests/compute/sass_test.cpp reads the result (docs/compute.md, "Evidence").
 """
 import collections
@@ -14,8 +15,8 @@ import re
 import sys
 
 KERNEL = re.compile(r"(compute_kernel|straight_kernel)ILN\w*?ComputeOpE(\d+)E(?:Li(\d+)E)?")
-WGMMA_KERNEL = re.compile(r"wgmma_kernel")
-WGMMA_OP = 41  # device::ComputeOp::WgmmaBf16
+WGMMA_KERNEL = re.compile(r"wgmma_kernelILb([01])E")
+WGMMA_OPS = {"0": 41, "1": 45}  # device::ComputeOp::WgmmaBf16, WgmmaE4M3 by the kernel's Fp8
 FUNCTION = re.compile(r"(?:Function : |^\s*\.text\.)(\S+?):?\s*$")
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:\{\s*)?(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)")
 
@@ -31,10 +32,11 @@ def main(path):
                 current = None
                 if match:
                     current = (int(match.group(2)), int(match.group(3) or 1), match.group(1))
-                if current and current[0] == WGMMA_OP:
+                if current and current[0] in WGMMA_OPS.values():
                     current = None  # the generic kernel's placeholder, never launched
-                if WGMMA_KERNEL.search(function.group(1)):
-                    current = (WGMMA_OP, 1, "wgmma_kernel")
+                wgmma = WGMMA_KERNEL.search(function.group(1))
+                if wgmma:
+                    current = (WGMMA_OPS[wgmma.group(1)], 1, "wgmma_kernel")
                 if current:
                     kernels.setdefault(current, collections.Counter())
                 continue

@@ -74,14 +74,30 @@ enum class ComputeOp : std::uint8_t {
   // fma.rn.f32 c, a, b, c with a and b registers of the chain's own: three distinct vector
   // registers an instruction, where ffma reads two (its third operand is a uniform register).
   FFma3Reg,  // FFMA Rc, Ra, Rb, Rc
+  // wgmmaBf16's stream with FP8: wgmma.mma_async m64n256k32 f32 += e4m3 x e4m3, the same bytes of
+  // shared memory an operand (32 one-byte elements a row against 16 two-byte ones).
+  WgmmaE4M3,
 };
-inline constexpr int kComputeOpCount = 45;
+inline constexpr int kComputeOpCount = 46;
 
 // The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
 inline constexpr std::uint32_t kComputeClusterBlocks = 2;
 constexpr bool cluster_op(ComputeOp op) {
   return op == ComputeOp::ClusterSync || op == ComputeOp::DsmemLoad ||
          op == ComputeOp::ClusterSyncRelaxed;
+}
+
+// The warpgroup MMA ops, run by wgmma_kernel.cu in warpgroups of 4 warps.
+constexpr bool wgmma_op(ComputeOp op) {
+  return op == ComputeOp::WgmmaBf16 || op == ComputeOp::WgmmaE4M3;
+}
+
+// Ops with a loop-free kernel for chains of one a thread (the CUDA backend's latency kernel): not
+// those whose step is itself a loop (the divergence ops gain nothing from one, at ten times the
+// code), nor those that kernels of their own run.
+constexpr bool has_straight_kernel(ComputeOp op) {
+  return !(op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform ||
+           op == ComputeOp::DivergeJoin || op == ComputeOp::CodeBody || wgmma_op(op));
 }
 
 }  // namespace gputopo::device

@@ -11,8 +11,7 @@ using O = ComputeOp;
 // F2FP unpacks to FP16 and HMMA, so the instruction timed would not be an FP8 tensor instruction.
 constexpr std::string_view kNoFp8Mma =
     "compute capability 9.x has no FP8 mma.sync tensor instruction (ptxas emulates it with F2FP "
-    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma, which gputopo times for BF16 "
-    "only)";
+    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma: wgmmaE4m3)";
 constexpr std::string_view kSm90aOnly =
     "wgmma is sm_90a code, which runs on compute capability 9.0 only";
 constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
@@ -62,6 +61,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::CodeBody, "codeBody", "FFMA", 1, "", 0, 0, 0, 0, "", true},
     {O::ClusterSyncRelaxed, "clusterSyncRelaxed", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
     {O::FFma3Reg, "ffma3Reg", "FFMA", 1, "", 0, 0, 0, 0, "", true, false, true, 3},
+    {O::WgmmaE4M3, "wgmmaE4m3", "QGMMA.64x256x32.F32.E4M3.E4M3", 1, "", 9, 0, 2 * 64 * 256 * 32 / 4,
+     0, kSm90aOnly, true, true},
 }};
 
 constexpr bool ordered() {
@@ -148,7 +149,7 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
     return "ilp must be 1, 2, 4 or 8, got " + std::to_string(r.ilp);
   if (o.own_probe && !o.multi_chain && r.ilp != 1)
     return std::string(o.name) + " runs one chain per thread (ilp 1), got " + std::to_string(r.ilp);
-  if (r.op == ComputeOp::WgmmaBf16 && (r.warps_per_block % 4 != 0 || r.warps_per_block > 8))
+  if (wgmma_op(r.op) && (r.warps_per_block % 4 != 0 || r.warps_per_block > 8))
     return std::string(o.name) + " runs in warpgroups of 4 warps, at most 2 a block: got " +
            std::to_string(r.warps_per_block) + " warps";
   if (cluster_op(r.op) && r.blocks % kComputeClusterBlocks != 0)

@@ -43,13 +43,6 @@ std::map<std::pair<int, int>, Counts> read_opcodes(const std::string& file) {
   return kernels;
 }
 
-// Ops without a straight kernel (compute_ops.cuh, kStraight): the divergence ops, whose step is a
-// loop, and the ones kernels of their own run.
-bool has_straight_kernel(ComputeOp op) {
-  return op != ComputeOp::DivergeSpread && op != ComputeOp::DivergeUniform &&
-         op != ComputeOp::DivergeJoin && op != ComputeOp::WgmmaBf16 && op != ComputeOp::CodeBody;
-}
-
 int with_prefix(const Counts& counts, std::string_view prefix) {
   int n = 0;
   for (const auto& [opcode, count] : counts)

@@ -405,6 +405,10 @@ struct OpStep<ComputeOp::WgmmaBf16> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
 };
 template <>
+struct OpStep<ComputeOp::WgmmaE4M3> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
+};
+template <>
 struct OpStep<ComputeOp::CodeBody> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u2; }
 };
@@ -418,12 +422,7 @@ inline constexpr bool kBlockUniform = Op == ComputeOp::BarSync;
 // kernels run to the end; their chains are short.
 template <ComputeOp Op>
 inline constexpr bool kCluster = cluster_op(Op);
-// Ops with a straight kernel (compute_kernels.cu): not those whose step is itself a loop (the
-// divergence ops gain nothing from one, at ten times the code), nor the placeholders of ops that
-// kernels of their own run.
 template <ComputeOp Op>
-inline constexpr bool kStraight =
-    Op != ComputeOp::DivergeSpread&& Op != ComputeOp::DivergeUniform&& Op !=
-    ComputeOp::DivergeJoin&& Op != ComputeOp::WgmmaBf16&& Op != ComputeOp::CodeBody;
+inline constexpr bool kStraight = has_straight_kernel(Op);
 
 }  // namespace gputopo::device::cuda

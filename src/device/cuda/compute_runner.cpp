@@ -87,7 +87,8 @@ cudaError_t launch_request(const ComputeRequest& r, const ComputeLaunchArgs& arg
   const std::uint32_t threads = r.warps_per_block * 32;
   switch (r.op) {
     case ComputeOp::WgmmaBf16:
-      return launch_wgmma(args, r.blocks, threads, s);
+    case ComputeOp::WgmmaE4M3:
+      return launch_wgmma(r.op == ComputeOp::WgmmaE4M3, args, r.blocks, threads, s);
     case ComputeOp::CodeBody:
       return launch_code_body(args.arg, info.compute_capability().major,
                               info.compute_capability().minor, args, r.blocks, threads, s);

@@ -1,7 +1,8 @@
-// Hopper's warpgroup matrix multiply (wgmma.mma_async, sm_90a only): a stream of BF16
-// m64n256k16 products per warpgroup, both operands in shared memory, accumulating in 128 FP32
-// registers a thread. Built for sm_90a alone (its own object library); a GPU of another compute
-// capability has no image of this kernel, and the host refuses the op there.
+// Hopper's warpgroup matrix multiply (wgmma.mma_async, sm_90a only): a stream of BF16 m64n256k16
+// or FP8 (E4M3) m64n256k32 products per warpgroup, both operands in shared memory (the same bytes
+// for both types), accumulating in 128 FP32 registers a thread. Built for sm_90a alone (its own
+// object library); a GPU of another compute capability has no image of this kernel, and the host
+// refuses the op there.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -13,7 +14,8 @@
 namespace gputopo::device::cuda {
 namespace {
 
-// Operand tiles: A (64 x 16 BF16) at 0, B (256 x 16) at 8 KiB; zeros, no swizzle.
+// Operand tiles: A (64 rows of 32 bytes: 16 BF16 or 32 E4M3) at 0, B (256 rows) at 8 KiB; zeros,
+// no swizzle.
 constexpr std::uint32_t kWgmmaSharedBytes = 32768;
 constexpr std::uint32_t kBOffset = 8192;
 
@@ -26,10 +28,24 @@ __device__ __forceinline__ std::uint64_t descriptor(std::uint32_t address) {
   return ((address & 0x3FFFFU) >> 4) | (kLeading << 16) | (kStride << 32);
 }
 
-__device__ __forceinline__ void wgmma_bf16(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+// The instruction's shape and types, and its immediates after the scales (FP8 takes no transpose
+// immediates: K-major is its only layout).
+template <bool Fp8>
+struct WgmmaForm {
+  static constexpr char kShape[] = "m64n256k16.f32.bf16.bf16";
+  static constexpr char kTail[] = ", 0, 0";
+};
+template <>
+struct WgmmaForm<true> {
+  static constexpr char kShape[] = "m64n256k32.f32.e4m3.e4m3";
+  static constexpr char kTail[] = "";
+};
+
+template <bool Fp8>
+__device__ __forceinline__ void wgmma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+      "wgmma.mma_async.sync.aligned.%131 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "
       "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
       "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "
@@ -37,7 +53,7 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[128], std::uint64_t a, std
       "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "
       "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
       "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "
-      "%123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+      "%123, %124, %125, %126, %127}, %128, %129, p, 1, 1%132;\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
@@ -57,10 +73,11 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[128], std::uint64_t a, std
         "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
         "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
         "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(a), "l"(b), "r"(1));
+      : "l"(a), "l"(b), "r"(1), "C"(WgmmaForm<Fp8>::kShape), "C"(WgmmaForm<Fp8>::kTail));
 }
 #endif
 
+template <bool Fp8>
 __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
   extern __shared__ __align__(1024) std::uint8_t s_tiles[];
   auto* words = reinterpret_cast<uint4*>(s_tiles);
@@ -78,7 +95,7 @@ __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (std::uint32_t trip = 0; trip < args.trips; ++trip) {
 #pragma unroll
-    for (std::uint32_t u = 0; u < kComputeUnroll; ++u) wgmma_bf16(d, a, b);
+    for (std::uint32_t u = 0; u < kComputeUnroll; ++u) wgmma<Fp8>(d, a, b);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
   }
@@ -102,12 +119,13 @@ __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
 
 }  // namespace
 
-cudaError_t launch_wgmma(const ComputeLaunchArgs& args, std::uint32_t blocks, std::uint32_t threads,
-                         cudaStream_t s) {
-  const cudaError_t rc = cudaFuncSetAttribute(
-      wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kWgmmaSharedBytes);
+cudaError_t launch_wgmma(bool fp8, const ComputeLaunchArgs& args, std::uint32_t blocks,
+                         std::uint32_t threads, cudaStream_t s) {
+  const auto kernel = fp8 ? wgmma_kernel<true> : wgmma_kernel<false>;
+  const cudaError_t rc =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kWgmmaSharedBytes);
   if (rc != cudaSuccess) return rc;
-  wgmma_kernel<<<blocks, threads, kWgmmaSharedBytes, s>>>(args);
+  kernel<<<blocks, threads, kWgmmaSharedBytes, s>>>(args);
   return cudaGetLastError();
 }
 

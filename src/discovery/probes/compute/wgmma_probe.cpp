@@ -15,12 +15,23 @@ namespace {
 // Two warpgroups: while one waits on its group of products, the other issues.
 constexpr std::uint32_t kWgmmaWarps = 8;
 
+// What one warpgroup instruction of `op` multiplies, for the method.
+std::string product(device::ComputeOp op) {
+  return op == device::ComputeOp::WgmmaE4M3 ? "m64n256k32 FP8 (E4M3)" : "m64n256k16 BF16";
+}
+
 class WgmmaProbe final : public Probe {
  public:
   WgmmaProbe() : Probe("wgmma", {}, {}) {}
 
+  // Each type in a batch of its own, so that a recording of one still replays.
   void run(Context& ctx) override {
-    const auto op = device::ComputeOp::WgmmaBf16;
+    for (const auto op : {device::ComputeOp::WgmmaBf16, device::ComputeOp::WgmmaE4M3})
+      run_op(ctx, op);
+  }
+
+ private:
+  static void run_op(Context& ctx, device::ComputeOp op) {
     const auto& o = device::op_info(op);
     const std::string name(o.name);
     const std::vector<device::ComputeRequest> items = {
@@ -44,10 +55,10 @@ class WgmmaProbe final : public Probe {
     const double threads = 32.0 * kWgmmaWarps;
     auto thr = model::Attribute::measured(
         threads / s.value, "thread instructions/clk/SM",
-        "one block of two warpgroups, each streaming wgmma.mma_async m64n256k16 BF16 products "
-        "from shared memory into 128 FP32 registers a thread, 32 a commit group, one group left "
-        "in flight; thread instructions per clock over chains of 64 and 256 steps, the median of "
-        "5 repeats",
+        "one block of two warpgroups, each streaming wgmma.mma_async " + product(op) +
+            " products from shared memory into 128 FP32 registers a thread, 32 a commit group, "
+            "one group left in flight; thread instructions per clock over chains of 64 and 256 "
+            "steps, the median of 5 repeats",
         s.confidence);
     thr.interval = model::Interval{threads / s.hi, threads / s.lo};
     thr.evidence = {{"cyclesPerStep", s.value}, {"warps", kWgmmaWarps}, {"sass", o.sass}};
