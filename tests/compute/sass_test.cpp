@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "device/compute_request.hpp"
+#include "device/cuda/compute_job.hpp"
 
 // The SASS each compute kernel compiled to (tests/data/compute/, made by scripts/sass-opcodes.py
 // from cuobjdump; docs/compute.md, "Evidence"): every kernel holds at least one timed instruction
@@ -14,9 +15,8 @@
 namespace gputopo::device {
 namespace {
 
-constexpr std::uint32_t kUnroll = 32;  // cuda::kComputeUnroll: steps per chain per loop trip
-// cuda::kStraightMarks x cuda::kStraightMarkSteps: the steps of a straight kernel.
-constexpr int kStraightSteps = 4 * 256;
+constexpr auto kUnroll = cuda::kComputeUnroll;  // steps per chain per loop trip
+constexpr auto kStraightSteps = static_cast<int>(cuda::kStraightMarks * cuda::kStraightMarkSteps);
 constexpr int kStraightIlp = 0;  // the key of an op's straight kernel
 
 using Counts = std::map<std::string, int>;

@@ -153,7 +153,7 @@ Kernel kernel_for(int ilp) {
 
 template <ComputeOp Op>
 Kernel straight_for() {
-  if constexpr (kStraight<Op>)
+  if constexpr (has_straight_kernel(Op))
     return straight_kernel<Op>;
   else
     return nullptr;

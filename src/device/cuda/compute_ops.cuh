@@ -422,7 +422,5 @@ inline constexpr bool kBlockUniform = Op == ComputeOp::BarSync;
 // kernels run to the end; their chains are short.
 template <ComputeOp Op>
 inline constexpr bool kCluster = cluster_op(Op);
-template <ComputeOp Op>
-inline constexpr bool kStraight = has_straight_kernel(Op);
 
 }  // namespace gputopo::device::cuda
