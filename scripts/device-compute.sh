@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the compute side (issue 14, docs/compute.md) shown on real hardware.
 #   - three runs of the compute probes (gputopo --only $PROBES, default pipelines,sharedBanks;
-#     PROBES=barriers for the barrier probe), JSON and text, one
+#     PROBES=barriers for the barrier probe; DEPTH=full for the instruction caches), JSON and text, one
 #     recorded with --raw so that it can be replayed here (gputopo analyze);
 #   - the SASS the binary holds for its compute kernels (cuobjdump -sass), its opcode counts
 #     (scripts/sass-opcodes.py), and whether they match tests/data/compute/sm_90.opcodes, the
@@ -20,17 +20,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 mkdir -p "$out"
 probes=${PROBES:-pipelines,sharedBanks}
+depth=${DEPTH:-quick}
 
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,driver_version --format=csv,noheader \
   > "$out/nvidia-smi.csv" 2>&1
 for i in 1 2 3; do
   start=$(date +%s%N)
   if [ "$i" = 1 ]; then raw=(--raw "$out/raw"); else raw=(); fi
-  timeout 120 "$gputopo" --only "$probes" --json -o "$out/run$i.json" "${raw[@]}" \
+  timeout 120 "$gputopo" --depth "$depth" --only "$probes" --json -o "$out/run$i.json" "${raw[@]}" \
     > /dev/null 2> "$out/run$i.err"
   echo "run$i exit $? wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$out/exit-codes.txt"
 done
-timeout 120 "$gputopo" --only "$probes" > "$out/run-text.txt" 2> /dev/null
+timeout 120 "$gputopo" --depth "$depth" --only "$probes" > "$out/run-text.txt" 2> /dev/null
 
 if command -v cuobjdump > /dev/null; then
   cuobjdump -sass "$gputopo" > "$out/compute-kernels.sass" 2> "$out/cuobjdump.err"

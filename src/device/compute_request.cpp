@@ -72,6 +72,19 @@ constexpr bool ordered() {
 }
 static_assert(ordered(), "kOps must list every ComputeOp in enum order");
 
+// The code body's constant chase, where the request has one.
+std::optional<std::string> chase_problem(const ComputeRequest& r, const DeviceInfo& info) {
+  if (!r.data_bytes) return std::nullopt;
+  const std::uint64_t limit = std::min<std::uint64_t>(
+      kMaxCodeChaseBytes, info.constant_bytes() ? info.constant_bytes() : kMaxCodeChaseBytes);
+  const std::uint32_t bytes = *r.data_bytes;
+  if (bytes == 0 || bytes % kCodeChaseStride != 0 || bytes > limit)
+    return "codeBody: data_bytes (the constant chase) must be a positive multiple of " +
+           std::to_string(kCodeChaseStride) + " up to " + std::to_string(limit) + ", got " +
+           std::to_string(bytes);
+  return std::nullopt;
+}
+
 }  // namespace
 
 const ComputeOpInfo& op_info(ComputeOp op) {
@@ -173,6 +186,7 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
       return std::string(o.name) + ": arg (the body's instructions) must be a multiple of 8 from " +
              std::to_string(kMinCodeInstructions) + " to " + std::to_string(kMaxCodeInstructions) +
              ", got " + std::to_string(arg);
+    if (auto why = chase_problem(r, info)) return why;
   } else if (diverge_op(r.op)) {
     if (arg == 0 || arg > 32 || (arg & (arg - 1)) != 0)
       return std::string(o.name) + ": arg (the paths) must be a power of two from 1 to 32, got " +
@@ -180,6 +194,8 @@ std::optional<std::string> compute_problem(const ComputeRequest& r, const Device
   } else if (arg != 0) {
     return std::string(o.name) + " takes no arg, got " + std::to_string(arg);
   }
+  if (r.data_bytes && r.op != ComputeOp::CodeBody)
+    return std::string(o.name) + " chases no data, got data_bytes " + std::to_string(*r.data_bytes);
   if (r.blocks == 0 || r.blocks > kMaxComputeBlocks)
     return "blocks must be in [1, " + std::to_string(kMaxComputeBlocks) + "], got " +
            std::to_string(r.blocks);

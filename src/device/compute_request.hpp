@@ -61,6 +61,10 @@ inline constexpr std::uint32_t kMaxSharedStride = 1024;
 // The code-body op's instructions (its arg): 8 to 2^17 FFMAs, 128 B to 2 MiB of SASS.
 inline constexpr std::uint32_t kMinCodeInstructions = 8;
 inline constexpr std::uint32_t kMaxCodeInstructions = std::uint32_t{1} << 17;
+// The code-body op's constant chase (its data_bytes): one load every kCodeChaseStride bytes of a
+// table of at most kMaxCodeChaseBytes (and the device's constant memory).
+inline constexpr std::uint32_t kCodeChaseStride = 256;
+inline constexpr std::uint32_t kMaxCodeChaseBytes = 65536;
 // The divergence ops, whose arg is the paths of a warp.
 inline bool diverge_op(ComputeOp op) {
   return op == ComputeOp::DivergeSpread || op == ComputeOp::DivergeUniform ||
@@ -87,6 +91,9 @@ struct ComputeRequest {
   // The op's argument where it takes one (shared-memory loads: the stride in bytes between a
   // warp's lanes, 0 or unset: one address for all); unset for every other op.
   std::optional<std::uint32_t> arg;
+  // codeBody only: before each pass over the body, a dependent chase over this many bytes of
+  // constant memory, a load every kCodeChaseStride bytes; unset: no chase.
+  std::optional<std::uint32_t> data_bytes = std::nullopt;
 };
 
 struct ComputeBatch {

@@ -76,7 +76,8 @@ constexpr std::array kCatalogue{&apiSize,
                                 &clusterSyncBlockLatency,
                                 &clusterSyncRelaxedLatency,
                                 &registerReadsPerClk,
-                                &instructionCacheSizes};
+                                &instructionCacheSizes,
+                                &instructionCacheHoldsConstants};
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 

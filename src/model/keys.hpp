@@ -164,6 +164,9 @@ inline constexpr Key registerReadsPerClk{
 inline constexpr Key instructionCacheSizes{
     "instructionCacheSizes", "B", "compute",
     "instruction-cache levels: each [at least, at most] bytes of code it holds"};
+inline constexpr Key instructionCacheHoldsConstants{
+    "instructionCacheHoldsConstants", "", "compute",
+    "whether the constant L1.5 is an instruction-cache level (evidence.level: which)"};
 // Per compute op (device/compute_op.hpp names them).
 inline constexpr KeyFamily opLatency{"Latency", "cycles", "compute",
                                      "cycles per instruction of a dependent chain"};

@@ -83,6 +83,15 @@ std::string format_bytes(double bytes) {
   return format_number(bytes) + " B";
 }
 
+namespace {
+
+// [at least, at most] bytes: a size known to lie between the two.
+bool byte_range(const model::Json& e) {
+  return e.is_array() && e.size() == 2 && e[0].is_number() && e[1].is_number();
+}
+
+}  // namespace
+
 std::string format_value(const model::Json& value, std::string_view unit) {
   if (value.is_null()) return "";
   if (value.is_boolean()) return value.get<bool>() ? "yes" : "no";
@@ -92,6 +101,13 @@ std::string format_value(const model::Json& value, std::string_view unit) {
   }
   if (value.is_array()) {
     if (value.empty()) return "none";
+    if (unit == "B" && std::all_of(value.begin(), value.end(), byte_range)) {
+      std::string out;
+      for (const auto& r : value)
+        out += (out.empty() ? "" : ", ") + format_bytes(r[0].get<double>()) + " to " +
+               format_bytes(r[1].get<double>());
+      return out;
+    }
     const bool numbers =
         std::all_of(value.begin(), value.end(), [](const model::Json& e) { return e.is_number(); });
     std::string out;

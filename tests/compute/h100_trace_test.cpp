@@ -76,14 +76,28 @@ TEST_F(H100ComputeTrace, ReplaysToTheWgmmaRatesTheGpuGave) {
 }
 
 // The instruction caches on a recording made on an H100 (docs/results/h100/icache): a loop body
-// of straight-line code costs 0.92-1.06 cycles an instruction up to 32 KiB, 2.2-2.5 at 64 and
-// 128 KiB and 5.6 from 256 KiB on: two levels, one of 32 to 64 KiB, one of 128 to 256 KiB.
+// of straight-line code costs 0.92-1.06 cycles an instruction up to 32 KiB, 1.7-2.5 from 36 to
+// 128 KiB and 5.6 from 144 KiB on: two levels, one of 32 to 36 KiB, one of 128 to 144 KiB. The
+// second holds constants: a 112 KiB body and a 64 KiB constant chase, each fitting alone, cost
+// 2.66 times the chase more together; the first does not (28 KiB and 16 KiB: nothing more).
 TEST_F(H100ComputeTrace, ReplaysToTheInstructionCachesTheGpuGave) {
-  const auto r = testing::replay_run(dir_, "h100-icache-raw.tgz", "raw", {"instructionCaches"},
+  const auto r = testing::replay_run(dir_, "h100-icache-raw.tgz", "raw",
+                                     {"instructionCaches", "constantSharing", "constantL15"},
                                      discovery::Depth::Full);
   const auto* a = model::find(r.compute, "instructionCacheSizes");
   ASSERT_TRUE(a && a->available()) << (a ? a->reason : "absent");
-  EXPECT_EQ(a->value, (model::Json{{32768.0, 65536.0}, {131072.0, 262144.0}}));
+  EXPECT_EQ(a->value, (model::Json{{32768.0, 36864.0}, {131072.0, 147456.0}}));
+  const auto* held = model::find(r.compute, "instructionCacheHoldsConstants");
+  ASSERT_TRUE(held && held->available()) << (held ? held->reason : "absent");
+  EXPECT_EQ(held->value, true);
+  EXPECT_EQ(held->evidence["level"], 2);
+  EXPECT_NEAR(held->evidence["tests"][1]["extraShareOfChase"].get<double>(), 2.66, 0.02);
+  EXPECT_NEAR(held->evidence["tests"][0]["extraShareOfChase"].get<double>(), 0, 0.01);
+  const model::Attribute* size = nullptr;
+  for (const auto& e : r.memory)
+    if (e.key == "constantL15") size = model::find(e.attributes, "size");
+  ASSERT_TRUE(size && size->available());
+  EXPECT_EQ(size->value.get<double>(), 131072);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include "device/sim/sim_device.hpp"
 
 // The instruction-cache probe end to end on the simulator: every configured level is found, its
-// size inside the interval the doubling sweep gives.
+// size inside the interval the doubling sweep gives, halved three times.
 namespace gputopo::discovery {
 namespace {
 
@@ -33,6 +33,17 @@ TEST(IcacheSim, EveryLevelLiesInItsInterval) {
       EXPECT_GT(a->value[i][1].get<double>(), static_cast<double>(levels[i].size_bytes));
     }
   }
+}
+
+TEST(IcacheSim, BisectsALevelToAnEighthOfItsDoubling) {
+  auto cfg = device::sim::load_config("a100");
+  cfg.compute->instruction_caches[1].size_bytes = 96 * 1024;
+  const Result r = full_depth(cfg);
+  const auto* a = model::find(r.compute, "instructionCacheSizes");
+  ASSERT_TRUE(a && a->available()) << (a ? a->reason : "absent");
+  ASSERT_EQ(a->value.size(), 2u);
+  // 64 to 128 KiB after doubling; 96, 112 and 104 KiB after it.
+  EXPECT_EQ(a->value[1], (model::Json{96.0 * 1024, 104.0 * 1024}));
 }
 
 TEST(IcacheSim, OneLevelMoreWhereTheConfigurationHasOne) {

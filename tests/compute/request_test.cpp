@@ -69,6 +69,18 @@ TEST(ComputeRequests, ProblemsAreOneLineAndNameTheField) {
             std::string::npos);
   EXPECT_NE(problem({ComputeOp::LdShared32, 64, 1, 1, 1, 2048}).find("1024"), std::string::npos);
   EXPECT_NE(problem({ComputeOp::FFma32, 64, 1, 1, 1, 4}).find("no arg"), std::string::npos);
+  // The code body's constant chase: a multiple of its stride within the constant space, and only
+  // for the code body.
+  ComputeRequest chase{ComputeOp::CodeBody, 128, 1, 1, 1, 64};
+  chase.data_bytes = 65536;
+  EXPECT_EQ(problem(chase), "");
+  for (const std::uint32_t bad : {0u, 100u, 65536u + kCodeChaseStride}) {
+    chase.data_bytes = bad;
+    EXPECT_NE(problem(chase).find("data_bytes"), std::string::npos) << bad;
+  }
+  ComputeRequest not_code{ComputeOp::FFma32, 64, 1, 1, 1, std::nullopt};
+  not_code.data_bytes = 256;
+  EXPECT_NE(problem(not_code).find("chases no data"), std::string::npos);
   // FP8 mma.sync: 8.9 has it, 9.x does not (ptxas emulates it there).
   DeviceInfo ada = info;
   ada.compute_capability = model::ComputeCapability{8, 9};

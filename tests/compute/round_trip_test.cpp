@@ -22,6 +22,7 @@ ComputeBatch batch() {
   b.requests.push_back({ComputeOp::FFma32, 256, 1, 1, 1, std::nullopt});
   b.requests.push_back({ComputeOp::AtomSharedOne, 64, 8, 32, 3, std::nullopt});
   b.requests.push_back({ComputeOp::LdShared64, 64, 1, 1, 1, 24});
+  b.requests.push_back({ComputeOp::CodeBody, 128, 1, 1, 1, 64, 4096});
   return b;
 }
 
@@ -47,6 +48,9 @@ TEST_F(ComputeRoundTrip, ReplayAnswersEveryComputeCallExactly) {
   ComputeBatch stride = batch();
   stride.requests[2].arg = 32;  // the op's argument is part of the call's identity
   EXPECT_THROW(replay->compute(stride), Error);
+  ComputeBatch chase = batch();
+  chase.requests[3].data_bytes = 8192;  // and so is the code body's constant chase
+  EXPECT_THROW(replay->compute(chase), Error);
 }
 
 TEST_F(ComputeRoundTrip, RecordedRefusalsAreRaisedAgain) {

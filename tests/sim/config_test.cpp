@@ -147,6 +147,24 @@ TEST(SimConfig, RejectsBadFilesNamingFieldAndReason) {
   }
 }
 
+TEST(SimConfig, AnInstructionCacheLevelHoldsConstantsOnlyAsTheConstantL15) {
+  const Json h100 = Json::parse(preset_text("h100-sxm"));
+  Json small = h100;
+  small["compute"]["instruction_caches"][0]["holds_constants"] = true;
+  small["compute"]["instruction_caches"][1].erase("holds_constants");
+  std::string message = error_of(small);
+  EXPECT_NE(message.find("compute.instruction_caches[0].holds_constants: the level must be as "
+                         "large as constant_l15 (131072 B)"),
+            std::string::npos)
+      << message;
+  Json two = h100;
+  two["compute"]["instruction_caches"][0]["holds_constants"] = true;
+  message = error_of(two);
+  EXPECT_NE(message.find("compute.instruction_caches[1].holds_constants: only one level can"),
+            std::string::npos)
+      << message;
+}
+
 // Configurations that would take hours or gigabytes are refused on the field that costs too much.
 TEST(SimConfig, RejectsModelsTooCostlyToRun) {
   const Json toy = Json::parse(preset_text("toy"));

@@ -3,36 +3,55 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+
+#include "device/compute_request.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
 
 constexpr int kChains = 8;
 
-// The kernel as PTX: a loop over `instructions` FFMAs round-robin over 8 independent chains,
-// timed with %clock64 around the loop; lane 0 of each warp writes its two clock readings, thread
-// 0 the SM and "done", every thread its chains' sum (so nothing is dropped).
-std::string ptx_for(std::uint32_t instructions, int cc_major, int cc_minor) {
+// The constant chase before each pass: `loads` dependent loads from a zero table, each address
+// the last plus the loaded value plus the stride, wrapping at `bytes`.
+std::string chase_ptx() {
+  return "mov.u32 %k, 0;\nCHASE:\ncvt.u64.u32 %ra, %a;\nadd.u64 %ra, %table, %ra;\n"
+         "ld.const.u32 %v, [%ra];\nadd.u32 %a, %a, %v;\nadd.u32 %a, %a, " +
+         std::to_string(kCodeChaseStride) +
+         ";\nsetp.ge.u32 %q, %a, %bytes;\nselp.u32 %a, 0, %a, %q;\nadd.u32 %k, %k, 1;\n"
+         "setp.lt.u32 %q, %k, %loads;\n@%q bra CHASE;\n";
+}
+
+// The kernel as PTX: a loop over `instructions` FFMAs round-robin over 8 independent chains
+// (after a constant chase where `chase`), timed with %clock64 around the loop; lane 0 of each
+// warp writes its two clock readings, thread 0 the SM and "done", every thread its chains' sum
+// and chase position (so nothing is dropped).
+std::string ptx_for(std::uint32_t instructions, bool chase, int cc_major, int cc_minor) {
   std::string p;
   p.reserve(static_cast<std::size_t>(instructions) * 40 + 4096);
   p += ".version 8.0\n.target sm_" + std::to_string(cc_major * 10 + cc_minor) +
        "\n.address_size 64\n";
+  if (chase)
+    p += ".const .align 4 .b32 gputopo_table[" + std::to_string(kMaxCodeChaseBytes / 4) + "];\n";
   p += ".visible .entry gputopo_code_body(.param .u64 p_clocks, .param .u64 p_smids, "
        ".param .u64 p_status, .param .u64 p_sink, .param .u32 p_trips, .param .f32 p_f1, "
-       ".param .f32 p_f2)\n{\n";
-  p += ".reg .pred %p;\n.reg .b32 %trip, %trips, %thr, %lane, %wp, %sm, %one;\n"
-       ".reg .b64 %clocks, %smids, %status, %sink, %t0, %t1, %at;\n"
+       ".param .f32 p_f2, .param .u32 p_loads, .param .u32 p_bytes)\n{\n";
+  p += ".reg .pred %p, %q;\n.reg .b32 %trip, %trips, %thr, %lane, %wp, %sm, %one, %k, %a, %v, "
+       "%loads, %bytes;\n.reg .b64 %clocks, %smids, %status, %sink, %t0, %t1, %at, %ra, %table;\n"
        ".reg .f32 %f1, %f2, %sum, %x<8>;\n";
   p += "ld.param.u64 %clocks, [p_clocks];\nld.param.u64 %smids, [p_smids];\n"
        "ld.param.u64 %status, [p_status];\nld.param.u64 %sink, [p_sink];\n"
        "ld.param.u32 %trips, [p_trips];\nld.param.f32 %f1, [p_f1];\nld.param.f32 %f2, [p_f2];\n"
+       "ld.param.u32 %loads, [p_loads];\nld.param.u32 %bytes, [p_bytes];\n"
        "cvta.to.global.u64 %clocks, %clocks;\ncvta.to.global.u64 %smids, %smids;\n"
        "cvta.to.global.u64 %status, %status;\ncvta.to.global.u64 %sink, %sink;\n"
-       "mov.u32 %thr, %tid.x;\n";
+       "mov.u32 %thr, %tid.x;\nmov.u32 %a, 0;\n";
+  if (chase) p += "mov.u64 %table, gputopo_table;\n";
   for (int c = 0; c < kChains; ++c)
     p += "cvt.rn.f32.u32 %x" + std::to_string(c) + ", %thr;\nadd.f32 %x" + std::to_string(c) +
          ", %x" + std::to_string(c) + ", 0f3F80000" + std::to_string(c) + ";\n";
   p += "mov.u32 %trip, 0;\nmov.u64 %t0, %clock64;\nLOOP:\n";
+  if (chase) p += chase_ptx();
   for (std::uint32_t i = 0; i < instructions; ++i) {
     const std::string x = "%x" + std::to_string(i % kChains);
     p += "fma.rn.f32 " + x + ", " + x + ", %f1, %f2;\n";
@@ -41,6 +60,7 @@ std::string ptx_for(std::uint32_t instructions, int cc_major, int cc_minor) {
        "mov.u64 %t1, %clock64;\n";
   p += "add.f32 %sum, %x0, %x1;\n";
   for (int c = 2; c < kChains; ++c) p += "add.f32 %sum, %sum, %x" + std::to_string(c) + ";\n";
+  if (chase) p += "cvt.rn.f32.u32 %f1, %a;\nadd.f32 %sum, %sum, %f1;\n";
   p += "mul.wide.u32 %at, %thr, 4;\nadd.u64 %at, %sink, %at;\nst.global.f32 [%at], %sum;\n"
        "and.b32 %lane, %thr, 31;\nsetp.ne.u32 %p, %lane, 0;\n@%p bra DONE;\n"
        "shr.u32 %wp, %thr, 5;\nmul.wide.u32 %at, %wp, 16;\nadd.u64 %at, %clocks, %at;\n"
@@ -58,17 +78,18 @@ struct Loaded {
 
 }  // namespace
 
-cudaError_t launch_code_body(std::uint32_t instructions, int cc_major, int cc_minor,
-                             const ComputeLaunchArgs& args, std::uint32_t blocks,
+cudaError_t launch_code_body(std::uint32_t instructions, std::uint32_t chase_bytes, int cc_major,
+                             int cc_minor, const ComputeLaunchArgs& args, std::uint32_t blocks,
                              std::uint32_t threads, cudaStream_t s) {
   static std::mutex lock;
-  static std::map<std::uint32_t, Loaded> loaded;
+  static std::map<std::pair<std::uint32_t, bool>, Loaded> loaded;
+  const bool chase = chase_bytes > 0;
   cudaKernel_t kernel = nullptr;
   {
     const std::lock_guard<std::mutex> guard(lock);
-    Loaded& l = loaded[instructions];
+    Loaded& l = loaded[{instructions, chase}];
     if (l.kernel == nullptr) {
-      const std::string ptx = ptx_for(instructions, cc_major, cc_minor);
+      const std::string ptx = ptx_for(instructions, chase, cc_major, cc_minor);
       cudaError_t rc =
           cudaLibraryLoadData(&l.library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
       if (rc != cudaSuccess) return rc;
@@ -85,7 +106,9 @@ cudaError_t launch_code_body(std::uint32_t instructions, int cc_major, int cc_mi
   std::uint32_t trips = args.trips;
   float f1 = args.f1;
   float f2 = args.f2;
-  void* params[] = {&clocks, &smids, &status, &sink, &trips, &f1, &f2};
+  std::uint32_t loads = chase_bytes / kCodeChaseStride;
+  std::uint32_t bytes = chase_bytes;
+  void* params[] = {&clocks, &smids, &status, &sink, &trips, &f1, &f2, &loads, &bytes};
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(threads),
                           params, 0, s);
 }

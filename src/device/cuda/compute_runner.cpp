@@ -90,7 +90,7 @@ cudaError_t launch_request(const ComputeRequest& r, const ComputeLaunchArgs& arg
     case ComputeOp::WgmmaE4M3:
       return launch_wgmma(r.op == ComputeOp::WgmmaE4M3, args, r.blocks, threads, s);
     case ComputeOp::CodeBody:
-      return launch_code_body(args.arg, info.compute_capability().major,
+      return launch_code_body(args.arg, r.data_bytes.value_or(0), info.compute_capability().major,
                               info.compute_capability().minor, args, r.blocks, threads, s);
     default:
       return launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, threads, s);

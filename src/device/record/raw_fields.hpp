@@ -60,6 +60,7 @@ void visit_fields(R& r, F&& f) {
   f("warpsPerBlock", r.warps_per_block);
   f("blocks", r.blocks);
   f("arg", r.arg);
+  f("dataBytes", r.data_bytes);
 }
 
 template <Either<RunConditions> R, class F>
@@ -115,8 +116,8 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing", "space",    "unroll",
-    "candidates",        "arg",    "smB",    "sequence", "warmup"};
+    "l2FetchLimitBytes", "region", "timing",   "space", "unroll", "candidates", "arg", "smB",
+    "sequence",          "warmup", "dataBytes"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -22,10 +22,14 @@ ComputeSpec parse_compute(const JsonReader& r, int cc_major, int cc_minor) {
     const auto list = r.at("instruction_caches");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const auto level = list.at(i);
-      level.only({"size_bytes", "extra_cycles"});
+      level.only({"size_bytes", "extra_cycles", "holds_constants"});
       ComputeSpec::InstructionCache ic;
       ic.size_bytes = level.at("size_bytes").integer(128, std::uint64_t{1} << 30);
       ic.extra_cycles = level.at("extra_cycles").number(0, 1e4);
+      ic.holds_constants = level.boolean("holds_constants", false);
+      if (ic.holds_constants)
+        for (const auto& earlier : c.instruction_caches)
+          if (earlier.holds_constants) level.at("holds_constants").fail("only one level can");
       if (!c.instruction_caches.empty() && ic.size_bytes <= c.instruction_caches.back().size_bytes)
         level.at("size_bytes").fail("must grow from level to level");
       c.instruction_caches.push_back(ic);

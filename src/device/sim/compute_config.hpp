@@ -36,10 +36,13 @@ struct ComputeSpec {
   double register_reads_per_clk = 0;
   std::optional<SharedBankSpec> shared_banks;  // nullopt: shared loads never conflict
   // Instruction-cache levels, smallest first: a loop body larger than `size_bytes` (16 B an
-  // instruction) costs `extra_cycles` more per instruction (the codeBody op).
+  // instruction) costs `extra_cycles` more per instruction (the codeBody op). A level that
+  // `holds_constants` is also the constant space's last cache before the L2 (the constant L1.5,
+  // of the same size): a codeBody's constant chase and its body share its capacity.
   struct InstructionCache {
     std::uint64_t size_bytes = 0;
     double extra_cycles = 0;
+    bool holds_constants = false;
   };
   std::vector<InstructionCache> instruction_caches;
 

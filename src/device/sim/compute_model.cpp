@@ -6,6 +6,43 @@
 #include "device/sim/rng.hpp"
 
 namespace gputopo::device::sim {
+namespace {
+
+constexpr double kSassBytes = 16;
+
+// The code body's constant chase: cycles per load, where the loads hit the first cache of the
+// constant path that holds `data` bytes beside what the body keeps in it, else the L2.
+double chase_load_cycles(const SimConfig& config, double code, double data) {
+  const SpaceSpec& space = config.space(Space::Constant);
+  for (std::size_t i = 0; i < space.path.size(); ++i) {
+    const CacheSpec& cache = config.caches[static_cast<std::size_t>(space.path[i])];
+    double room = static_cast<double>(cache.geometry.size_bytes);
+    if (i + 1 == space.path.size())
+      for (const auto& level : config.compute->instruction_caches)
+        if (level.holds_constants) room -= code;
+    if (data <= room) return cache.latency_cycles + space.extra_cycles;
+  }
+  return config.l2.near_latency_cycles + space.extra_cycles;
+}
+
+// A step is 1/32 of a pass over the body: arg / 32 instructions, each costing the row's latency
+// plus every instruction-cache level the body overflows, or that it shares with a constant chase
+// it overflows together with.
+double code_body_step(const SimConfig& config, const ComputeRequest& request,
+                      const PipelineSpec& p) {
+  const double instructions = request.arg.value_or(0);
+  const double code = instructions * kSassBytes;
+  const double data = request.data_bytes.value_or(0);
+  double per_instruction = p.latency_cycles;
+  for (const auto& level : config.compute->instruction_caches)
+    if (code + (level.holds_constants ? data : 0) > static_cast<double>(level.size_bytes))
+      per_instruction += level.extra_cycles;
+  double pass = per_instruction * instructions;
+  if (data > 0) pass += data / kCodeChaseStride * chase_load_cycles(config, code, data);
+  return pass / kComputeStepsPerTrip;
+}
+
+}  // namespace
 
 ComputeResult model_compute(const SimConfig& config, const ComputeRequest& request,
                             std::uint64_t seed, double& busy) {
@@ -18,16 +55,7 @@ ComputeResult model_compute(const SimConfig& config, const ComputeRequest& reque
     p.per_clk_per_sm /= passes;
   }
   const ComputeOpInfo& op = op_info(request.op);
-  if (request.op == ComputeOp::CodeBody) {
-    // A step is 1/32 of a pass over the body: arg / 32 instructions, each costing the row's
-    // latency plus every instruction-cache level the body overflows.
-    const double instructions = request.arg.value_or(0);
-    double per_instruction = p.latency_cycles;
-    for (const auto& level : c.instruction_caches)
-      if (instructions * 16 > static_cast<double>(level.size_bytes))
-        per_instruction += level.extra_cycles;
-    p.latency_cycles = per_instruction * instructions / kComputeStepsPerTrip;
-  }
+  if (request.op == ComputeOp::CodeBody) p.latency_cycles = code_body_step(config, request, p);
   if (diverge_op(request.op)) {
     // A step runs the body of every path a lane of the warp is on, one after another, and a
     // branch per path of the loop: written as the latency of one of the step's instructions.

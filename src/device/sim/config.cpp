@@ -473,6 +473,21 @@ std::vector<std::string> parse_sources(const JsonReader& r) {
   return sources;
 }
 
+// An instruction-cache level that holds constants is the constant space's last cache.
+void check_constant_level(const JsonReader& compute, const SimConfig& cfg) {
+  const auto& levels = cfg.compute->instruction_caches;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (!levels[i].holds_constants) continue;
+    const auto where = compute.at("instruction_caches").at(i).at("holds_constants");
+    const auto& path = cfg.space(Space::Constant).path;
+    if (path.empty()) where.fail("needs a constant-space cache (spaces.constant.path)");
+    const CacheSpec& last = cfg.caches[static_cast<std::size_t>(path.back())];
+    if (last.geometry.size_bytes != levels[i].size_bytes)
+      where.fail(fmt::format("the level must be as large as {} ({} B)", last.name,
+                             last.geometry.size_bytes));
+  }
+}
+
 }  // namespace
 
 SimConfig parse_config(const std::string& text, const std::string& origin) {
@@ -512,8 +527,10 @@ SimConfig parse_config(const std::string& text, const std::string& origin) {
   check_model_size(r, cfg);
   parse_rest(r, cfg);
   parse_environment(r, cfg);
-  if (r.has("compute"))
+  if (r.has("compute")) {
     cfg.compute = parse_compute(r.at("compute"), cfg.device.cc_major, cfg.device.cc_minor);
+    check_constant_level(r.at("compute"), cfg);
+  }
   if (r.has("tlb")) cfg.tlb = parse_tlb(r.at("tlb"));
   return cfg;
 }

@@ -3,6 +3,7 @@
 #include "discovery/probes/compute/bank_probe.hpp"
 #include "discovery/probes/compute/barrier_probe.hpp"
 #include "discovery/probes/compute/cluster_probe.hpp"
+#include "discovery/probes/compute/constant_sharing_probe.hpp"
 #include "discovery/probes/compute/divergence_probe.hpp"
 #include "discovery/probes/compute/icache_probe.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
@@ -22,6 +23,7 @@ void add_compute_probes(std::vector<std::unique_ptr<Probe>>& probes, const devic
   probes.push_back(make_cluster_probe());
   probes.push_back(make_wgmma_probe());
   probes.push_back(make_icache_probe());
+  probes.push_back(make_constant_sharing_probe());
 }
 
 }  // namespace gputopo::discovery

@@ -1,29 +1,35 @@
 #include "discovery/probes/compute/icache_probe.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "device/compute_request.hpp"
 #include "discovery/context.hpp"
 #include "discovery/options.hpp"
-#include "discovery/probes/compute/compute_batch.hpp"
-#include "discovery/probes/compute/pipeline_probe.hpp"
-#include "discovery/probes/compute/slope.hpp"
+#include "discovery/probes/compute/code_body_batch.hpp"
 
 namespace gputopo::discovery {
 namespace {
 
 constexpr std::uint32_t kFirstInstructions = 256;     // 4 KiB of SASS
 constexpr std::uint32_t kLastInstructions = 1 << 16;  // 1 MiB
-constexpr double kInstructionBytes = 16;              // every sm_70+ SASS instruction
-// 4 and 16 passes over the body (a step is 1/32 of a pass).
-constexpr std::uint32_t kShortSteps = 4 * device::kComputeStepsPerTrip;
-constexpr std::uint32_t kLongSteps = 16 * device::kComputeStepsPerTrip;
 // A body costs more per instruction than the one half its size by this share and this many
 // cycles: a level it no longer fits.
 constexpr double kStepShare = 0.15;
 constexpr double kStepCycles = 0.05;
+// Halvings of each level's interval after the doubling sweep: an eighth of it.
+constexpr int kRefineRounds = 3;
+
+// A level: the largest body measured within it, the smallest past it, and the cost within.
+struct CodeLevel {
+  std::uint32_t within = 0;
+  std::uint32_t past = 0;
+  double cpi_within = 0;
+  double cpi_past = 0;
+
+  bool passed_by(double cpi) const { return cpi > cpi_within * (1 + kStepShare) + kStepCycles; }
+};
 
 class IcacheProbe final : public Probe {
  public:
@@ -38,43 +44,69 @@ class IcacheProbe final : public Probe {
       return fail(
           "not measured at --depth quick: the driver compiles a kernel of up to 1 MiB "
           "of code for each size (--depth full)");
-    std::vector<device::ComputeRequest> items;
+    cpi_.clear();
+    confidence_ = 1;
     std::vector<std::uint32_t> sizes;
-    for (std::uint32_t n = kFirstInstructions; n <= kLastInstructions; n *= 2) {
-      sizes.push_back(n);
-      items.push_back({device::ComputeOp::CodeBody, kShortSteps, 1, 1, 1, n});
-    }
+    for (std::uint32_t n = kFirstInstructions; n <= kLastInstructions; n *= 2) sizes.push_back(n);
     std::string why;
-    const auto r = run_compute_batch(
-        ctx, two_length_batch(items, kPipelineRepeats, kShortSteps, kLongSteps), why);
-    if (!r) return fail(why);
-    std::vector<double> cpi;
-    double confidence = 1;
-    model::Json table = model::Json::array();
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      const Slope s = item_slope(*r, k, items.size(), kPipelineRepeats, kShortSteps, kLongSteps);
-      cpi.push_back(s.value * device::kComputeStepsPerTrip / sizes[k]);
-      confidence = std::min(confidence, s.confidence);
-      table.push_back(
-          {{"bytes", sizes[k] * kInstructionBytes}, {"cyclesPerInstruction", cpi.back()}});
+    if (!measure(ctx, sizes, why)) return fail(why);
+    std::vector<CodeLevel> levels;
+    for (std::size_t k = 1; k < sizes.size(); ++k) {
+      const CodeLevel l{sizes[k - 1], sizes[k], cpi_[sizes[k - 1]], cpi_[sizes[k]]};
+      if (l.passed_by(l.cpi_past)) levels.push_back(l);
     }
-    put(ctx, sizes, cpi, table, confidence);
+    for (int round = 0; round < kRefineRounds; ++round)
+      if (!refine(ctx, levels, why)) return fail(why);
+    put(ctx, levels);
   }
 
  private:
-  // Each rise past kStepShare between two sizes is a level of that many bytes, between them.
-  static void put(Context& ctx, const std::vector<std::uint32_t>& sizes,
-                  const std::vector<double>& cpi, const model::Json& table, double confidence) {
-    model::Json levels = model::Json::array();
+  // Cycles per instruction of each body size, into cpi_.
+  bool measure(Context& ctx, const std::vector<std::uint32_t>& sizes, std::string& why) {
+    std::vector<device::ComputeRequest> items;
+    for (const std::uint32_t n : sizes) items.push_back(code_body(n));
+    const auto passes = cycles_per_pass(ctx, items, why);
+    if (!passes) return false;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      cpi_[sizes[k]] = (*passes)[k].value / sizes[k];
+      confidence_ = std::min(confidence_, (*passes)[k].confidence);
+    }
+    return true;
+  }
+
+  // One bisection round of every level still wider than 8 instructions, in one batch.
+  bool refine(Context& ctx, std::vector<CodeLevel>& levels, std::string& why) {
+    std::vector<std::uint32_t> mids;
+    for (const CodeLevel& l : levels)
+      if (l.past - l.within > 8) mids.push_back((l.within + l.past) / 2 / 8 * 8);
+    if (mids.empty()) return true;
+    if (!measure(ctx, mids, why)) return false;
+    for (CodeLevel& l : levels) {
+      if (l.past - l.within <= 8) continue;
+      const std::uint32_t mid = (l.within + l.past) / 2 / 8 * 8;
+      if (l.passed_by(cpi_[mid])) {
+        l.past = mid;
+        l.cpi_past = cpi_[mid];
+      } else {
+        l.within = mid;
+      }
+    }
+    return true;
+  }
+
+  void put(Context& ctx, const std::vector<CodeLevel>& levels) const {
+    model::Json table = model::Json::array();
+    for (const auto& [n, cpi] : cpi_)
+      table.push_back({{"bytes", n * kSassInstructionBytes}, {"cyclesPerInstruction", cpi}});
+    model::Json found = model::Json::array();
     model::Json value = model::Json::array();
-    for (std::size_t k = 1; k < sizes.size(); ++k) {
-      if (cpi[k] <= cpi[k - 1] * (1 + kStepShare) + kStepCycles) continue;
-      const double lo = sizes[k - 1] * kInstructionBytes;
-      const double hi = sizes[k] * kInstructionBytes;
-      levels.push_back({{"atLeastBytes", lo},
-                        {"atMostBytes", hi},
-                        {"cyclesPerInstructionWithin", cpi[k - 1]},
-                        {"cyclesPerInstructionPast", cpi[k]}});
+    for (const CodeLevel& l : levels) {
+      const double lo = l.within * kSassInstructionBytes;
+      const double hi = l.past * kSassInstructionBytes;
+      found.push_back({{"atLeastBytes", lo},
+                       {"atMostBytes", hi},
+                       {"cyclesPerInstructionWithin", l.cpi_within},
+                       {"cyclesPerInstructionPast", l.cpi_past}});
       value.push_back(model::Json::array({lo, hi}));
     }
     auto a = model::Attribute::measured(
@@ -82,15 +114,18 @@ class IcacheProbe final : public Probe {
         "one warp, a loop of straight-line FFMAs over 8 chains (PTX compiled by the driver), the "
         "body doubled from 4 KiB to 1 MiB of SASS; cycles per instruction over 4 and 16 passes, "
         "the median of 5 repeats; a level ends where a body costs 15 % more per instruction "
-        "than the one half its size: its size lies between the two",
-        confidence);
-    a.evidence = {{"bySize", table}, {"levels", levels}};
+        "than the largest within it: between the two sizes, halved 3 times",
+        confidence_);
+    a.evidence = {{"bySize", table}, {"levels", found}};
     if (levels.empty())
       a.reason =
           "no rise between 4 KiB and 1 MiB of code: every level holds 1 MiB, or none "
           "holds 4 KiB";
     ctx.put_compute(model::keys::instructionCacheSizes, std::move(a));
   }
+
+  std::map<std::uint32_t, double> cpi_;  // by instructions
+  double confidence_ = 1;
 };
 
 }  // namespace
