@@ -6,8 +6,7 @@ Usage: sass-opcodes.py LISTING > OPCODES
 One line per compute kernel: "compute_kernel op N ilp K: OPCODE=COUNT ...", opcodes sorted. N is
 the device::ComputeOp value, K the chains per thread. "straight_kernel op N ilp 1" is the op's
 loop-free kernel of one chain per thread. The wgmma ops run in a kernel of their own, listed as
-"wgmma_kernel op 41 ilp 1" (BF16) and "wgmma_kernel op 45 ilp 1" (FP8) in place of the generic
-kernel's placeholders for those ops.
+"wgmma_kernel op N ilp 1" in place of the generic kernel's placeholders for those ops.
 tests/compute/sass_test.cpp reads the result (docs/compute.md, "Evidence").
 """
 import collections
@@ -15,8 +14,7 @@ import re
 import sys
 
 KERNEL = re.compile(r"(compute_kernel|straight_kernel)ILN\w*?ComputeOpE(\d+)E(?:Li(\d+)E)?")
-WGMMA_KERNEL = re.compile(r"wgmma_kernelILb([01])E")
-WGMMA_OPS = {"0": 41, "1": 45}  # device::ComputeOp::WgmmaBf16, WgmmaE4M3 by the kernel's Fp8
+WGMMA_KERNEL = re.compile(r"wgmma_kernelILN\w*?ComputeOpE(\d+)E")
 FUNCTION = re.compile(r"(?:Function : |^\s*\.text\.)(\S+?):?\s*$")
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:\{\s*)?(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)")
 
@@ -32,11 +30,9 @@ def main(path):
                 current = None
                 if match:
                     current = (int(match.group(2)), int(match.group(3) or 1), match.group(1))
-                if current and current[0] in WGMMA_OPS.values():
-                    current = None  # the generic kernel's placeholder, never launched
                 wgmma = WGMMA_KERNEL.search(function.group(1))
                 if wgmma:
-                    current = (WGMMA_OPS[wgmma.group(1)], 1, "wgmma_kernel")
+                    current = (int(wgmma.group(1)), 1, "wgmma_kernel")
                 if current:
                     kernels.setdefault(current, collections.Counter())
                 continue
@@ -45,6 +41,9 @@ def main(path):
                 kernels[current][instruction.group(1)] += 1
     if not kernels:
         sys.exit(f"{path}: no compute kernels found (is it a SASS listing of gputopo?)")
+    # The generic kernel's placeholders of the ops that run in the wgmma kernel, never launched.
+    wgmma_ops = {op for (op, _, name) in kernels if name == "wgmma_kernel"}
+    kernels = {k: v for k, v in kernels.items() if k[2] == "wgmma_kernel" or k[0] not in wgmma_ops}
     print("# gputopo compute kernels: SASS opcode counts (scripts/sass-opcodes.py)")
     for (op, ilp, name), counts in sorted(kernels.items()):
         body = " ".join(f"{opcode}={counts[opcode]}" for opcode in sorted(counts))

@@ -77,8 +77,10 @@ enum class ComputeOp : std::uint8_t {
   // wgmmaBf16's stream with FP8: wgmma.mma_async m64n256k32 f32 += e4m3 x e4m3, the same bytes of
   // shared memory an operand (32 one-byte elements a row against 16 two-byte ones).
   WgmmaE4M3,
+  // The same with the other FP8 format: m64n256k32 f32 += e5m2 x e5m2.
+  WgmmaE5M2,
 };
-inline constexpr int kComputeOpCount = 46;
+inline constexpr int kComputeOpCount = 47;
 
 // The thread-block-cluster ops, launched in clusters of kComputeClusterBlocks blocks.
 inline constexpr std::uint32_t kComputeClusterBlocks = 2;
@@ -89,7 +91,7 @@ constexpr bool cluster_op(ComputeOp op) {
 
 // The warpgroup MMA ops, run by wgmma_kernel.cu in warpgroups of 4 warps.
 constexpr bool wgmma_op(ComputeOp op) {
-  return op == ComputeOp::WgmmaBf16 || op == ComputeOp::WgmmaE4M3;
+  return op == ComputeOp::WgmmaBf16 || op == ComputeOp::WgmmaE4M3 || op == ComputeOp::WgmmaE5M2;
 }
 
 // Ops with a loop-free kernel for chains of one a thread (the CUDA backend's latency kernel): not

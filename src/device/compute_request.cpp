@@ -11,7 +11,7 @@ using O = ComputeOp;
 // F2FP unpacks to FP16 and HMMA, so the instruction timed would not be an FP8 tensor instruction.
 constexpr std::string_view kNoFp8Mma =
     "compute capability 9.x has no FP8 mma.sync tensor instruction (ptxas emulates it with F2FP "
-    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma: wgmmaE4m3)";
+    "unpacks and FP16 HMMA; Hopper's FP8 tensor path is wgmma: wgmmaE4m3, wgmmaE5m2)";
 constexpr std::string_view kSm90aOnly =
     "wgmma is sm_90a code, which runs on compute capability 9.0 only";
 constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
@@ -62,6 +62,8 @@ constexpr std::array<ComputeOpInfo, kComputeOpCount> kOps{{
     {O::ClusterSyncRelaxed, "clusterSyncRelaxed", "UCGABAR_WAIT", 1, "", 9, 0, 0, 0, "", true},
     {O::FFma3Reg, "ffma3Reg", "FFMA", 1, "", 0, 0, 0, 0, "", true, false, true, 3},
     {O::WgmmaE4M3, "wgmmaE4m3", "QGMMA.64x256x32.F32.E4M3.E4M3", 1, "", 9, 0, 2 * 64 * 256 * 32 / 4,
+     0, kSm90aOnly, true, true},
+    {O::WgmmaE5M2, "wgmmaE5m2", "QGMMA.64x256x32.F32.E5M2.E5M2", 1, "", 9, 0, 2 * 64 * 256 * 32 / 4,
      0, kSm90aOnly, true, true},
 }};
 

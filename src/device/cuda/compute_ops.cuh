@@ -409,6 +409,10 @@ struct OpStep<ComputeOp::WgmmaE4M3> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
 };
 template <>
+struct OpStep<ComputeOp::WgmmaE5M2> : U32Chain {
+  static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u1; }
+};
+template <>
 struct OpStep<ComputeOp::CodeBody> : U32Chain {
   static __device__ __forceinline__ void step(T& x, const Operands& o) { x ^= o.u2; }
 };

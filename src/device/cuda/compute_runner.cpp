@@ -88,7 +88,8 @@ cudaError_t launch_request(const ComputeRequest& r, const ComputeLaunchArgs& arg
   switch (r.op) {
     case ComputeOp::WgmmaBf16:
     case ComputeOp::WgmmaE4M3:
-      return launch_wgmma(r.op == ComputeOp::WgmmaE4M3, args, r.blocks, threads, s);
+    case ComputeOp::WgmmaE5M2:
+      return launch_wgmma(r.op, args, r.blocks, threads, s);
     case ComputeOp::CodeBody:
       return launch_code_body(args.arg, r.data_bytes.value_or(0), info.compute_capability().major,
                               info.compute_capability().minor, args, r.blocks, threads, s);

@@ -82,10 +82,10 @@ cudaError_t launch_cluster_probe(int cluster_size, int clusters, std::uint32_t s
 
 // Compute micro-kernels (compute_kernels.cu): `blocks` blocks of `threads` threads, each thread
 // `ilp` (1, 2, 4 or 8) chains of `op`; cudaErrorInvalidValue for another ilp.
-// The wgmma kernel (wgmma_kernel.cu, built for sm_90a only), BF16 or FP8 (E4M3): `threads` a
-// multiple of 128.
+// The wgmma kernel of a wgmma op (wgmma_kernel.cu, built for sm_90a only): `threads` a multiple
+// of 128.
 // launch_compute launches the generic kernel of every other op.
-cudaError_t launch_wgmma(bool fp8, const ComputeLaunchArgs& args, std::uint32_t blocks,
+cudaError_t launch_wgmma(ComputeOp op, const ComputeLaunchArgs& args, std::uint32_t blocks,
                          std::uint32_t threads, cudaStream_t s);
 cudaError_t launch_compute(ComputeOp op, int ilp, const ComputeLaunchArgs& args,
                            std::uint32_t blocks, std::uint32_t threads, cudaStream_t s);

@@ -1,8 +1,8 @@
 // Hopper's warpgroup matrix multiply (wgmma.mma_async, sm_90a only): a stream of BF16 m64n256k16
-// or FP8 (E4M3) m64n256k32 products per warpgroup, both operands in shared memory (the same bytes
-// for both types), accumulating in 128 FP32 registers a thread. Built for sm_90a alone (its own
-// object library); a GPU of another compute capability has no image of this kernel, and the host
-// refuses the op there.
+// or FP8 (E4M3 or E5M2) m64n256k32 products per warpgroup, both operands in shared memory (the same
+// bytes for both types), accumulating in 128 FP32 registers a thread. Built for sm_90a alone (its
+// own object library); a GPU of another compute capability has no image of this kernel, and the
+// host refuses the op there.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 namespace gputopo::device::cuda {
 namespace {
 
-// Operand tiles: A (64 rows of 32 bytes: 16 BF16 or 32 E4M3) at 0, B (256 rows) at 8 KiB; zeros,
+// Operand tiles: A (64 rows of 32 bytes: 16 BF16 or 32 FP8) at 0, B (256 rows) at 8 KiB; zeros,
 // no swizzle.
 constexpr std::uint32_t kWgmmaSharedBytes = 32768;
 constexpr std::uint32_t kBOffset = 8192;
@@ -30,18 +30,25 @@ __device__ __forceinline__ std::uint64_t descriptor(std::uint32_t address) {
 
 // The instruction's shape and types, and its immediates after the scales (FP8 takes no transpose
 // immediates: K-major is its only layout).
-template <bool Fp8>
-struct WgmmaForm {
+template <ComputeOp Op>
+struct WgmmaForm;
+template <>
+struct WgmmaForm<ComputeOp::WgmmaBf16> {
   static constexpr char kShape[] = "m64n256k16.f32.bf16.bf16";
   static constexpr char kTail[] = ", 0, 0";
 };
 template <>
-struct WgmmaForm<true> {
+struct WgmmaForm<ComputeOp::WgmmaE4M3> {
   static constexpr char kShape[] = "m64n256k32.f32.e4m3.e4m3";
   static constexpr char kTail[] = "";
 };
+template <>
+struct WgmmaForm<ComputeOp::WgmmaE5M2> {
+  static constexpr char kShape[] = "m64n256k32.f32.e5m2.e5m2";
+  static constexpr char kTail[] = "";
+};
 
-template <bool Fp8>
+template <ComputeOp Op>
 __device__ __forceinline__ void wgmma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -73,11 +80,11 @@ __device__ __forceinline__ void wgmma(float (&d)[128], std::uint64_t a, std::uin
         "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
         "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
         "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(a), "l"(b), "r"(1), "C"(WgmmaForm<Fp8>::kShape), "C"(WgmmaForm<Fp8>::kTail));
+      : "l"(a), "l"(b), "r"(1), "C"(WgmmaForm<Op>::kShape), "C"(WgmmaForm<Op>::kTail));
 }
 #endif
 
-template <bool Fp8>
+template <ComputeOp Op>
 __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
   extern __shared__ __align__(1024) std::uint8_t s_tiles[];
   auto* words = reinterpret_cast<uint4*>(s_tiles);
@@ -95,7 +102,7 @@ __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (std::uint32_t trip = 0; trip < args.trips; ++trip) {
 #pragma unroll
-    for (std::uint32_t u = 0; u < kComputeUnroll; ++u) wgmma<Fp8>(d, a, b);
+    for (std::uint32_t u = 0; u < kComputeUnroll; ++u) wgmma<Op>(d, a, b);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
   }
@@ -119,9 +126,11 @@ __global__ void __launch_bounds__(256) wgmma_kernel(ComputeLaunchArgs args) {
 
 }  // namespace
 
-cudaError_t launch_wgmma(bool fp8, const ComputeLaunchArgs& args, std::uint32_t blocks,
+cudaError_t launch_wgmma(ComputeOp op, const ComputeLaunchArgs& args, std::uint32_t blocks,
                          std::uint32_t threads, cudaStream_t s) {
-  const auto kernel = fp8 ? wgmma_kernel<true> : wgmma_kernel<false>;
+  const auto kernel = op == ComputeOp::WgmmaE4M3   ? wgmma_kernel<ComputeOp::WgmmaE4M3>
+                      : op == ComputeOp::WgmmaE5M2 ? wgmma_kernel<ComputeOp::WgmmaE5M2>
+                                                   : wgmma_kernel<ComputeOp::WgmmaBf16>;
   const cudaError_t rc =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kWgmmaSharedBytes);
   if (rc != cudaSuccess) return rc;

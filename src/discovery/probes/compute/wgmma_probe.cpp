@@ -17,7 +17,14 @@ constexpr std::uint32_t kWgmmaWarps = 8;
 
 // What one warpgroup instruction of `op` multiplies, for the method.
 std::string product(device::ComputeOp op) {
-  return op == device::ComputeOp::WgmmaE4M3 ? "m64n256k32 FP8 (E4M3)" : "m64n256k16 BF16";
+  switch (op) {
+    case device::ComputeOp::WgmmaE4M3:
+      return "m64n256k32 FP8 (E4M3)";
+    case device::ComputeOp::WgmmaE5M2:
+      return "m64n256k32 FP8 (E5M2)";
+    default:
+      return "m64n256k16 BF16";
+  }
 }
 
 class WgmmaProbe final : public Probe {
@@ -26,7 +33,8 @@ class WgmmaProbe final : public Probe {
 
   // Each type in a batch of its own, so that a recording of one still replays.
   void run(Context& ctx) override {
-    for (const auto op : {device::ComputeOp::WgmmaBf16, device::ComputeOp::WgmmaE4M3})
+    for (const auto op :
+         {device::ComputeOp::WgmmaBf16, device::ComputeOp::WgmmaE4M3, device::ComputeOp::WgmmaE5M2})
       run_op(ctx, op);
   }
 
