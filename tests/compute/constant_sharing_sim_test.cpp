@@ -14,7 +14,7 @@ Result sharing_full_depth(const device::sim::SimConfig& cfg) {
   auto dev = device::sim::make_device(cfg, 7);
   NullProgress progress;
   Options o;
-  o.only = {"constantSharing", "constantL15"};
+  o.only = {"constantSharing", "constantL15.size"};
   o.depth = Depth::Full;
   return discover(*dev, o, progress, nullptr);
 }
