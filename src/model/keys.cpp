@@ -76,6 +76,7 @@ constexpr std::array kCatalogue{&apiSize,
                                 &clusterSyncBlockLatency,
                                 &clusterSyncRelaxedLatency,
                                 &registerReadsPerClk,
+                                &registerBanks,
                                 &instructionCacheSizes,
                                 &instructionCacheHoldsConstants};
 

@@ -161,6 +161,9 @@ inline constexpr Key clusterSyncRelaxedLatency{
 inline constexpr Key registerReadsPerClk{
     "registerReadsPerClk", "registers/clk", "compute",
     "vector-register operands one warp's instructions read per clock"};
+inline constexpr Key registerBanks{
+    "registerBanks", "", "compute",
+    "vector-register file banks, as conflicts between the registers one instruction reads"};
 inline constexpr Key instructionCacheSizes{
     "instructionCacheSizes", "B", "compute",
     "instruction-cache levels: each [at least, at most] bytes of code it holds"};

@@ -37,5 +37,14 @@ TEST(RegisterReadSim, AThirdRegisterThatCostsNothingGivesAtLeastThree) {
   EXPECT_NE(a.method.find("at least 3"), std::string::npos);
 }
 
+TEST(RegisterReadSim, TheBanksAreNotMeasuredAndSaySo) {
+  const Result r =
+      testing::discover_config(device::sim::load_config("h100-sxm"), {"registerReads"}, 5);
+  const auto* banks = model::find(r.compute, "registerBanks");
+  ASSERT_NE(banks, nullptr);
+  EXPECT_FALSE(banks->available());
+  EXPECT_NE(banks->reason.find("PTX cannot choose"), std::string::npos) << banks->reason;
+}
+
 }  // namespace
 }  // namespace gputopo::discovery

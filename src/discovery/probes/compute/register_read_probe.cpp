@@ -25,6 +25,10 @@ constexpr std::uint32_t kRegisterLongSteps = 1024;
 // A third read costing less than this share of a cycle is not a limit.
 constexpr double kNoExtraRead = 0.05;
 
+constexpr const char* kNoRegisterBanks =
+    "a bank conflict shows only between registers one chooses, and PTX cannot choose them "
+    "(ptxas allocates registers); registerReadsPerClk is what PTX can ask";
+
 constexpr const char* kRegisterReadMethod =
     "one warp, 8 independent FFMA chains a thread, cycles per FFMA between chains of 256 and "
     "1024 steps (the median of 5 repeats) for FFMAs reading three distinct vector registers "
@@ -42,6 +46,8 @@ class RegisterReadProbe final : public Probe {
   RegisterReadProbe() : Probe("registerReads", {}, {}) {}
 
   void run(Context& ctx) override {
+    ctx.put_compute(model::keys::registerBanks,
+                    model::Attribute::unavailable(model::Source::Measured, "", kNoRegisterBanks));
     const std::vector<device::ComputeRequest> items = {
         {ComputeOp::FFma32, kRegisterShortSteps, kThroughputIlp, 1, 1, std::nullopt},
         {ComputeOp::FFma3Reg, kRegisterShortSteps, kThroughputIlp, 1, 1, std::nullopt}};
