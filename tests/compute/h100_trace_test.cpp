@@ -102,5 +102,17 @@ TEST_F(H100ComputeTrace, ReplaysToTheInstructionCachesTheGpuGave) {
   EXPECT_EQ(size->value.get<double>(), 131072);
 }
 
+// A recording of the doubling sweep alone (made on an H100 before the halving): it keeps the
+// doubling's levels and says why they were not halved.
+TEST_F(H100ComputeTrace, AnOlderRecordingKeepsTheDoublingsLevels) {
+  const auto r = testing::replay_run(dir_, "h100-icache-doubling-raw.tgz", "raw",
+                                     {"instructionCaches"}, discovery::Depth::Full);
+  const auto* a = model::find(r.compute, "instructionCacheSizes");
+  ASSERT_TRUE(a && a->available()) << (a ? a->reason : "absent");
+  EXPECT_EQ(a->value, (model::Json{{32768.0, 65536.0}, {131072.0, 262144.0}}));
+  EXPECT_NE(a->evidence.value("notHalved", "").find("no recorded compute call"), std::string::npos)
+      << a->evidence.dump();
+}
+
 }  // namespace
 }  // namespace gputopo::device::record

@@ -55,9 +55,9 @@ class IcacheProbe final : public Probe {
       const CodeLevel l{sizes[k - 1], sizes[k], cpi_[sizes[k - 1]], cpi_[sizes[k]]};
       if (l.passed_by(l.cpi_past)) levels.push_back(l);
     }
-    for (int round = 0; round < kRefineRounds; ++round)
-      if (!refine(ctx, levels, why)) return fail(why);
-    put(ctx, levels);
+    // A device that refuses the halving (a recording made before it) keeps the doubling's levels.
+    for (int round = 0; round < kRefineRounds && why.empty(); ++round) refine(ctx, levels, why);
+    put(ctx, levels, why);
   }
 
  private:
@@ -74,13 +74,13 @@ class IcacheProbe final : public Probe {
     return true;
   }
 
-  // One bisection round of every level still wider than 8 instructions, in one batch.
-  bool refine(Context& ctx, std::vector<CodeLevel>& levels, std::string& why) {
+  // One bisection round of every level still wider than 8 instructions, in one batch; `why`
+  // where the device refuses it.
+  void refine(Context& ctx, std::vector<CodeLevel>& levels, std::string& why) {
     std::vector<std::uint32_t> mids;
     for (const CodeLevel& l : levels)
       if (l.past - l.within > 8) mids.push_back((l.within + l.past) / 2 / 8 * 8);
-    if (mids.empty()) return true;
-    if (!measure(ctx, mids, why)) return false;
+    if (mids.empty() || !measure(ctx, mids, why)) return;
     for (CodeLevel& l : levels) {
       if (l.past - l.within <= 8) continue;
       const std::uint32_t mid = (l.within + l.past) / 2 / 8 * 8;
@@ -91,10 +91,9 @@ class IcacheProbe final : public Probe {
         l.within = mid;
       }
     }
-    return true;
   }
 
-  void put(Context& ctx, const std::vector<CodeLevel>& levels) const {
+  void put(Context& ctx, const std::vector<CodeLevel>& levels, const std::string& unrefined) const {
     model::Json table = model::Json::array();
     for (const auto& [n, cpi] : cpi_)
       table.push_back({{"bytes", n * kSassInstructionBytes}, {"cyclesPerInstruction", cpi}});
@@ -117,6 +116,7 @@ class IcacheProbe final : public Probe {
         "than the largest within it: between the two sizes, halved 3 times",
         confidence_);
     a.evidence = {{"bySize", table}, {"levels", found}};
+    if (!unrefined.empty()) a.evidence["notHalved"] = unrefined;
     if (levels.empty())
       a.reason =
           "no rise between 4 KiB and 1 MiB of code: every level holds 1 MiB, or none "
