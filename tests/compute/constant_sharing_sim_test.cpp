@@ -75,11 +75,8 @@ TEST(ConstantSharingSim, FindsASmallL15AsTheFirstLevel) {
 }
 
 TEST(ConstantSharingSim, QuickDepthSaysWhy) {
-  auto dev = device::sim::make_device(device::sim::load_config("h100-sxm"), 7);
-  NullProgress progress;
-  Options o;
-  o.only = {"constantSharing"};
-  const Result r = discover(*dev, o, progress, nullptr);
+  const Result r =
+      testing::discover_config(device::sim::load_config("h100-sxm"), {"constantSharing"}, 7);
   const auto* a = model::find(r.compute, "instructionCacheHoldsConstants");
   ASSERT_NE(a, nullptr);
   EXPECT_FALSE(a->available());

@@ -85,17 +85,11 @@ std::vector<ComputeResult> unpack(const ComputeBatch& batch,
 cudaError_t launch_request(const ComputeRequest& r, const ComputeLaunchArgs& args,
                            const DeviceInfo& info, cudaStream_t s) {
   const std::uint32_t threads = r.warps_per_block * 32;
-  switch (r.op) {
-    case ComputeOp::WgmmaBf16:
-    case ComputeOp::WgmmaE4M3:
-    case ComputeOp::WgmmaE5M2:
-      return launch_wgmma(r.op, args, r.blocks, threads, s);
-    case ComputeOp::CodeBody:
-      return launch_code_body(args.arg, r.data_bytes.value_or(0), info.compute_capability().major,
-                              info.compute_capability().minor, args, r.blocks, threads, s);
-    default:
-      return launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, threads, s);
-  }
+  if (wgmma_op(r.op)) return launch_wgmma(r.op, args, r.blocks, threads, s);
+  if (r.op == ComputeOp::CodeBody)
+    return launch_code_body(args.arg, r.data_bytes.value_or(0), info.compute_capability().major,
+                            info.compute_capability().minor, args, r.blocks, threads, s);
+  return launch_compute(r.op, static_cast<int>(r.ilp), args, r.blocks, threads, s);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ struct LevelTest {
   double lo = 0, hi = 0;  // the level's bytes
   std::uint32_t code = 0, data = 0;
   std::string skipped;  // why the level is not tested, "" when it is
-  double extra = 0, alone = 0, ratio = 0, confidence = 0;
+  double extra = 0, alone = 0, per_load = 0, ratio = 0, confidence = 0;
 };
 
 std::vector<LevelTest> plan_tests(const model::Json& levels, std::uint64_t constant_bytes) {
@@ -84,13 +84,15 @@ class ConstantSharingProbe final : public Probe {
         plan_tests(levels->evidence.value("levels", model::Json::array()),
                    ctx.info().constant_bytes() ? ctx.info().constant_bytes() : 65536);
     std::string why;
-    if (!measure(ctx, tests, why)) return fail(why);
-    put(ctx, tests, l15->value.get<double>(), levels->confidence.value_or(0));
+    if (!measure(ctx, tests, l15->value.get<double>(), why)) return fail(why);
+    put(ctx, tests, levels->confidence.value_or(0));
   }
 
  private:
-  // Each tested level's body and chase alone and together, in one batch.
-  static bool measure(Context& ctx, std::vector<LevelTest>& tests, std::string& why) {
+  // Each tested level's body and chase alone and together, in one batch; a level whose chase
+  // misses the L1.5 (of `l15_latency`) even alone is skipped.
+  static bool measure(Context& ctx, std::vector<LevelTest>& tests, double l15_latency,
+                      std::string& why) {
     std::vector<device::ComputeRequest> items = {code_body(kAloneInstructions)};
     for (const LevelTest& t : tests) {
       if (!t.skipped.empty()) continue;
@@ -107,6 +109,7 @@ class ConstantSharingProbe final : public Probe {
     for (LevelTest& t : tests) {
       if (!t.skipped.empty()) continue;
       t.alone = p[at].value - p[0].value;
+      t.per_load = t.alone / (t.data / device::kCodeChaseStride);
       t.extra = p[at + 2].value - p[at + 1].value - t.alone;
       t.ratio = t.alone > 0 ? t.extra / t.alone : 0;
       // The four spans' spread against the chase's cost, and the distance from the threshold.
@@ -116,17 +119,18 @@ class ConstantSharingProbe final : public Probe {
                          ? agreement(spread / t.alone) *
                                std::min(1.0, std::abs(t.ratio - kSharedShare) / kSharedShare)
                          : 0;
+      if (t.per_load > kMissingChase * l15_latency)
+        t.skipped = "the chase misses the constant L1.5 even alone";
       at += 3;
     }
     return true;
   }
 
-  static void put(Context& ctx, std::vector<LevelTest>& tests, double l15_latency,
-                  double sweep_confidence);
+  static void put(Context& ctx, const std::vector<LevelTest>& tests, double sweep_confidence);
   static void put_l15_size(Context& ctx, const LevelTest& shared, double confidence);
 };
 
-model::Json test_json(const LevelTest& t, double per_load) {
+model::Json test_json(const LevelTest& t) {
   model::Json j = {{"level", t.level}, {"levelBytes", {t.lo, t.hi}}};
   if (!t.skipped.empty()) {
     j["skipped"] = t.skipped;
@@ -134,24 +138,21 @@ model::Json test_json(const LevelTest& t, double per_load) {
   }
   j["codeBytes"] = t.code;
   j["constantBytes"] = t.data;
-  j["chaseCyclesPerLoad"] = per_load;
+  j["chaseCyclesPerLoad"] = t.per_load;
   j["chaseCyclesAlone"] = t.alone;
   j["extraCyclesTogether"] = t.extra;
   j["extraShareOfChase"] = t.ratio;
   return j;
 }
 
-void ConstantSharingProbe::put(Context& ctx, std::vector<LevelTest>& tests, double l15_latency,
+void ConstantSharingProbe::put(Context& ctx, const std::vector<LevelTest>& tests,
                                double sweep_confidence) {
   model::Json evidence = model::Json::array();
   const LevelTest* shared = nullptr;
   const LevelTest* decided = nullptr;
   double confidence = 1;
-  for (LevelTest& t : tests) {
-    const double per_load = t.data ? t.alone / (t.data / device::kCodeChaseStride) : 0;
-    if (t.skipped.empty() && per_load > kMissingChase * l15_latency)
-      t.skipped = "the chase misses the constant L1.5 even alone";
-    evidence.push_back(test_json(t, per_load));
+  for (const LevelTest& t : tests) {
+    evidence.push_back(test_json(t));
     if (!t.skipped.empty()) continue;
     decided = &t;
     confidence = std::min(confidence, t.confidence);

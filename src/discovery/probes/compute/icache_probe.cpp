@@ -29,6 +29,9 @@ struct CodeLevel {
   double cpi_past = 0;
 
   bool passed_by(double cpi) const { return cpi > cpi_within * (1 + kStepShare) + kStepCycles; }
+  // Whether a body between the two sizes can still be measured (8 instructions apart), and which.
+  bool open() const { return past - within > 8; }
+  std::uint32_t mid() const { return (within + past) / 2 / 8 * 8; }
 };
 
 class IcacheProbe final : public Probe {
@@ -79,11 +82,11 @@ class IcacheProbe final : public Probe {
   void refine(Context& ctx, std::vector<CodeLevel>& levels, std::string& why) {
     std::vector<std::uint32_t> mids;
     for (const CodeLevel& l : levels)
-      if (l.past - l.within > 8) mids.push_back((l.within + l.past) / 2 / 8 * 8);
+      if (l.open()) mids.push_back(l.mid());
     if (mids.empty() || !measure(ctx, mids, why)) return;
     for (CodeLevel& l : levels) {
-      if (l.past - l.within <= 8) continue;
-      const std::uint32_t mid = (l.within + l.past) / 2 / 8 * 8;
+      if (!l.open()) continue;
+      const std::uint32_t mid = l.mid();
       if (l.passed_by(cpi_[mid])) {
         l.past = mid;
         l.cpi_past = cpi_[mid];
