@@ -115,4 +115,8 @@ std::string_view to_string(StreamKind k) {
   return "unknown";
 }
 
+std::string_view to_string(StreamSharing s) {
+  return s == StreamSharing::Shared ? "shared" : "own";
+}
+
 }  // namespace gputopo::device

@@ -149,19 +149,26 @@ struct InterferenceBatch {
 enum class StreamKind : std::uint8_t { Read, Write, Copy };
 std::string_view to_string(StreamKind k);
 
+// Who reads what in a stream: every part of the buffer by one warp a pass (Own), or the whole
+// buffer by every block (Shared: all SMs read the same data at about the same time).
+enum class StreamSharing : std::uint8_t { Own, Shared };
+std::string_view to_string(StreamSharing s);
+
 // Bandwidth over a buffer of `bytes` (each of source and destination for Copy). `space` says which
 // path the stream measures:
 // - nullopt or L2: device memory through L2-only loads and plain stores, so a buffer that fits in
 //   L2 measures L2 however often it is passed over, one far larger than L2 device memory;
 // - L1: every block reads its own `bytes` slice through L1, again and again (the SMs' L1s);
 // - Shared: every block reads `bytes` of its own shared memory, again and again.
-// L1 and Shared take Read only. The backend picks the fastest of a small family of kernels (bytes
-// per access, accesses in flight per thread, blocks per SM, threads per block) and reports it.
+// L1 and Shared take Read only; `sharing` Shared takes an L2 read only. The backend picks the
+// fastest of a small family of kernels (bytes per access, accesses in flight per thread, blocks per
+// SM, threads per block) and reports it.
 struct StreamRequest {
   StreamKind kind = StreamKind::Read;
   std::uint64_t bytes = 0;
   std::uint32_t repeats = 5;
   std::optional<Space> space;
+  std::optional<StreamSharing> sharing = std::nullopt;  // Own where not set
 };
 // The path a stream request measures (L2 when not set).
 inline Space stream_space(const StreamRequest& r) { return r.space.value_or(Space::L2); }

@@ -43,9 +43,11 @@ struct StreamKeys {
   const model::Key* gbps;
   const model::Key* per_sm;
 };
-StreamKeys keys_of(device::StreamKind kind) {
-  switch (kind) {
+StreamKeys keys_of(const Stream& stream) {
+  switch (stream.kind) {
     case device::StreamKind::Read:
+      if (stream.sharing == device::StreamSharing::Shared)
+        return {&keys::sharedReadBandwidth, nullptr};
       return {&keys::readBandwidth, &keys::readBytesPerClkPerSm};
     case device::StreamKind::Write:
       return {&keys::writeBandwidth, nullptr};
@@ -55,13 +57,28 @@ StreamKeys keys_of(device::StreamKind kind) {
   return {&keys::readBandwidth, nullptr};
 }
 
+// What a stream's kernels do, for the method.
+std::string method_of(const Stream& stream, const std::string& why) {
+  const std::string name = "stream-" + std::string(device::to_string(stream.kind));
+  const std::string family =
+      "the fastest of a family of kernels (bytes per access, accesses in flight, blocks per SM, "
+      "threads, a grid that walks the buffer or covers it once) and buffers, best of its "
+      "repeats; bytes read plus bytes written per second";
+  if (stream.sharing == device::StreamSharing::Shared)
+    return name +
+           "-shared (every block reads the whole buffer: all SMs read the same lines at about "
+           "the same time, which the L2 can serve faster than as many distinct lines; " +
+           why + "): " + family;
+  return name + " (" + why + "; each part of the buffer read by one warp a pass): " + family;
+}
+
 }  // namespace
 
 std::vector<Finding> StreamProbe::writes_of(const std::string& element,
-                                            std::span<const device::StreamKind> kinds) {
+                                            std::span<const Stream> streams) {
   std::vector<Finding> out;
-  for (const auto kind : kinds) {
-    const StreamKeys key = keys_of(kind);
+  for (const auto& stream : streams) {
+    const StreamKeys key = keys_of(stream);
     out.push_back({element, key.gbps});
     if (key.per_sm) out.push_back({element, key.per_sm});
   }
@@ -70,14 +87,14 @@ std::vector<Finding> StreamProbe::writes_of(const std::string& element,
 
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
-  for (const auto kind : kinds_) {
-    const StreamKeys key = keys_of(kind);
+  for (const auto& stream : streams_) {
+    const StreamKeys key = keys_of(stream);
     if (buffers.bytes.empty()) {
       ctx.put(element_, *key.gbps,
               model::Attribute::unavailable(model::Source::Measured, "GB/s", buffers.why));
       continue;
     }
-    const Best best = fastest(ctx, kind, buffers);
+    const Best best = fastest(ctx, stream, buffers);
     const bool per_sm = space_ != device::Space::L2 && key.per_sm != nullptr;
     if (!best.bandwidth) {
       const std::string why = best.refused.empty() ? "the stream returned no timing"
@@ -89,13 +106,8 @@ void StreamProbe::run(Context& ctx) {
                 model::Attribute::unavailable(model::Source::Derived, "B/clk", why));
       continue;
     }
-    auto a = model::Attribute::measured(
-        best.bandwidth->gbps, "GB/s",
-        "stream-" + std::string(device::to_string(kind)) + " (" + buffers.why +
-            "): the fastest of a family of kernels (bytes per access, accesses in flight, "
-            "blocks per SM, threads) and buffers, best of its repeats; bytes read plus bytes "
-            "written per second",
-        best.bandwidth->confidence);
+    auto a = model::Attribute::measured(best.bandwidth->gbps, "GB/s",
+                                        method_of(stream, buffers.why), best.bandwidth->confidence);
     a.evidence = best.bandwidth->evidence;
     if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;
     ctx.put(element_, *key.gbps, a);
@@ -103,17 +115,18 @@ void StreamProbe::run(Context& ctx) {
   }
 }
 
-StreamProbe::Best StreamProbe::fastest(Context& ctx, device::StreamKind kind,
+StreamProbe::Best StreamProbe::fastest(Context& ctx, const Stream& stream,
                                        const Buffers& buffers) const {
   Best best;
   best.by_buffer = model::Json::array();
   ctx.expect_batches(static_cast<int>(buffers.bytes.size()));
   for (const auto bytes : buffers.bytes) {
     device::StreamRequest request;
-    request.kind = kind;
+    request.kind = stream.kind;
     request.bytes = bytes;
     request.repeats = 5;
     if (space_ != device::Space::L2) request.space = space_;
+    if (stream.sharing == device::StreamSharing::Shared) request.sharing = stream.sharing;
     device::StreamResult result;
     try {
       result = ctx.stream(request);

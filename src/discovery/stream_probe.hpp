@@ -30,26 +30,32 @@ struct Bandwidth {
 };
 std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64_t bytes);
 
+// One stream of a probe: what it does, and whether every block reads the whole buffer.
+struct Stream {
+  device::StreamKind kind = device::StreamKind::Read;
+  device::StreamSharing sharing = device::StreamSharing::Own;
+};
+
 // Streams over buffers of the level (the backend tunes the kernel and the launch shape for each;
-// the fastest buffer wins), one request per kind and buffer, all SMs at once. `space` is the path
+// the fastest buffer wins), one request per stream and buffer, all SMs at once. `space` is the path
 // (L2 for device memory and L2, L1 or shared for the SMs' own memories, where `bytes` is one
 // block's slice).
 class StreamProbe final : public Probe {
  public:
   // `reads`: the findings `buffers` reads.
-  StreamProbe(std::string element, device::Space space, std::span<const device::StreamKind> kinds,
+  StreamProbe(std::string element, device::Space space, std::span<const Stream> streams,
               std::function<Buffers(const Context&)> buffers, std::vector<Finding> reads)
       : Probe(element + ".bandwidth", {element}),
         element_(std::move(element)),
         space_(space),
-        kinds_(kinds.begin(), kinds.end()),
+        streams_(streams.begin(), streams.end()),
         buffers_(std::move(buffers)) {
-    declare(std::move(reads), writes_of(element_, kinds));
+    declare(std::move(reads), writes_of(element_, streams));
   }
 
-  // The findings streams of `kinds` write for `element`.
+  // The findings `streams` write for `element`.
   static std::vector<Finding> writes_of(const std::string& element,
-                                        std::span<const device::StreamKind> kinds);
+                                        std::span<const Stream> streams);
 
   void run(Context& ctx) override;
 
@@ -61,7 +67,7 @@ class StreamProbe final : public Probe {
     std::string refused;  // what the device said when it refused a stream
     model::Json by_buffer;
   };
-  Best fastest(Context& ctx, device::StreamKind kind, const Buffers& buffers) const;
+  Best fastest(Context& ctx, const Stream& stream, const Buffers& buffers) const;
 
   // The same bandwidth in bytes per SM clock per SM.
   void put_per_sm(Context& ctx, const model::Key& key, const model::Key& per_sm_key,
@@ -69,7 +75,7 @@ class StreamProbe final : public Probe {
 
   std::string element_;
   device::Space space_;
-  std::vector<device::StreamKind> kinds_;
+  std::vector<Stream> streams_;
   std::function<Buffers(const Context&)> buffers_;
 };
 

@@ -81,6 +81,8 @@ inline constexpr Key readBandwidth{"readBandwidth", "GB/s", "l1, shared, l2, dra
                                    "stream read bandwidth"};
 inline constexpr Key readBytesPerClkPerSm{"readBytesPerClkPerSm", "B/clk", "l1, shared",
                                           "read bandwidth per SM and SM clock"};
+inline constexpr Key sharedReadBandwidth{"sharedReadBandwidth", "GB/s", "l2",
+                                         "stream read bandwidth, every SM reading the same data"};
 inline constexpr Key writeBandwidth{"writeBandwidth", "GB/s", "l2, dram", "stream write bandwidth"};
 inline constexpr Key copyBandwidth{"copyBandwidth", "GB/s", "dram",
                                    "stream copy bandwidth, bytes read plus written"};

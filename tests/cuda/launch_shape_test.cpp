@@ -42,6 +42,25 @@ TEST(LaunchShape, SmallDevicesGetFewerShapes) {
   }
 }
 
+// A flat launch covers the buffer once: a warp a tile of unroll x 32 accesses.
+TEST(LaunchShape, FlatShapesCoverTheBufferOnce) {
+  const auto info = hopper_like();
+  const auto flat = flat_shape_candidates(info);
+  ASSERT_FALSE(flat.empty());
+  for (const auto& s : flat) {
+    EXPECT_TRUE(s.flat());
+    EXPECT_LE(s.threads, 1024U);
+  }
+  const LaunchShape s{0, 256};
+  const StreamVariant v{16, 4};
+  EXPECT_EQ(v.tile(), 128U);
+  EXPECT_EQ(s.blocks(info, 8 * 128, v.tile()), 1U);
+  EXPECT_EQ(s.blocks(info, 8 * 128 + 1, v.tile()), 2U);
+  EXPECT_EQ(s.blocks(info, 1U << 30, v.tile()), (1U << 30) / 1024U);
+  EXPECT_EQ(s.blocks(info, 0, v.tile()), 1U);
+  EXPECT_EQ((LaunchShape{2, 256}).blocks(info, 1U << 30, v.tile()), 264U);
+}
+
 TEST(LaunchShape, RepeatsLastAboutTheTarget) {
   EXPECT_EQ(launches_per_repeat(1e-3, 2e-3), 2U);
   EXPECT_EQ(launches_per_repeat(3e-3, 2e-3), 1U);

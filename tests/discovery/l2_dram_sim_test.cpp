@@ -241,6 +241,14 @@ TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
     const double pure = std::string(c.element) == "l2" ? c.l2 : c.dram;
     EXPECT_NEAR(number(a), pure, 0.1 * pure);
   }
+  // Every SM reading the same buffer: the preset's shared-set rate, or the plain one where it has
+  // none.
+  const auto* shared = attr(r, "l2", "sharedReadBandwidth");
+  ASSERT_NE(shared, nullptr);
+  ASSERT_TRUE(shared->available()) << shared->reason;
+  const double shared_gbps = bw.l2_shared_read_gbps > 0 ? bw.l2_shared_read_gbps : bw.l2_read_gbps;
+  EXPECT_NEAR(number(shared), shared_gbps, 0.1 * shared_gbps);
+  EXPECT_NE(shared->method.find("every block reads the whole buffer"), std::string::npos);
   const auto* copy = attr(r, "dram", "copyBandwidth");
   ASSERT_NE(copy, nullptr);
   EXPECT_TRUE(copy->available());

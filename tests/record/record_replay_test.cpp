@@ -230,6 +230,28 @@ TEST_F(RecordReplay, TimingAndStreamSpaceArePartOfTheRequestAndWrittenOnlyWhenSe
   EXPECT_THROW(replay->stream(l2), Error);
 }
 
+// A stream's sharing is written only where set: an own-data read and a shared-set read of the same
+// buffer replay apart, and recordings made before the field read as own-data reads.
+TEST_F(RecordReplay, StreamSharingIsPartOfTheRequestAndWrittenOnlyWhenSet) {
+  StreamRequest own;
+  own.bytes = 1 << 20;
+  StreamRequest shared = own;
+  shared.sharing = StreamSharing::Shared;
+  StreamResult live_own;
+  StreamResult live_shared;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live_own = recorder->stream(own);
+    live_shared = recorder->stream(shared);
+  }
+  const auto manifest = model::Json::parse(read_text(dir_ / "manifest.json"));
+  EXPECT_FALSE(manifest.at("calls").at(0).at("request").contains("sharing"));
+  EXPECT_EQ(manifest.at("calls").at(1).at("request").at("sharing"), "shared");
+  auto replay = open_replay(dir_);
+  expect_same(replay->stream(shared), live_shared);
+  expect_same(replay->stream(own), live_own);
+}
+
 // The L2 fetch limit is part of a chase request, and it and the limit read back are written only
 // where they hold a value: recordings made before the field existed read and replay unchanged.
 TEST_F(RecordReplay, TheL2FetchLimitIsPartOfTheRequestAndWrittenOnlyWhenSet) {

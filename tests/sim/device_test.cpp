@@ -59,6 +59,27 @@ TEST(SimDevice, GoldenOutputForAFixedSeed) {
             (std::vector<double>{146.47437259165358, 151.13588609981798, 149.36192800755268}));
 }
 
+// Every block reading the whole buffer moves it once a block, at the preset's shared-set rate
+// (h100-sxm has one) or the plain L2 rate; only an L2 read can share its set.
+TEST(SimDevice, SharedSetReadsFollowTheirOwnRate) {
+  for (const char* preset : {"h100-sxm", "toy"}) {
+    SCOPED_TRACE(preset);
+    const auto cfg = load_config(preset);
+    auto device = open(preset);
+    StreamRequest r{StreamKind::Read, 4 * MiB, 3, {}};
+    r.sharing = StreamSharing::Shared;
+    const auto& bw = cfg.bandwidth;
+    const double want = bw.l2_shared_read_gbps > 0 ? bw.l2_shared_read_gbps : bw.l2_read_gbps;
+    for (double g : device->stream(r).gbps) EXPECT_NEAR(g, want, 0.1 * want);
+    StreamRequest write = r;
+    write.kind = StreamKind::Write;
+    EXPECT_THROW(device->stream(write), Error);
+    StreamRequest l1 = r;
+    l1.space = Space::L1;
+    EXPECT_THROW(device->stream(l1), Error);
+  }
+}
+
 TEST(SimDevice, RepeatedRequestsGetFreshNoise) {
   auto device = open("h100-sxm");
   const auto first = device->chase(mixed_batch());

@@ -57,11 +57,12 @@ cudaError_t launch_load_chain(std::uint64_t start, std::uint64_t loads, std::uin
 // Keeps every SM busy for about `ns` nanoseconds, so that the clocks are up before timing.
 cudaError_t launch_spin(std::uint64_t ns, std::uint32_t blocks, cudaStream_t s);
 
-// Stream kernels (stream_kernels.cu). Read, Write and Copy are grid-stride loops over device
-// memory, `passes` times (L2-only loads, plain stores); L1Read has block b read its own `vectors`
+// Stream kernels (stream_kernels.cu). Read, Write and Copy walk device memory with the whole grid,
+// `passes` times (L2-only loads, plain stores); L1Read has block b read its own `vectors`
 // accesses from src + b x vectors through L1, SharedRead its own `vectors` accesses of dynamic
-// shared memory, each `passes` times.
-enum class StreamKernel : int { Read, Write, Copy, L1Read, SharedRead };
+// shared memory, SharedSetRead every block the same `vectors` accesses through L2 only, each
+// `passes` times.
+enum class StreamKernel : int { Read, Write, Copy, L1Read, SharedRead, SharedSetRead };
 struct StreamArgs {
   void* dst = nullptr;
   const void* src = nullptr;

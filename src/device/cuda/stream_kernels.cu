@@ -1,7 +1,8 @@
 // Bandwidth kernels: a family over bytes per access (4, 8, 16) and accesses in flight per thread
-// (1, 2, 4, 8), in inline PTX so that no pass over a small buffer can be folded into another.
-// Device-memory streams are grid-stride loops `passes` times over the buffer (L2-only loads,
-// plain stores); L1 and shared streams have every block read its own slice again and again.
+// (1, 2, 4, 8, 16), in inline PTX so that no pass over a small buffer can be folded into another.
+// Device-memory streams walk the buffer with the whole grid `passes` times (L2-only loads, plain
+// stores); L1 and shared streams have every block read its own slice again and again, and the
+// shared-set stream every block the whole buffer.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -96,15 +97,55 @@ __device__ __forceinline__ void keep(std::uint32_t acc, std::uint32_t* sink) {
   if (acc == 0x9E3779B9U) sink[0] = acc;
 }
 
-// The walk of every stream kernel, `passes` times: from `first` in steps of `stride` while below
-// `n`, U accesses at a time (group(i) takes i, i + stride, ...), then the rest one at a time.
-template <int U, class Index, class Group, class One>
-__device__ __forceinline__ void unrolled_walk(Index first, Index stride, std::uint64_t n,
-                                              std::uint32_t passes, Group group, One one) {
+constexpr int kLanes = 32;
+
+// The walk of every stream kernel, `passes` times over `n` accesses: a warp takes tiles of
+// U x 32 accesses, from tile `first` in steps of `step` tiles, and its lane l touches accesses
+// l, l + 32, ... of a tile, so that each of the U accesses is one coalesced instruction at an
+// offset the assembler folds into it; tile(i) gets the tile's first access plus the lane. The
+// accesses past the last whole tile go one at a time: one(i) from `rest_first` in steps of
+// `rest_step`.
+// Index is 32 bits wide where the accesses fit: the loop then costs the SM fewer instructions
+// than the loads it issues (shared memory, an SM's L1).
+template <int U, class Index, class Tile, class One>
+__device__ __forceinline__ void tile_walk(Index first, Index step, Index n, std::uint32_t passes,
+                                          Index rest_first, Index rest_step, Tile tile, One one) {
+  const Index tiles = n / (U * kLanes);
+  const Index lane = threadIdx.x % kLanes;
   for (std::uint32_t p = 0; p < passes; ++p) {
-    Index i = first;
-    for (; i + (U - 1) * stride < n; i += U * stride) group(i, p);
-    for (; i < n; i += stride) one(i, p);
+    for (Index t = first; t < tiles; t += step) tile(t * U * kLanes + lane, p);
+    for (Index i = tiles * U * kLanes + rest_first; i < n; i += rest_step) one(i, p);
+  }
+}
+
+// The walk of the whole grid (every warp its own tiles) and of one block (the block's warps).
+template <int U, class Tile, class One>
+__device__ __forceinline__ void grid_walk(std::uint64_t n, std::uint32_t passes, Tile tile,
+                                          One one) {
+  const std::uint64_t thread = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::uint64_t threads = std::uint64_t{gridDim.x} * blockDim.x;
+  tile_walk<U, std::uint64_t>(thread / kLanes, threads / kLanes, n, passes, thread, threads, tile,
+                              one);
+}
+// A block's walk: its accesses fit in 32 bits (the runner keeps a block's buffer under 4 GiB).
+template <int U, class Tile, class One>
+__device__ __forceinline__ void block_walk(std::uint64_t n, std::uint32_t passes, Tile tile,
+                                           One one) {
+  tile_walk<U, std::uint32_t>(threadIdx.x / kLanes, blockDim.x / kLanes,
+                              static_cast<std::uint32_t>(n), passes, threadIdx.x, blockDim.x, tile,
+                              one);
+}
+
+// A block's walk in the block's stride: thread t touches t, t + threads, ... and issues U of them
+// at a time. Shared memory streams 6 % faster this way than in warp tiles (H100, H200).
+template <int U, class Group, class One>
+__device__ __forceinline__ void stride_walk(std::uint32_t n, std::uint32_t passes, Group group,
+                                            One one) {
+  const std::uint32_t stride = blockDim.x;
+  for (std::uint32_t p = 0; p < passes; ++p) {
+    std::uint32_t i = threadIdx.x;
+    for (; i + (U - 1) * stride < n; i += U * stride) group(i, stride);
+    for (; i < n; i += stride) one(i);
   }
 }
 
@@ -113,30 +154,23 @@ template <int U, class Load>
 __device__ __forceinline__ std::uint32_t xor_of(Load load) {
   std::uint32_t v[U];
 #pragma unroll
-  for (int u = 0; u < U; ++u) v[u] = load(u);
+  for (int u = 0; u < U; ++u) v[u] = load(u * kLanes);
   std::uint32_t acc = 0;
 #pragma unroll
   for (int u = 0; u < U; ++u) acc ^= v[u];
   return acc;
 }
 
-__device__ __forceinline__ std::uint64_t grid_thread() {
-  return std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ std::uint64_t grid_threads() {
-  return std::uint64_t{gridDim.x} * blockDim.x;
-}
-
 template <int B, int U>
 __global__ void read_kernel(StreamArgs a) {
   using A = Access<B>;
   const auto* src = static_cast<const typename A::T*>(a.src);
-  const std::uint64_t stride = grid_threads();
   std::uint32_t acc = 0;
-  unrolled_walk<U>(
-      grid_thread(), stride, a.vectors, a.passes,
+  grid_walk<U>(
+      a.vectors, a.passes,
       [&](std::uint64_t i, std::uint32_t) {
-        acc ^= xor_of<U>([&](int u) { return A::load_cg(src + i + u * stride); });
+        const auto* p = src + i;
+        acc ^= xor_of<U>([&](int o) { return A::load_cg(p + o); });
       },
       [&](std::uint64_t i, std::uint32_t) { acc ^= A::load_cg(src + i); });
   keep(acc, a.sink);
@@ -146,15 +180,14 @@ template <int B, int U>
 __global__ void write_kernel(StreamArgs a) {
   using A = Access<B>;
   auto* dst = static_cast<typename A::T*>(a.dst);
-  const std::uint64_t stride = grid_threads();
   const auto one = [&](std::uint64_t i, std::uint32_t p) {
     A::store(dst + i, static_cast<std::uint32_t>(i) + p);
   };
-  unrolled_walk<U>(
-      grid_thread(), stride, a.vectors, a.passes,
+  grid_walk<U>(
+      a.vectors, a.passes,
       [&](std::uint64_t i, std::uint32_t p) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) one(i + u * stride, p);
+        for (int u = 0; u < U; ++u) one(i + u * kLanes, p);
       },
       one);
 }
@@ -164,32 +197,34 @@ __global__ void copy_kernel(StreamArgs a) {
   using A = Access<B>;
   const auto* src = static_cast<const typename A::T*>(a.src);
   auto* dst = static_cast<typename A::T*>(a.dst);
-  const std::uint64_t stride = grid_threads();
-  unrolled_walk<U>(
-      grid_thread(), stride, a.vectors, a.passes,
+  grid_walk<U>(
+      a.vectors, a.passes,
       [&](std::uint64_t i, std::uint32_t) {
         std::uint32_t v[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * stride);
+        for (int u = 0; u < U; ++u) v[u] = A::load_cg(src + i + u * kLanes);
 #pragma unroll
-        for (int u = 0; u < U; ++u) A::store(dst + i + u * stride, v[u]);
+        for (int u = 0; u < U; ++u) A::store(dst + i + u * kLanes, v[u]);
       },
       [&](std::uint64_t i, std::uint32_t) { A::store(dst + i, A::load_cg(src + i)); });
 }
 
-// Block b reads its own slice of `vectors` accesses through L1, `passes` times.
-template <int B, int U>
-__global__ void l1_read_kernel(StreamArgs a) {
+// Every block reads `vectors` accesses from `src`, `passes` times: through L1 from its own slice
+// (src + b x vectors) for L1Read, or all blocks the same buffer through L2 only for
+// SharedSetRead.
+template <int B, int U, bool L1>
+__global__ void block_read_kernel(StreamArgs a) {
   using A = Access<B>;
-  const auto* src = static_cast<const typename A::T*>(a.src) + blockIdx.x * a.vectors;
-  const std::uint64_t stride = blockDim.x;
+  const auto* src = static_cast<const typename A::T*>(a.src) + (L1 ? blockIdx.x * a.vectors : 0);
+  const auto load = [](const typename A::T* p) { return L1 ? A::load_ca(p) : A::load_cg(p); };
   std::uint32_t acc = 0;
-  unrolled_walk<U>(
-      std::uint64_t{threadIdx.x}, stride, a.vectors, a.passes,
-      [&](std::uint64_t i, std::uint32_t) {
-        acc ^= xor_of<U>([&](int u) { return A::load_ca(src + i + u * stride); });
+  block_walk<U>(
+      a.vectors, a.passes,
+      [&](std::uint32_t i, std::uint32_t) {
+        const auto* p = src + i;
+        acc ^= xor_of<U>([&](int o) { return load(p + o); });
       },
-      [&](std::uint64_t i, std::uint32_t) { acc ^= A::load_ca(src + i); });
+      [&](std::uint32_t i, std::uint32_t) { acc ^= load(src + i); });
   keep(acc, a.sink);
 }
 
@@ -202,14 +237,17 @@ __global__ void shared_read_kernel(StreamArgs a) {
     words[w] = static_cast<std::uint32_t>(w * 2654435761U);
   __syncthreads();
   const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(words));
-  const std::uint32_t stride = blockDim.x;
   std::uint32_t acc = 0;
-  unrolled_walk<U>(
-      std::uint32_t{threadIdx.x}, stride, a.vectors, a.passes,
-      [&](std::uint32_t i, std::uint32_t) {
-        acc ^= xor_of<U>([&](int u) { return A::load_shared(base + (i + u * stride) * B); });
+  stride_walk<U>(
+      static_cast<std::uint32_t>(a.vectors), a.passes,
+      [&](std::uint32_t i, std::uint32_t stride) {
+        std::uint32_t v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = A::load_shared(base + (i + u * stride) * B);
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc ^= v[u];
       },
-      [&](std::uint32_t i, std::uint32_t) { acc ^= A::load_shared(base + i * B); });
+      [&](std::uint32_t i) { acc ^= A::load_shared(base + i * B); });
   keep(acc, a.sink);
 }
 
@@ -227,7 +265,10 @@ cudaError_t launch_one(StreamKernel k, const StreamArgs& a, std::uint32_t blocks
       copy_kernel<B, U><<<blocks, threads, 0, s>>>(a);
       break;
     case StreamKernel::L1Read:
-      l1_read_kernel<B, U><<<blocks, threads, 0, s>>>(a);
+      block_read_kernel<B, U, true><<<blocks, threads, 0, s>>>(a);
+      break;
+    case StreamKernel::SharedSetRead:
+      block_read_kernel<B, U, false><<<blocks, threads, 0, s>>>(a);
       break;
     case StreamKernel::SharedRead: {
       const auto rc = cudaFuncSetAttribute(shared_read_kernel<B, U>,
@@ -254,6 +295,8 @@ cudaError_t launch_width(StreamKernel k, std::uint32_t unroll, const StreamArgs&
       return launch_one<B, 4>(k, a, blocks, threads, shared_bytes, s);
     case 8:
       return launch_one<B, 8>(k, a, blocks, threads, shared_bytes, s);
+    case 16:
+      return launch_one<B, 16>(k, a, blocks, threads, shared_bytes, s);
     default:
       return cudaErrorInvalidValue;
   }

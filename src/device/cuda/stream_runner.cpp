@@ -1,6 +1,8 @@
 #include "device/cuda/stream_runner.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "device/cuda/check.hpp"
@@ -32,12 +34,20 @@ constexpr std::uint64_t kMaxPasses = 1 << 16;
 constexpr std::uint32_t kMaxSmLocalBlocksPerSm = 4;
 
 bool sm_local(StreamKernel k) { return k == StreamKernel::L1Read || k == StreamKernel::SharedRead; }
+// Kernels where every block reads the whole buffer (or slice): they move it once a block a pass,
+// at the SMs' rate.
+bool per_block(StreamKernel k) { return sm_local(k) || k == StreamKernel::SharedSetRead; }
 
 StreamKernel kernel_of(const StreamRequest& r) {
   const Space space = stream_space(r);
   if (space != Space::L2 && r.kind != StreamKind::Read)
     throw Error(Error::Kind::BadRequest,
                 "stream request: the " + std::string(to_string(space)) + " stream only reads");
+  if (r.sharing == StreamSharing::Shared) {
+    if (space != Space::L2 || r.kind != StreamKind::Read)
+      throw Error(Error::Kind::BadRequest, "stream request: a shared set is read from L2 only");
+    return StreamKernel::SharedSetRead;
+  }
   switch (space) {
     case Space::L2:
       return r.kind == StreamKind::Read    ? StreamKernel::Read
@@ -56,7 +66,7 @@ StreamKernel kernel_of(const StreamRequest& r) {
 }  // namespace
 
 StreamRunner::StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
-    : info_(info), stream_(stream), clock_(clock) {
+    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_STREAM_TRACE")) {
   check(cudaEventCreate(&start_), "cudaEventCreate");
   check(cudaEventCreate(&stop_), "cudaEventCreate");
 }
@@ -74,14 +84,26 @@ StreamArgs StreamRunner::args(StreamKernel kernel, const Config& c, bool tuning)
   }
   a.sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
   const std::uint64_t per_launch = bytes_per_launch_ / (tuning ? kTuningShare : 1);
-  const std::uint64_t bytes = tuning && !sm_local(kernel)
+  const std::uint64_t bytes = tuning && !per_block(kernel)
                                   ? std::min(bytes_, std::max(per_launch, kTuningBufferBytes))
                                   : bytes_;
   a.vectors = bytes / c.variant.access_bytes;
-  const std::uint64_t per_pass = sm_local(kernel) ? bytes * c.shape.blocks(info_) : bytes;
-  a.passes = static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(per_launch / std::max<std::uint64_t>(per_pass, 1), 1, kMaxPasses));
+  const std::uint64_t per_pass = per_block(kernel) ? bytes * blocks(c, a) : bytes;
+  a.passes = c.shape.flat()
+                 ? 1
+                 : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+                       per_launch / std::max<std::uint64_t>(per_pass, 1), 1, kMaxPasses));
   return a;
+}
+
+std::uint32_t StreamRunner::blocks(const Config& c, const StreamArgs& a) const {
+  return c.shape.blocks(info_, a.vectors, c.variant.tile());
+}
+
+double StreamRunner::moved(StreamKernel kernel, const Config& c, const StreamArgs& a) const {
+  const std::uint64_t bytes = a.vectors * c.variant.access_bytes;
+  const std::uint64_t per_pass = per_block(kernel) ? bytes * blocks(c, a) : bytes;
+  return static_cast<double>(bytes_moved(kernel == StreamKernel::Copy, per_pass)) * a.passes;
 }
 
 double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t launches,
@@ -89,7 +111,7 @@ double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t la
   const StreamArgs a = args(kernel, c, tuning);
   check(cudaEventRecord(start_, stream_), "cudaEventRecord");
   for (std::uint32_t i = 0; i < launches; ++i)
-    check(launch_stream(kernel, c.variant, a, c.shape.blocks(info_), c.shape.threads, stream_),
+    check(launch_stream(kernel, c.variant, a, blocks(c, a), c.shape.threads, stream_),
           "stream kernel launch");
   check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
   wait_for(stream_, 20 * expected_s + 10, "stream kernel");
@@ -107,10 +129,17 @@ std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
     double best = time(kernel, c, 1, expected_s, tuning);
     for (std::uint32_t t = 1; t < (tuning ? 1U : kFinalTimings); ++t)
       best = std::min(best, time(kernel, c, 1, expected_s, tuning));
-    out.push_back({c, best});
+    out.push_back({c, best, moved(kernel, c, args(kernel, c, tuning)) / best});
+    if (trace_)
+      std::fprintf(stderr,
+                   "gputopo: stream %d %s: %u B x %u, %u blocks/SM x %u threads: %.1f GB/s\n",
+                   static_cast<int>(kernel), tuning ? "tuning" : "final", c.variant.access_bytes,
+                   c.variant.unroll, c.shape.blocks_per_sm, c.shape.threads, out.back().rate / 1e9);
   }
+  // Candidates move different amounts a launch (a flat launch passes over the buffer once): the
+  // fastest is the one that moves the most a second.
   std::stable_sort(out.begin(), out.end(),
-                   [](const Timed& a, const Timed& b) { return a.seconds < b.seconds; });
+                   [](const Timed& a, const Timed& b) { return a.rate > b.rate; });
   return out;
 }
 
@@ -128,9 +157,7 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
     for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
       const Config& c = (*list)[i].config;
       const bool seen = std::any_of(finalists.begin(), finalists.end(), [&](const Config& f) {
-        return f.variant.access_bytes == c.variant.access_bytes &&
-               f.variant.unroll == c.variant.unroll &&
-               f.shape.blocks_per_sm == c.shape.blocks_per_sm && f.shape.threads == c.shape.threads;
+        return f.variant == c.variant && f.shape == c.shape;
       });
       if (!seen) finalists.push_back(c);
     }
@@ -151,13 +178,17 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
     throw Error(Error::Kind::BadRequest, "stream request: a block gets at most " +
                                              std::to_string(info_.shared_per_block_optin_bytes()) +
                                              " B of shared memory");
+  if (per_block(kernel) && request.bytes >= (std::uint64_t{1} << 32))
+    throw Error(Error::Kind::BadRequest, "stream request: a block reads under 4 GiB");
   bytes_ = request.bytes / kAlignBytes * kAlignBytes;
-  bytes_per_launch_ = sm_local(kernel) ? kSmBytesPerLaunch : kDeviceBytesPerLaunch;
+  bytes_per_launch_ = per_block(kernel) ? kSmBytesPerLaunch : kDeviceBytesPerLaunch;
 
   std::vector<LaunchShape> shapes;
   for (const auto& s : shape_candidates(info_))
     if (!sm_local(kernel) || s.blocks_per_sm <= kMaxSmLocalBlocksPerSm) shapes.push_back(s);
   if (shapes.empty()) throw Error(Error::Kind::Measurement, "no launch shape fits this device");
+  if (!per_block(kernel))
+    for (const auto& s : flat_shape_candidates(info_)) shapes.push_back(s);
   std::uint64_t source_bytes = bytes_;
   if (kernel == StreamKernel::L1Read)
     for (const auto& s : shapes) source_bytes = std::max(source_bytes, bytes_ * s.blocks(info_));
@@ -185,19 +216,15 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   const Config best = tuned.best;
   const double launch_s = tuned.launch_s;
 
-  const auto moved_by = [&](const StreamArgs& a) {
-    const std::uint64_t bytes = a.vectors * best.variant.access_bytes;
-    const std::uint64_t per_pass = sm_local(kernel) ? bytes * best.shape.blocks(info_) : bytes;
-    return static_cast<double>(bytes_moved(kernel == StreamKernel::Copy, per_pass)) * a.passes;
-  };
-  const double moved = moved_by(args(kernel, best, false));
+  const StreamArgs best_args = args(kernel, best, false);
+  const double bytes = moved(kernel, best, best_args);
   const auto launches = launches_per_repeat(launch_s, kRepeatSeconds);
   for (std::uint32_t r = 0; r < request.repeats; ++r) {
     const double s = time(kernel, best, launches, launch_s * launches, false);
-    result.gbps.push_back(moved * launches / s / 1e9);
+    result.gbps.push_back(bytes * launches / s / 1e9);
     result.conditions.elapsed_ns += s * 1e9;
   }
-  result.blocks = best.shape.blocks(info_);
+  result.blocks = blocks(best, best_args);
   result.threads_per_block = best.shape.threads;
   result.vector_bytes = best.variant.access_bytes;
   result.unroll = best.variant.unroll;

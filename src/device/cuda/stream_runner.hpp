@@ -36,7 +36,8 @@ class StreamRunner {
               bool tuning);
   struct Timed {
     Config config;
-    double seconds = 0;
+    double seconds = 0;  // a launch
+    double rate = 0;     // bytes moved a second
   };
   // Warms, then times each candidate (tuning: one launch; else the best of kFinalTimings full
   // launches); fastest first.
@@ -52,6 +53,9 @@ class StreamRunner {
                           double expected_s, bool tuning);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
   StreamArgs args(StreamKernel kernel, const Config& c, bool tuning);
+  std::uint32_t blocks(const Config& c, const StreamArgs& a) const;
+  // Bytes a launch with these arguments moves (read + written).
+  double moved(StreamKernel kernel, const Config& c, const StreamArgs& a) const;
 
   const DeviceInfo& info_;
   cudaStream_t stream_;
@@ -63,6 +67,7 @@ class StreamRunner {
   std::uint64_t bytes_per_launch_ = 0;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
+  bool trace_ = false;  // GPUTOPO_STREAM_TRACE: every candidate's rate to stderr
 };
 
 }  // namespace gputopo::device::cuda

@@ -50,6 +50,7 @@ void visit_fields(R& r, F&& f) {
   f("bytes", r.bytes);
   f("repeats", r.repeats);
   f("space", r.space);
+  f("sharing", r.sharing);
 }
 
 template <Either<ComputeRequest> R, class F>
@@ -116,8 +117,8 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing",   "space", "unroll", "candidates", "arg", "smB",
-    "sequence",          "warmup", "dataBytes"};
+    "l2FetchLimitBytes", "region", "timing",    "space",  "unroll", "candidates", "arg", "smB",
+    "sequence",          "warmup", "dataBytes", "sharing"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -34,6 +34,7 @@ std::string_view name(InterferenceRequest::Placement p) {
 }
 
 std::string_view name(StreamKind k) { return to_string(k); }
+std::string_view name(StreamSharing s) { return to_string(s); }
 
 std::string_view name(ComputeOp op) { return to_string(op); }
 

@@ -21,6 +21,7 @@ std::string_view name(Timing t);
 std::string_view name(Warmup w);
 std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
+std::string_view name(StreamSharing s);
 std::string_view name(Error::Kind k);
 std::string_view name(ComputeOp op);
 std::string_view name(TransferKind k);
@@ -46,6 +47,9 @@ constexpr auto enumerators(std::type_identity<InterferenceRequest::Placement>) {
 }
 constexpr auto enumerators(std::type_identity<StreamKind>) {
   return std::array{StreamKind::Read, StreamKind::Write, StreamKind::Copy};
+}
+constexpr auto enumerators(std::type_identity<StreamSharing>) {
+  return std::array{StreamSharing::Own, StreamSharing::Shared};
 }
 constexpr auto enumerators(std::type_identity<Error::Kind>) {
   using K = Error::Kind;

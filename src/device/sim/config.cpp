@@ -422,11 +422,12 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
   }
 
   const auto bw = r.at("bandwidth");
-  bw.only({"l2_read_gbps", "l2_write_gbps", "dram_read_gbps", "dram_write_gbps",
-           "l1_read_bytes_per_clk", "shared_read_bytes_per_clk", "launch_overhead_us",
-           "jitter_fraction"});
+  bw.only({"l2_read_gbps", "l2_shared_read_gbps", "l2_write_gbps", "dram_read_gbps",
+           "dram_write_gbps", "l1_read_bytes_per_clk", "shared_read_bytes_per_clk",
+           "launch_overhead_us", "jitter_fraction"});
   BandwidthSpec& b = cfg.bandwidth;
   b.l2_read_gbps = bw.at("l2_read_gbps").number(0.001, 1e6);
+  b.l2_shared_read_gbps = bw.number("l2_shared_read_gbps", 0, 1e6, 0);
   b.l2_write_gbps = bw.at("l2_write_gbps").number(0.001, 1e6);
   b.dram_read_gbps = bw.at("dram_read_gbps").number(0.001, 1e6);
   b.dram_write_gbps = bw.at("dram_write_gbps").number(0.001, 1e6);

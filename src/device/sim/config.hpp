@@ -133,6 +133,7 @@ struct NoiseSpec {
 
 struct BandwidthSpec {
   double l2_read_gbps = 0;
+  double l2_shared_read_gbps = 0;  // every SM reading the same data; 0: as l2_read_gbps
   double l2_write_gbps = 0;
   double dram_read_gbps = 0;
   double dram_write_gbps = 0;

@@ -103,6 +103,9 @@ class SimDevice final : public Device {
       bad(fmt::format("stream: no stream over the {} space", to_string(space)));
     if (space != Space::L2 && request.kind != StreamKind::Read)
       bad(fmt::format("stream: the {} stream only reads", to_string(space)));
+    if (request.sharing == StreamSharing::Shared &&
+        (space != Space::L2 || request.kind != StreamKind::Read))
+      bad("stream: a shared set is read from L2 only");
     const auto& bw = config_.bandwidth;
     if ((space == Space::L1 && bw.l1_read_bytes_per_clk <= 0) ||
         (space == Space::Shared && bw.shared_read_bytes_per_clk <= 0))

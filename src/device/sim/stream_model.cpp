@@ -7,6 +7,13 @@
 
 namespace gputopo::device::sim {
 namespace {
+
+// The blocks of a stream launch: as many as the SMs hold of the largest block.
+std::uint32_t sm_stream_blocks(const SimConfig& config) {
+  return static_cast<std::uint32_t>(
+      config.device.sm_count *
+      std::max(1, config.device.max_threads_per_sm / config.device.max_threads_per_block));
+}
 // What the CUDA backend's timed launches move at least (StreamRunner).
 constexpr double kMinBytesPerLaunch = 2048.0 * 1024 * 1024;
 constexpr double kMinSmBytesPerLaunch = 16384.0 * 1024 * 1024;
@@ -16,9 +23,7 @@ StreamResult repeats(const SimConfig& config, const StreamRequest& request, std:
                      double moved, double elapsed) {
   StreamResult result;
   result.threads_per_block = static_cast<std::uint32_t>(config.device.max_threads_per_block);
-  result.blocks = static_cast<std::uint32_t>(
-      config.device.sm_count *
-      std::max(1, config.device.max_threads_per_sm / config.device.max_threads_per_block));
+  result.blocks = sm_stream_blocks(config);
   result.vector_bytes = 16;
   Rng rng(seed);
   double total = 0;
@@ -67,6 +72,14 @@ StreamResult model_stream(const SimConfig& config, const StreamRequest& request,
   double busy = 0;
   switch (request.kind) {
     case StreamKind::Read:
+      if (request.sharing == StreamSharing::Shared) {
+        // Every block reads the whole buffer: the SMs together move it once a block.
+        const double blocks = static_cast<double>(sm_stream_blocks(config));
+        const double gbps = bw.l2_shared_read_gbps > 0 ? bw.l2_shared_read_gbps : bw.l2_read_gbps;
+        moved = bytes * blocks;
+        busy = seconds(moved, gbps, bw.dram_read_gbps);
+        break;
+      }
       busy = seconds(bytes, bw.l2_read_gbps, bw.dram_read_gbps);
       break;
     case StreamKind::Write:

@@ -24,12 +24,29 @@ std::vector<LaunchShape> shape_candidates(const DeviceInfo& info) {
   return shapes;
 }
 
+std::vector<LaunchShape> flat_shape_candidates(const DeviceInfo& info) {
+  std::vector<LaunchShape> shapes;
+  const auto max_threads_block =
+      static_cast<std::uint32_t>(std::max(info.max_threads_per_block(), 1));
+  for (std::uint32_t threads : {256U, 512U, 1024U})
+    if (threads <= max_threads_block) shapes.push_back({0, threads});
+  return shapes;
+}
+
+std::uint32_t LaunchShape::blocks(const DeviceInfo& info, std::uint64_t accesses,
+                                  std::uint32_t tile) const {
+  if (!flat()) return blocks_per_sm * static_cast<std::uint32_t>(info.sm_count());
+  const std::uint64_t per_block = std::uint64_t{std::max(threads / 32, 1U)} * std::max(tile, 1U);
+  const std::uint64_t n = (accesses + per_block - 1) / per_block;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(n, 1, 0x7FFFFFFF));
+}
+
 std::vector<StreamVariant> stream_variant_candidates(bool copy) {
   std::vector<StreamVariant> out{{16, 4}};
   for (std::uint32_t bytes : {16U, 8U, 4U})
-    for (std::uint32_t unroll : {1U, 2U, 4U, 8U}) {
+    for (std::uint32_t unroll : {1U, 2U, 4U, 8U, 16U}) {
       if (bytes == 16 && unroll == 4) continue;
-      if (copy && (bytes == 4 || unroll == 2 || unroll == 8)) continue;
+      if (copy && (bytes == 4 || unroll == 16)) continue;
       out.push_back({bytes, unroll});
     }
   return out;

@@ -38,8 +38,8 @@ void put_fraction_of_peak(Context& ctx) {
   ctx.put("dram", keys::readFractionOfPeak, f);
 }
 
-constexpr std::array kKinds{device::StreamKind::Read, device::StreamKind::Write,
-                            device::StreamKind::Copy};
+constexpr std::array kKinds{Stream{device::StreamKind::Read}, Stream{device::StreamKind::Write},
+                            Stream{device::StreamKind::Copy}};
 
 class DramBandwidthProbe final : public Probe {
  public:

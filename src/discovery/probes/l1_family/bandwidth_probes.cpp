@@ -8,9 +8,10 @@
 namespace gputopo::discovery {
 namespace {
 
-// Per block an eighth of the L1 (at most four blocks per SM stay well inside it); where the L1 size
-// is not established, an eighth of the shared memory per SM the driver reports (L1 and shared
-// memory share one array on every supported GPU, and the L1 is at least as large at carve-out 0).
+// Per block an eighth of the L1 (at most four blocks per SM stay well inside it) and half of it (one
+// block per SM: a longer walk a pass); where the L1 size is not established, an eighth of the
+// shared memory per SM the driver reports (L1 and shared memory share one array on every supported
+// GPU, and the L1 is at least as large at carve-out 0).
 Buffers l1_buffers(const Context& ctx) {
   const Input size = ctx.input("l1", keys::size);
   if (!size) {
@@ -20,28 +21,30 @@ Buffers l1_buffers(const Context& ctx) {
             "every block reads an eighth of the shared memory per SM (API) through L1, again and "
             "again (L1 size not established)"};
   }
-  return {{round_up(static_cast<std::uint64_t>(*size.value / 8), 4096)},
-          "every block reads an eighth of the L1 through L1, again and again"};
+  return {{round_up(static_cast<std::uint64_t>(*size.value / 8), 4096),
+           round_up(static_cast<std::uint64_t>(*size.value / 2), 4096)},
+          "every block reads an eighth or half of the L1 through L1, again and again"};
 }
 
-// Per block 32 KiB of shared memory (an eighth of the opt-in limit where that is smaller).
+// Per block 48 KiB of shared memory (a quarter of the opt-in limit where that is smaller): four
+// blocks fit an SM, and each thread's walk is long enough to keep its loads in flight.
 Buffers shared_buffers(const Context& ctx) {
   const std::uint64_t optin = ctx.info().shared_per_block_optin_bytes();
   if (optin < 4096) return {{}, "the driver reports no shared memory per block"};
-  return {{std::min<std::uint64_t>(32 * 1024, optin / 8 / 16 * 16)},
+  return {{std::min<std::uint64_t>(48 * 1024, optin / 4 / 4096 * 4096)},
           "every block reads its own shared memory, again and again"};
 }
 
 }  // namespace
 
 std::unique_ptr<Probe> make_l1_bandwidth_probe() {
-  constexpr std::array kinds{device::StreamKind::Read};
+  constexpr std::array kinds{Stream{device::StreamKind::Read}};
   return std::make_unique<StreamProbe>("l1", device::Space::L1, kinds, l1_buffers,
                                        std::vector<Finding>{{"l1", &keys::size}});
 }
 
 std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element) {
-  constexpr std::array kinds{device::StreamKind::Read};
+  constexpr std::array kinds{Stream{device::StreamKind::Read}};
   return std::make_unique<StreamProbe>(element, device::Space::Shared, kinds, shared_buffers,
                                        std::vector<Finding>{});
 }

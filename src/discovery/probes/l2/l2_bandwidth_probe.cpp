@@ -32,8 +32,10 @@ Buffers l2_buffers(const Context& ctx) {
 }  // namespace
 
 std::unique_ptr<Probe> make_l2_bandwidth_probe() {
-  constexpr std::array kinds{device::StreamKind::Read, device::StreamKind::Write};
-  return std::make_unique<StreamProbe>("l2", device::Space::L2, kinds, l2_buffers,
+  constexpr std::array streams{Stream{device::StreamKind::Read},
+                               Stream{device::StreamKind::Read, device::StreamSharing::Shared},
+                               Stream{device::StreamKind::Write}};
+  return std::make_unique<StreamProbe>("l2", device::Space::L2, streams, l2_buffers,
                                        std::vector<Finding>{{"l2", &keys::segmentSize}});
 }
 
