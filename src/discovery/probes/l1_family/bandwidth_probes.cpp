@@ -8,8 +8,8 @@
 namespace gputopo::discovery {
 namespace {
 
-// Per block an eighth of the L1 (at most four blocks per SM stay well inside it) and half of it (one
-// block per SM: a longer walk a pass); where the L1 size is not established, an eighth of the
+// Per block an eighth of the L1 (at most four blocks per SM stay well inside it) and half of it
+// (one block per SM: a longer walk a pass); where the L1 size is not established, an eighth of the
 // shared memory per SM the driver reports (L1 and shared memory share one array on every supported
 // GPU, and the L1 is at least as large at carve-out 0).
 Buffers l1_buffers(const Context& ctx) {
