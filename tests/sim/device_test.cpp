@@ -59,14 +59,14 @@ TEST(SimDevice, GoldenOutputForAFixedSeed) {
             (std::vector<double>{146.47437259165358, 151.13588609981798, 149.36192800755268}));
 }
 
-// Every block reading the whole buffer moves it once a block, at the preset's shared-set rate
-// (h100-sxm has one) or the plain L2 rate; only an L2 read can share its set.
+// Every block reading the whole buffer (a quarter of the L2) moves it once a block, at the preset's
+// shared-set rate (h100-sxm has one) or the plain L2 rate; only an L2 read can share its set.
 TEST(SimDevice, SharedSetReadsFollowTheirOwnRate) {
   for (const char* preset : {"h100-sxm", "toy"}) {
     SCOPED_TRACE(preset);
     const auto cfg = load_config(preset);
     auto device = open(preset);
-    StreamRequest r{StreamKind::Read, 4 * MiB, 3, {}};
+    StreamRequest r{StreamKind::Read, cfg.l2_bytes() / 4, 3, {}};
     r.sharing = StreamSharing::Shared;
     const auto& bw = cfg.bandwidth;
     const double want = bw.l2_shared_read_gbps > 0 ? bw.l2_shared_read_gbps : bw.l2_read_gbps;
