@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -30,12 +31,10 @@ std::vector<fleet::Member> read_members(const std::string& file, const std::stri
 // share that name.
 std::vector<std::string> member_names(const std::vector<std::string>& files) {
   std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(std::filesystem::path(f).stem().string());
+  std::unordered_map<std::string, std::size_t> count;
+  for (const auto& f : files) ++count[names.emplace_back(std::filesystem::path(f).stem().string())];
   for (std::size_t i = 0; i < files.size(); ++i)
-    for (std::size_t j = 0; j < files.size(); ++j)
-      if (i != j &&
-          std::filesystem::path(files[i]).stem() == std::filesystem::path(files[j]).stem())
-        names[i] = files[i];
+    if (count[names[i]] > 1) names[i] = files[i];
   return names;
 }
 
@@ -77,7 +76,7 @@ int run_check(const Options& o, std::ostream& out, std::ostream& err,
   if (code != kExitOk && code != kExitDisturbed) return code;
   std::vector<fleet::Member> members{std::move(reference)};
   members.push_back(fleet::members_of(report::to_json(done), "this GPU").front());
-  const int verdict = print_comparison(fleet::compare(members, {o.tolerance}), o, out);
+  const int verdict = print_comparison(fleet::compare(members, {.tolerance = o.tolerance}), o, out);
   return code == kExitOk ? verdict : code;
 }
 
@@ -92,7 +91,7 @@ int run_compare(const Options& o, std::ostream& out, std::ostream& /*err*/) {
   if (members.size() < 2)
     throw UsageError("compare needs two GPUs or more; the reports hold " +
                      std::to_string(members.size()));
-  const auto comparison = fleet::compare(members, {o.tolerance});
+  const auto comparison = fleet::compare(members, {.tolerance = o.tolerance});
   if (o.output)
     files::write_file_atomically(*o.output, fleet::comparison_json(comparison).dump(2) + "\n");
   return print_comparison(comparison, o, out);

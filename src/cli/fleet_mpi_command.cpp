@@ -98,7 +98,7 @@ int run_fleet(const Options& o, std::ostream& out, std::ostream& err,
           << world.size << " ranks reported one (mpirun -np N gputopo --fleet)\n";
       code = kExitUsage;
     } else {
-      const auto comparison = fleet::compare(members, {o.tolerance});
+      const auto comparison = fleet::compare(members, {.tolerance = o.tolerance});
       if (o.output)
         files::write_file_atomically(*o.output, fleet::comparison_json(comparison).dump(2) + "\n");
       const int verdict = print_comparison(comparison, o, out);

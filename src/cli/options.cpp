@@ -152,8 +152,8 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
       ->expected(1, -1);
   sub.compare
       ->add_option("--tolerance", t.tolerance,
-                   "how far (percent) a measured value may lie from the others' before it "
-                   "differs, outside its interval (default 2)")
+                   "a floor: a measured value differs only when it also lies this far (percent) "
+                   "from the others' (default 1)")
       ->type_name("PERCENT");
   sub.check
       ->add_option("--reference", t.reference,
@@ -161,8 +161,8 @@ Subcommands declare_subcommands(CLI::App& app, Typed& t) {
       ->type_name("FILE");
   sub.check
       ->add_option("--tolerance", t.tolerance,
-                   "how far (percent) a measured value may lie from the reference's before it "
-                   "differs, outside its interval (default 5)")
+                   "a floor: a measured value differs only when it also lies this far (percent) "
+                   "from the reference's (default 1)")
       ->type_name("PERCENT");
   for (auto* s : {sub.info, sub.list, sub.analyze, sub.tree, sub.compare, sub.check, sub.report})
     s->fallthrough();
@@ -302,8 +302,6 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
       if (app.count(name) > 0) return std::string(name) + " does not apply to compare";
   }
   if (o.command != Command::Compare && o.command != Command::Check) return std::nullopt;
-  // One GPU against another machine's: wider than the runs of one GPU differ (docs/fleet.md).
-  if (o.command == Command::Check) o.tolerance = 0.05;
   if (!t.tolerance.empty()) {
     const auto v = decimal(t.tolerance);
     if (!v || *v < 0 || *v > 100)
@@ -331,7 +329,7 @@ std::optional<std::string> read_report(const CLI::App& app, const Typed& t, Opti
 }
 
 // --fleet: the main job on one GPU a rank, without --raw or a report format (stdout and -o take
-// the comparison); tolerance 5 % as check's, since the GPUs are on different machines.
+// the comparison).
 std::optional<std::string> read_fleet(const CLI::App& app, Options& o) {
   if (!o.fleet) return std::nullopt;
   if (o.command != Command::Discover)

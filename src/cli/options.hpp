@@ -46,7 +46,7 @@ struct Options {
   std::optional<double> wait_idle_s;         // --wait-idle: seconds to wait for a free GPU
   bool full_depth = false;                   // --depth full
   std::vector<std::string> compare_files;    // compare FILES
-  double tolerance = 0.02;                   // compare and check --tolerance, as a fraction
+  double tolerance = 0.01;                   // compare and check --tolerance, as a fraction
   std::optional<std::string> reference;      // check --reference FILE
   std::vector<std::string> argv;             // as given, for the report's run section
 };

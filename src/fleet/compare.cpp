@@ -3,111 +3,144 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
-#include "analysis/summary.hpp"
+#include "fleet/uncertainty.hpp"
 
 namespace gputopo::fleet {
 namespace {
 
 using model::Json;
 
-// Each attribute's values, one a member (null where the member's report lacks it), in the order
-// the attributes first appear; its unit is the first report's.
+// One attribute's values: the members whose report has it, in member order; its unit is the
+// first report's.
 struct Column {
-  std::string path;
-  std::string unit;
-  std::vector<const Value*> values;
-  std::size_t present = 0;  // members whose report has it
+  std::string_view path;
+  std::string_view unit;
+  std::vector<std::pair<std::size_t, const Value*>> entries;
 };
 
 std::vector<Column> columns_of(const std::vector<Member>& members) {
   std::vector<Column> columns;
-  std::map<std::string, std::size_t, std::less<>> index;
+  std::unordered_map<std::string_view, std::size_t> index;
   for (std::size_t m = 0; m < members.size(); ++m)
     for (const Value& v : members[m].values) {
       auto [it, added] = index.try_emplace(v.path, columns.size());
-      if (added)
-        columns.push_back({v.path, v.unit, std::vector<const Value*>(members.size(), nullptr)});
-      columns[it->second].values[m] = &v;
-      ++columns[it->second].present;
+      if (added) columns.push_back({v.path, v.unit, {}});
+      columns[it->second].entries.emplace_back(m, &v);
     }
   return columns;
 }
-
-bool established(const Value* v) { return v != nullptr && !v->value.is_null(); }
 
 // Numbers that a measurement gave, or that were derived (from measurements, mostly): they vary
 // from run to run, unlike the driver's.
 bool measured_numbers(const Column& c) {
   bool measured = false;
-  for (const Value* v : c.values) {
-    if (!established(v)) continue;
+  for (const auto& [m, v] : c.entries) {
+    if (v->value.is_null()) continue;
     if (!v->value.is_number()) return false;
     measured = measured || v->source == "measured" || v->source == "derived";
   }
   return measured;
 }
 
+// What a member is compared with: the consensus value, and for numbers the standard deviations
+// that make up the scale; for anything else the values that agree.
+struct Consensus {
+  Json value;
+  std::string basis;
+  bool numbers = false;
+  double fleet_sd = 0;               // the spread between the GPUs (3 or more)
+  double median_sd = 0;              // the median's own
+  const Value* reference = nullptr;  // two GPUs: the first, whose own sd faces the member's value
+  std::vector<Json> agreeing;
+};
+
 // The most common established value; of equally common ones the first.
 Json most_common(const Column& c) {
+  std::map<Json, std::pair<std::size_t, std::size_t>> counts;  // value -> (count, first entry)
+  for (std::size_t i = 0; i < c.entries.size(); ++i)
+    if (established(c.entries[i].second))
+      ++counts.try_emplace(c.entries[i].second->value, 0, i).first->second.first;
   Json best;
-  std::size_t best_count = 0;
-  for (const Value* v : c.values) {
-    if (!established(v)) continue;
-    const auto count = static_cast<std::size_t>(
-        std::count_if(c.values.begin(), c.values.end(),
-                      [&](const Value* w) { return established(w) && w->value == v->value; }));
-    if (count > best_count) {
-      best = v->value;
+  std::pair<std::size_t, std::size_t> best_count{0, 0};
+  for (const auto& [value, count] : counts)
+    if (count.first > best_count.first ||
+        (count.first == best_count.first && count.second < best_count.second)) {
+      best = value;
       best_count = count;
     }
-  }
   return best;
 }
 
-// The consensus and how it was chosen; null where most GPUs that report the attribute did not
-// establish it.
-std::pair<Json, std::string> consensus_of(const Column& c, bool numbers) {
-  if (c.values.size() == 2)
-    return {established(c.values[0]) ? c.values[0]->value : Json(), "reference"};
-  const auto have =
-      static_cast<std::size_t>(std::count_if(c.values.begin(), c.values.end(), established));
-  if (2 * have <= c.present) return {Json(), ""};
-  if (!numbers) return {most_common(c), "most common"};
+std::optional<Consensus> fleet_consensus(const Column& c, bool numbers) {
   std::vector<double> x;
-  for (const Value* v : c.values)
-    if (established(v)) x.push_back(v->value.get<double>());
-  return {analysis::median(x), "median"};
+  std::size_t have = 0;
+  for (const auto& [m, v] : c.entries)
+    if (established(v)) {
+      ++have;
+      if (numbers) x.push_back(v->value.get<double>());
+    }
+  if (2 * have <= c.entries.size()) return std::nullopt;
+  if (!numbers) {
+    Json common = most_common(c);
+    return Consensus{common, "most common", false, 0, 0, nullptr, {common}};
+  }
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  const double median = n % 2 == 1 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+  std::vector<double> own;
+  for (const auto& [m, v] : c.entries)
+    if (established(v)) own.push_back(own_sd(*v, median));
+  return Consensus{median, "median", true, fleet_sd(x), median_sd(own), nullptr, {}};
 }
 
-std::optional<Deviation> deviation(const Value* v, const Json& consensus, bool numbers,
-                                   double tolerance) {
-  // A report without the attribute did not try it (a run with --only, an older version).
-  if (v == nullptr) return std::nullopt;
-  Deviation d{"", v->value, std::nullopt, v->interval, v->reason};
-  if (consensus.is_null()) {
-    if (!established(v)) return std::nullopt;
-    d.reason = "the reference did not establish it";
-    return d;
-  }
-  if (!established(v)) return d;
-  if (!numbers) {
-    if (v->value.is_number() && consensus.is_number()
-            ? v->value.get<double>() == consensus.get<double>()
-            : v->value == consensus)
-      return std::nullopt;
-    if (v->value.is_number() && consensus.is_number() && consensus.get<double>() != 0)
-      d.relative = v->value.get<double>() / std::abs(consensus.get<double>()) -
-                   consensus.get<double>() / std::abs(consensus.get<double>());
-    return d;
-  }
-  const double x = v->value.get<double>();
+std::optional<Consensus> reference_consensus(const Column& c, bool numbers) {
+  const Value* ref = c.entries.front().first == 0 ? c.entries.front().second : nullptr;
+  if (!established(ref)) return std::nullopt;
+  Consensus out{ref->value, "reference", numbers, 0, 0, ref, {ref->value}};
+  if (ref->spread && !numbers)
+    out.agreeing.insert(out.agreeing.end(), ref->spread->values.begin(), ref->spread->values.end());
+  return out;
+}
+
+std::optional<double> relative_of(const Json& value, const Json& consensus) {
+  if (!value.is_number() || !consensus.is_number()) return std::nullopt;
+  const double x = value.get<double>();
   const double c = consensus.get<double>();
   // x / |c| - c / |c| rather than (x - c) / |c|, which overflows for values near the double range.
-  const double relative = c != 0 ? x / std::abs(c) - c / std::abs(c) : (x == 0 ? 0.0 : 1.0);
-  const bool inside = v->interval && c >= v->interval->first && c <= v->interval->second;
-  if (std::abs(relative) <= tolerance || inside) return std::nullopt;
+  return c != 0 ? x / std::abs(c) - c / std::abs(c) : (x == 0 ? 0.0 : 1.0);
+}
+
+// How far x lies from what the consensus allows without noise: a reference's runs spanned a
+// range, any of which a healthy GPU may give; else its value.
+double distance(double x, const Consensus& c) {
+  const Value* ref = c.reference;
+  if (ref && ref->spread && ref->spread->range)
+    return std::max({0.0, ref->spread->range->first - x, x - ref->spread->range->second});
+  return std::abs(x - c.value.get<double>());
+}
+
+std::optional<Deviation> judge(const Value& v, const Consensus& c, const CompareOptions& o) {
+  // A value not established on both sides does not differ: its report says why.
+  if (!established(&v)) return std::nullopt;
+  Deviation d{"", v.value, std::nullopt, std::nullopt, v.interval};
+  if (!c.numbers) {
+    for (const Json& a : c.agreeing)
+      if (a == v.value) return std::nullopt;
+    d.relative = relative_of(v.value, c.value);
+    return d;
+  }
+  const double x = v.value.get<double>();
+  const double m = c.value.get<double>();
+  const double consensus_sd = c.reference ? own_sd(*c.reference, x) : c.median_sd;
+  const double scale = std::hypot(std::hypot(c.fleet_sd, consensus_sd), own_sd(v, m));
+  const double relative = *relative_of(v.value, c.value);
+  if (!(distance(x, c) > o.threshold * scale) || !(std::abs(relative) > o.tolerance))
+    return std::nullopt;
   d.relative = relative;
+  d.scale = scale;
   return d;
 }
 
@@ -116,28 +149,27 @@ std::optional<Deviation> deviation(const Value* v, const Json& consensus, bool n
 Comparison compare(const std::vector<Member>& members, const CompareOptions& options) {
   Comparison out;
   out.tolerance = options.tolerance;
+  out.threshold = options.threshold;
   for (const Member& m : members) out.members.push_back(m.name);
   std::vector<std::size_t> counts(members.size(), 0);
   for (const Column& c : columns_of(members)) {
-    if (c.present < 2) continue;
+    if (c.entries.size() < 2) continue;
     ++out.compared;
     const bool numbers = measured_numbers(c);
-    auto [consensus, basis] = consensus_of(c, numbers);
-    if (basis.empty()) continue;  // most GPUs did not establish it: nothing to differ from
-    Difference diff;
-    const std::size_t first = c.values.size() == 2 ? 1 : 0;
-    for (std::size_t m = first; m < c.values.size(); ++m)
-      if (auto d = deviation(c.values[m], consensus, numbers, options.tolerance)) {
+    const auto consensus =
+        members.size() == 2 ? reference_consensus(c, numbers) : fleet_consensus(c, numbers);
+    if (!consensus) continue;  // most GPUs did not establish it: nothing to differ from
+    Difference diff{
+        std::string(c.path), std::string(c.unit), consensus->value, consensus->basis, {}};
+    for (const auto& [m, v] : c.entries) {
+      if (consensus->reference == v) continue;
+      if (auto d = judge(*v, *consensus, options)) {
         d->member = members[m].name;
         diff.members.push_back(std::move(*d));
         ++counts[m];
       }
-    if (diff.members.empty()) continue;
-    diff.path = c.path;
-    diff.unit = c.unit;
-    diff.consensus = consensus;
-    diff.basis = basis;
-    out.differences.push_back(std::move(diff));
+    }
+    if (!diff.members.empty()) out.differences.push_back(std::move(diff));
   }
   for (std::size_t m = 0; m < members.size(); ++m)
     if (counts[m] > 0) out.outliers.push_back({members[m].name, counts[m]});

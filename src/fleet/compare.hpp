@@ -12,18 +12,20 @@
 namespace gputopo::fleet {
 
 struct CompareOptions {
-  // A measured number differs only when it lies this far (relative) from the consensus and the
-  // consensus lies outside its interval.
-  double tolerance = 0.02;
+  // An extra floor: a measured number differs only when it also lies this far (relative) from
+  // the consensus.
+  double tolerance = 0.01;
+  // How many combined standard deviations a measured number must lie from the consensus.
+  double threshold = 5;
 };
 
 // One GPU's value where it differs from the consensus.
 struct Deviation {
   std::string member;
-  model::Json value;               // null: not established, with the reason
+  model::Json value;
   std::optional<double> relative;  // (value - consensus) / |consensus|, for numbers
+  std::optional<double> scale;     // the combined standard deviation, for measured numbers
   std::optional<std::pair<double, double>> interval;
-  std::string reason;
 };
 
 struct Difference {
@@ -42,6 +44,7 @@ struct Outlier {
 struct Comparison {
   std::vector<std::string> members;
   double tolerance = 0;
+  double threshold = 0;
   std::size_t compared = 0;  // attributes that two GPUs or more report
   std::vector<Difference> differences;
   std::vector<Outlier> outliers;  // GPUs with a difference, the most first
@@ -49,8 +52,11 @@ struct Comparison {
 
 // Compares every attribute across `members`. With two GPUs the first is the reference; with more,
 // the consensus of a measured number is the median of the values, of anything else the most
-// common value, and a GPU differs from it. An attribute most GPUs established differs on a GPU
-// that did not establish it.
+// common value. A measured number differs when it lies farther from the consensus than
+// `threshold` times the combined standard deviation of its interval, the consensus's and the
+// spread between the GPUs, and farther than `tolerance`; anything else when it is another value.
+// Only values established on both sides differ (a value, at confidence 0.5 or more where one is
+// given). O(n log n) in the number of values.
 Comparison compare(const std::vector<Member>& members, const CompareOptions& options);
 
 }  // namespace gputopo::fleet

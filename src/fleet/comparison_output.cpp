@@ -10,8 +10,11 @@ namespace {
 
 using model::Json;
 
+// An open bound (infinite) is null, as in the reports.
+Json bound_json(double b) { return std::isfinite(b) ? Json(b) : Json(); }
+
 Json interval_json(const std::optional<std::pair<double, double>>& i) {
-  return i ? Json::array({i->first, i->second}) : Json();
+  return i ? Json::array({bound_json(i->first), bound_json(i->second)}) : Json();
 }
 
 // Numbers with up to four significant digits, whole from 10^4 to 10^15; strings as they are.
@@ -24,13 +27,15 @@ std::string shown(const Json& v) {
   return fmt::format("{:.4g}", x);
 }
 
-std::string deviation_text(const Deviation& d) {
+std::string deviation_text(const Deviation& d, double consensus) {
   std::string s = d.member + " " + shown(d.value);
   std::vector<std::string> notes;
   if (d.relative) notes.push_back(fmt::format("{:+.1f} %", 100 * *d.relative));
+  if (d.scale && *d.scale > 0 && d.value.is_number())
+    notes.push_back(
+        fmt::format("{:.1f} sd", std::abs(d.value.get<double>() - consensus) / *d.scale));
   if (d.interval)
     notes.push_back("interval " + shown(d.interval->first) + "-" + shown(d.interval->second));
-  if (d.value.is_null() && !d.reason.empty()) notes.push_back(d.reason);
   if (!notes.empty()) s += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
   return s;
 }
@@ -44,8 +49,8 @@ Json comparison_json(const Comparison& c) {
     for (const Deviation& m : d.members) {
       Json j = {{"member", m.member}, {"value", m.value}};
       if (m.relative) j["relative"] = *m.relative;
+      if (m.scale) j["scale"] = bound_json(*m.scale);
       if (m.interval) j["interval"] = interval_json(m.interval);
-      if (m.value.is_null()) j["reason"] = m.reason;
       members.push_back(std::move(j));
     }
     diffs.push_back(Json{{"attribute", d.path},
@@ -59,18 +64,21 @@ Json comparison_json(const Comparison& c) {
     outliers.push_back(Json{{"member", o.member}, {"differences", o.differences}});
   return Json{{"members", c.members},
               {"tolerance", c.tolerance},
+              {"threshold", c.threshold},
               {"compared", c.compared},
               {"differences", std::move(diffs)},
               {"outliers", std::move(outliers)}};
 }
 
 void write_comparison_text(std::ostream& out, const Comparison& c) {
-  out << fmt::format("{} GPUs ({}): {} attributes compared, {} differ (tolerance {:g} %)\n",
-                     c.members.size(), fmt::join(c.members, ", "), c.compared, c.differences.size(),
-                     100 * c.tolerance);
+  out << fmt::format(
+      "{} GPUs ({}): {} attributes compared, {} differ (beyond {:g} sd and {:g} %)\n",
+      c.members.size(), fmt::join(c.members, ", "), c.compared, c.differences.size(), c.threshold,
+      100 * c.tolerance);
   for (const Difference& d : c.differences) {
     std::vector<std::string> who;
-    for (const Deviation& m : d.members) who.push_back(deviation_text(m));
+    const double consensus = d.consensus.is_number() ? d.consensus.get<double>() : 0;
+    for (const Deviation& m : d.members) who.push_back(deviation_text(m, consensus));
     const std::string unit = d.unit.empty() ? "" : " " + d.unit;
     out << fmt::format("  {}: {}{} ({}); {}\n", d.path, shown(d.consensus),
                        d.consensus.is_null() ? "" : unit, d.basis, fmt::join(who, "; "));
