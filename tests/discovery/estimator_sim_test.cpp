@@ -7,6 +7,7 @@
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
 #include "result_access.hpp"
+#include "sim_truth.hpp"
 
 // End to end on the presets of issue 31's estimator classes (docs/methods.md): each preset holds
 // one shape that misled an estimator, and the discovery must read it right or say it cannot.
@@ -94,6 +95,81 @@ TEST_P(Seeds, EightWayL2SegmentsGroupTheirSms) {
     for (std::size_t t = 0; t < s; ++t)
       EXPECT_EQ(of_sm.at(s) == of_sm.at(t), cfg.l2.sm_segment[s] == cfg.l2.sm_segment[t])
           << "SMs " << t << " and " << s << ": " << a->evidence.dump();
+}
+
+// The constant L1 and L1.5 of a preset, as the configuration says.
+struct ConstantTruth {
+  testing::ElementTruth l1, l15;
+};
+
+ConstantTruth constant_truth(const device::sim::SimConfig& cfg) {
+  ConstantTruth t;
+  for (const auto& e : testing::l1_family_truth(cfg, 0)) {
+    if (e.element == "constantL1") t.l1 = e;
+    if (e.element == "constantL15") t.l15 = e;
+  }
+  return t;
+}
+
+// A number within `rel` of the truth, established.
+void expect_near(const Result& r, const std::string& element, const std::string& key, double truth,
+                 double rel) {
+  SCOPED_TRACE(element + "." + key);
+  const auto* a = attr(r, element, key);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->available()) << a->reason;
+  EXPECT_NEAR(number(a), truth, rel * truth) << a->reason << " " << a->evidence.dump();
+  EXPECT_GE(a->confidence.value_or(0), 0.5);
+}
+
+const std::set<std::string> kConstant = {"constantL1", "constantL15"};
+
+// Class 3: a random-replacement constant L1 keeps some lines of every footprint; the L1.5's size
+// and latency come from the loads it did not serve.
+TEST_P(Seeds, RandomConstantL1LeavesTheL15SizeAndLatency) {
+  const auto t = constant_truth(device::sim::load_config("est-const-random"));
+  ASSERT_TRUE(t.l1.random_replacement);
+  const Result r = run("est-const-random", kConstant, GetParam());
+  expect_near(r, "constantL15", "size", static_cast<double>(t.l15.size), 0.01);
+  expect_near(r, "constantL15", "latency", t.l15.latency, 0.05);
+  expect_near(r, "constantL1", "missPenalty", t.l15.latency - t.l1.latency, 0.05);
+}
+
+// Class 4: an L1.5 three times the constant L1; the L1's miss penalty is read where its misses
+// are the L1.5's hits, and its geometry stands.
+TEST_P(Seeds, SmallConstantL15KeepsTheL1MissPenalty) {
+  const auto cfg = device::sim::load_config("est-const-small");
+  const auto t = constant_truth(cfg);
+  ASSERT_LT(t.l15.size, 4 * t.l1.size);
+  const Result r = run("est-const-small", kConstant, GetParam());
+  expect_near(r, "constantL1", "missPenalty", t.l15.latency - t.l1.latency, 0.05);
+  expect_plain_geometry(r, "constantL1",
+                        cfg.geometry(static_cast<std::size_t>(t.l1.cache_index), 0));
+  expect_near(r, "constantL15", "size", static_cast<double>(t.l15.size), 0.01);
+}
+
+// Class 5: an L1.5 that fetches less than the L1's line; its chases keep a line of the L1 apart.
+// Its line is then only bounded: sets and index, where given, stay under confidence 0.5.
+TEST_P(Seeds, SmallL15FetchKeepsTheL15Size) {
+  const auto cfg = device::sim::load_config("est-const-fetch");
+  const auto t = constant_truth(cfg);
+  ASSERT_LT(t.l15.fetch, t.l1.line);
+  const Result r = run("est-const-fetch", kConstant, GetParam());
+  expect_near(r, "constantL15", "size", static_cast<double>(t.l15.size), 0.01);
+  expect_near(r, "constantL15", "latency", t.l15.latency, 0.05);
+  const auto g = cfg.geometry(static_cast<std::size_t>(t.l15.cache_index), 0);
+  expect_value(r, "constantL15", "associativity", g.ways);
+  for (const char* key : {"sets", "indexFunction"}) {
+    const auto* a = attr(r, "constantL15", key);
+    ASSERT_NE(a, nullptr);
+    if (a->available()) {
+      EXPECT_LT(a->confidence.value_or(1), 0.5) << key;
+    }
+  }
+  const auto* sets = attr(r, "constantL15", "sets");
+  if (sets->available()) {
+    EXPECT_EQ(number(sets), static_cast<double>(g.sets()));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Estimators, Seeds, ::testing::Values(3u, 11u));

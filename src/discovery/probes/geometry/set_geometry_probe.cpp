@@ -19,6 +19,8 @@ constexpr int kBitsAboveLines = 4;       // strides tested beyond capacity / lin
 constexpr std::uint32_t kReplicas = 2;   // runs of each victim experiment, on different SMs
 constexpr std::uint32_t kPreambles = 3;  // unrelated evictions before an experiment: 0, 1, 3 passes
 constexpr std::uint64_t kElementBytes = 4;
+// The confidence of sets and index where the line is only a lower bound: below kEstablished.
+constexpr double kLineBoundConfidence = 0.45;
 
 // Where the loads of a victim experiment lie in its sequence.
 struct VictimLayout {
@@ -83,11 +85,8 @@ class SetGeometryProbe final : public Probe {
     const Input size = ctx.input(e, *g_.size_key);
     if (!size) return fail_all(ctx, "needs the capacity: " + size.why);
     std::vector<std::string> weaker;
-    // A level-2 cache has no line probe: its fetch granularity stands in (the whole line where a
-    // miss fills the line). Where a line probe ran and failed, a fetch smaller than the line would
-    // multiply the sets: no geometry then.
-    Input line = ctx.input(e, keys::lineSize);
-    if (!line && t.level > 1) line = ctx.input(e, keys::fetchGranularity);
+    bool line_bound = false;  // the line is only known to be at least the front level's
+    const Input line = line_of(ctx, line_bound);
     if (!line || *line.value < kElementBytes)
       return fail_all(ctx, "needs the line size: " + line.why);
     const auto line_bytes = static_cast<std::uint64_t>(*line.value);
@@ -146,6 +145,7 @@ class SetGeometryProbe final : public Probe {
     put_index(ctx, index, evidence, method, confidence);
     put_ways_sets(ctx, index, evidence, method, confidence);
     replacement(ctx, index, line_bytes, *classifier, confidence);
+    if (line_bound) weaken_for_line(ctx, line_bytes);
   }
 
  private:
@@ -393,6 +393,43 @@ class SetGeometryProbe final : public Probe {
   device::ChaseRequest placed(device::ChaseRequest r) const {
     if (g_.target.space == device::Space::L2) r.sm = kLatencySm;
     return r;
+  }
+
+  // The line the geometry divides by. A level-2 cache has no line probe: its fetch granularity
+  // stands in (the whole line where a miss fills the line), or the front level's line where the
+  // fetch is smaller or not measured (`bound`: the line is only known to be at least that). Where a
+  // line probe ran and failed, a fetch smaller than the line would multiply the sets: none then.
+  Input line_of(const Context& ctx, bool& bound) const {
+    const Target& t = g_.target;
+    Input line = ctx.input(t.element, keys::lineSize);
+    if (line || t.level == 1) return line;
+    line = ctx.input(t.element, keys::fetchGranularity);
+    const Input front = ctx.input(t.inner, keys::lineSize);
+    if (front && (!line || *line.value < *front.value)) {
+      bound = true;
+      return front;
+    }
+    return line;
+  }
+
+  void weaken_for_line(Context& ctx, std::uint64_t line_bytes) const {
+    const std::string why = "the line is only known to be at least the " + g_.target.inner +
+                            " line (" + std::to_string(line_bytes) +
+                            " B, this level's fetch being smaller or not measured): a larger "
+                            "line would leave fewer sets, indexed from a higher bit";
+    for (const auto* k : {&keys::sets, &keys::indexFunction})
+      weaken(ctx, g_.target.element, *k, why);
+  }
+
+  // Caps a finding's confidence under the level dependents use, saying why.
+  static void weaken(Context& ctx, const std::string& element, const model::Key& key,
+                     const std::string& why) {
+    const auto* found = ctx.get(element, key);
+    if (!found || !found->available()) return;
+    auto a = *found;
+    a.confidence = std::min(a.confidence.value_or(0), kLineBoundConfidence);
+    a.reason = a.reason.empty() ? why : a.reason + "; " + why;
+    ctx.put(element, key, std::move(a));
   }
 
   void fail_all(Context& ctx, std::string why) const {  // a copy: `why` may lie in ctx
