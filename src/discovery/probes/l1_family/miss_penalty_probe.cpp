@@ -17,6 +17,11 @@ namespace {
 constexpr double kMaxBeyond = 0.05;
 // Nor one where this cache still served more than this share (the mixture is then mostly hits).
 constexpr double kMaxHits = 0.5;
+// Levels closer than this factor are one here: one jittery level (the `noisy` preset's L2 hits,
+// 81-134 cycles per load) must not read as a level past the next, while the next levels behind
+// an SM cache lie 1.5 times or more apart (a constant L1.5 and the L2: 62 and 94 per load on
+// `est-const-small`; 91 and 270 on the H100).
+constexpr double kLevelRatio = 1.4;
 
 // Where a footprint's loads went, from per-load samples clustered with an all-hit reference.
 struct Served {
@@ -139,7 +144,9 @@ class MissPenaltyProbe final : public Probe {
     std::vector<std::vector<double>> samples;
     for (const auto& r : result.results) samples.push_back(latencies(r));
     std::vector<std::span<const double>> spans(samples.begin(), samples.end());
-    const auto levels = analysis::cluster_levels(spans);
+    analysis::ClusterOptions options;
+    options.min_level_ratio = kLevelRatio;
+    const auto levels = analysis::cluster_levels(spans, options);
     const auto in_ref = analysis::level_fractions(samples.front(), levels);
     const auto hit_level =
         static_cast<std::size_t>(std::max_element(in_ref.begin(), in_ref.end()) - in_ref.begin());
