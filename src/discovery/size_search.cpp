@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -40,7 +41,9 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
     std::vector<double> pooled;
     for (std::size_t k = 0; k < regions && i * regions + k < result.results.size(); ++k) {
       const auto samples = latencies(result.results[i * regions + k]);
-      pooled.insert(pooled.end(), samples.begin(), samples.end());
+      // Loads a level in front served say nothing of this level's capacity.
+      std::copy_if(samples.begin(), samples.end(), std::back_inserter(pooled),
+                   [&](double x) { return !(x < spec.served_in_front_below); });
     }
     if (!pooled.empty()) sweep.points.push_back({static_cast<double>(sizes[i]), pooled});
   }

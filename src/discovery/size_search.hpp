@@ -47,6 +47,9 @@ struct SizeSearchSpec {
   // depend on the pages an array lies on (Hopper's L1: a staircase that differs from array to
   // array); pooled over places, the curve is the expected one and its rise starts at one size.
   std::uint32_t regions = 1;
+  // A level-2 target: per-load latencies under this were served by the level in front (random
+  // replacement there keeps some lines of any footprint) and are left out of every point. 0: none.
+  double served_in_front_below = 0;
 };
 
 struct SizeSearchResult {

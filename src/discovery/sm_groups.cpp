@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "analysis/inference.hpp"
 #include "discovery/measure.hpp"
@@ -18,6 +20,56 @@ device::InterferenceRequest two_sm_pair(const device::ChaseRequest& a,
   r.sm = sm_a;
   r.sm_b = sm_b;
   return r;
+}
+
+// A clean split of one round: the widest gap of at least `min_gap` between rises with every test
+// below it not significantly disturbed and every test above it significantly disturbed, whatever
+// the height of the upper side (a segment of few ways loses only part of A's lines to an SM of
+// its own). The middle of that gap, or nullopt.
+std::optional<double> clean_split(const std::vector<analysis::DisturbanceResult>& found,
+                                  double min_gap) {
+  if (min_gap <= 0 || found.size() < 2) return std::nullopt;
+  std::vector<std::pair<double, bool>> tests;
+  for (const auto& d : found) tests.emplace_back(d.effect, d.disturbed);
+  std::sort(tests.begin(), tests.end());
+  std::optional<double> cut;
+  double widest = 0;
+  for (std::size_t i = 1; i < tests.size(); ++i) {
+    const double gap = tests[i].first - tests[i - 1].first;
+    if (gap < min_gap || gap <= widest) continue;
+    const auto below = tests.begin() + static_cast<std::ptrdiff_t>(i);
+    const bool clean = std::none_of(tests.begin(), below, [](const auto& t) { return t.second; }) &&
+                       std::all_of(below, tests.end(), [](const auto& t) { return t.second; });
+    if (!clean) continue;
+    widest = gap;
+    cut = (tests[i].first + tests[i - 1].first) / 2;
+  }
+  return cut;
+}
+
+// The rise this round's tests must reach: effect_cut's where some test reaches it, else a clean
+// split of the round, else the cut an earlier round split at (the level that SMs sharing the
+// segment reached there holds for the SMs left), else `min_effect`. `learned` keeps the last
+// split.
+double round_cut(const std::vector<analysis::DisturbanceResult>& found, const SmGroupsSpec& spec,
+                 std::optional<double>& learned) {
+  std::vector<double> effects;
+  for (const auto& d : found) effects.push_back(d.effect);
+  const double cut = effect_cut(effects, spec.min_effect, spec.min_gap);
+  const bool reached = std::any_of(found.begin(), found.end(),
+                                   [&](const auto& d) { return d.disturbed && d.effect >= cut; });
+  if (spec.min_gap <= 0) return cut;
+  if (reached && cut > spec.min_effect) {
+    learned = cut;
+    return cut;
+  }
+  if (!reached) {
+    if (const auto split = clean_split(found, spec.min_gap)) {
+      learned = *split;
+      return *split;
+    }
+  }
+  return learned ? std::min(cut, *learned) : cut;
 }
 
 }  // namespace
@@ -47,6 +99,7 @@ SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec) 
   const std::size_t n = spec.sms.size();
   std::vector<int> group_of(n, -1);
   SmGroupsFound out;
+  std::optional<double> learned;
   for (std::size_t round = 0; round < (spec.all_rounds ? n : 1); ++round) {
     const auto it = std::find(group_of.begin(), group_of.end(), -1);
     if (it == group_of.end()) break;
@@ -65,12 +118,9 @@ SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec) 
     const auto result = ctx.interfere(batch);
     const auto beside_tiny = latencies(result.results.front());
     std::vector<analysis::DisturbanceResult> found;
-    std::vector<double> effects;
-    for (std::size_t i = 0; i < others.size() && i + 1 < result.results.size(); ++i) {
+    for (std::size_t i = 0; i < others.size() && i + 1 < result.results.size(); ++i)
       found.push_back(analysis::disturbance_test(beside_tiny, latencies(result.results[i + 1])));
-      effects.push_back(found.back().effect);
-    }
-    const double cut = effect_cut(effects, spec.min_effect, spec.min_gap);
+    const double cut = round_cut(found, spec, learned);
     for (std::size_t i = 0; i < found.size(); ++i) {
       const auto& d = found[i];
       ++out.decisions;

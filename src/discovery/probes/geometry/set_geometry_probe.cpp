@@ -1,12 +1,14 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <utility>
 
 #include "analysis/cache_geometry.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/geometry/geometry_probes.hpp"
 #include "discovery/probes/geometry/hit_classifier.hpp"
+#include "discovery/probes/geometry/translation_bound.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -17,6 +19,8 @@ constexpr int kBitsAboveLines = 4;       // strides tested beyond capacity / lin
 constexpr std::uint32_t kReplicas = 2;   // runs of each victim experiment, on different SMs
 constexpr std::uint32_t kPreambles = 3;  // unrelated evictions before an experiment: 0, 1, 3 passes
 constexpr std::uint64_t kElementBytes = 4;
+// The confidence of sets and index where the line is only a lower bound: below kEstablished.
+constexpr double kLineBoundConfidence = 0.45;
 
 // Where the loads of a victim experiment lie in its sequence.
 struct VictimLayout {
@@ -46,12 +50,12 @@ class SetGeometryProbe final : public Probe {
     const std::string& e = target.element;
     // The miss gap's latencies (miss_gap) and the capacity, line and gate of the cache.
     std::vector<Finding> reads;
-    if (target.space == device::Space::L2)
-      reads = {{"l2", &keys::nearLatency},
-               {"l2", &keys::farLatency},
-               {"l2", &keys::segmentCount},
-               {"dram", &keys::latency}};
-    else if (target.level > 1)
+    if (target.space == device::Space::L2) {
+      reads = translation_findings();
+      for (const Finding& f : {Finding{"l2", &keys::nearLatency}, Finding{"l2", &keys::farLatency},
+                               Finding{"l2", &keys::segmentCount}, Finding{"dram", &keys::latency}})
+        reads.push_back(f);
+    } else if (target.level > 1)
       reads = {{"l2", &keys::nearLatency},
                {target.inner, &keys::associativity},
                {target.inner, &keys::sets},
@@ -81,10 +85,8 @@ class SetGeometryProbe final : public Probe {
     const Input size = ctx.input(e, *g_.size_key);
     if (!size) return fail_all(ctx, "needs the capacity: " + size.why);
     std::vector<std::string> weaker;
-    // A level-2 cache has no line probe: its fetch granularity stands in (the whole line where a
-    // miss fills the line).
-    Input line = ctx.input(e, keys::lineSize);
-    if (!line) line = ctx.input(e, keys::fetchGranularity);
+    bool line_bound = false;  // the line is only known to be at least the front level's
+    const Input line = line_of(ctx, line_bound);
     if (!line || *line.value < kElementBytes)
       return fail_all(ctx, "needs the line size: " + line.why);
     const auto line_bytes = static_cast<std::uint64_t>(*line.value);
@@ -143,6 +145,7 @@ class SetGeometryProbe final : public Probe {
     put_index(ctx, index, evidence, method, confidence);
     put_ways_sets(ctx, index, evidence, method, confidence);
     replacement(ctx, index, line_bytes, *classifier, confidence);
+    if (line_bound) weaken_for_line(ctx, line_bytes);
   }
 
  private:
@@ -230,10 +233,10 @@ class SetGeometryProbe final : public Probe {
         batch.requests.push_back(
             placed(passes_request(g_.target.space, hit_lines, line_bytes, kGeometryPasses)));
       }
-      std::vector<std::size_t> asked;
+      std::vector<std::pair<std::size_t, std::uint64_t>> asked;  // search, lines
       for (std::size_t i = 0; i < searches.size(); ++i) {
         if (searches[i].done()) continue;
-        asked.push_back(i);
+        asked.emplace_back(i, searches[i].mid());
         batch.requests.push_back(
             placed(passes_request(g_.target.space, searches[i].mid(),
                                   std::uint64_t{1} << searches[i].bit, kGeometryPasses)));
@@ -246,10 +249,14 @@ class SetGeometryProbe final : public Probe {
         classifier = make_classifier(result.results[0], hit_lines, gap_cycles, why);
         if (!classifier) return why;
         k = 1;
+        bound_by_translation(ctx, searches, *classifier);
       }
-      for (const std::size_t i : asked) {
+      for (const auto& [i, n] : asked) {
         BitSearch& s = searches[i];
-        const std::uint64_t n = s.mid();
+        if (n > s.cap) {
+          ++k;  // past the translation bound: says nothing
+          continue;
+        }
         if (overflowed(result.results[k++], n, *classifier))
           s.hi = n;
         else
@@ -258,6 +265,22 @@ class SetGeometryProbe final : public Probe {
       ++steps;
     }
     return std::nullopt;
+  }
+
+  // The L2's chases also miss a TLB level that cannot hold their pages; where such a miss costs
+  // more than the hit/miss threshold allows, a count past what the level holds at that stride is
+  // bounded ("at least") rather than searched.
+  void bound_by_translation(const Context& ctx, std::vector<BitSearch>& searches,
+                            const HitClassifier& c) const {
+    if (g_.target.space != device::Space::L2) return;
+    const auto levels = translation_levels(ctx);
+    for (auto& s : searches) {
+      const std::uint64_t held = std::max(
+          s.lo, translated_lines(levels, std::uint64_t{1} << s.bit, c.threshold - c.hit_cycles));
+      if (held >= s.cap) continue;
+      s.cap = held;
+      s.hi = std::min(s.hi, held + 1);
+    }
   }
 
   // The capacity in lines at each stride searched; below the first stride tested a plain index
@@ -372,6 +395,43 @@ class SetGeometryProbe final : public Probe {
     return r;
   }
 
+  // The line the geometry divides by. A level-2 cache has no line probe: its fetch granularity
+  // stands in (the whole line where a miss fills the line), or the front level's line where the
+  // fetch is smaller or not measured (`bound`: the line is only known to be at least that). Where a
+  // line probe ran and failed, a fetch smaller than the line would multiply the sets: none then.
+  Input line_of(const Context& ctx, bool& bound) const {
+    const Target& t = g_.target;
+    Input line = ctx.input(t.element, keys::lineSize);
+    if (line || t.level == 1) return line;
+    line = ctx.input(t.element, keys::fetchGranularity);
+    const Input front = ctx.input(t.inner, keys::lineSize);
+    if (front && (!line || *line.value < *front.value)) {
+      bound = true;
+      return front;
+    }
+    return line;
+  }
+
+  void weaken_for_line(Context& ctx, std::uint64_t line_bytes) const {
+    const std::string why = "the line is only known to be at least the " + g_.target.inner +
+                            " line (" + std::to_string(line_bytes) +
+                            " B, this level's fetch being smaller or not measured): a larger "
+                            "line would leave fewer sets, indexed from a higher bit";
+    for (const auto* k : {&keys::sets, &keys::indexFunction})
+      weaken(ctx, g_.target.element, *k, why);
+  }
+
+  // Caps a finding's confidence under the level dependents use, saying why.
+  static void weaken(Context& ctx, const std::string& element, const model::Key& key,
+                     const std::string& why) {
+    const auto* found = ctx.get(element, key);
+    if (!found || !found->available()) return;
+    auto a = *found;
+    a.confidence = std::min(a.confidence.value_or(0), kLineBoundConfidence);
+    a.reason = a.reason.empty() ? why : a.reason + "; " + why;
+    ctx.put(element, key, std::move(a));
+  }
+
   void fail_all(Context& ctx, std::string why) const {  // a copy: `why` may lie in ctx
     for (const auto* k :
          {&keys::associativity, &keys::sets, &keys::indexFunction, &keys::replacementPolicy})
@@ -383,8 +443,9 @@ class SetGeometryProbe final : public Probe {
                  const std::string& method, double confidence) const {
     const std::string& e = g_.target.element;
     if (index.kind == IndexInference::Kind::Inconsistent) {
-      ctx.put(e, keys::indexFunction,
-              model::Attribute::unavailable(model::Source::Measured, "", index.why));
+      auto a = model::Attribute::unavailable(model::Source::Measured, "", index.why);
+      a.evidence = evidence;
+      ctx.put(e, keys::indexFunction, std::move(a));
       return;
     }
     std::string value;

@@ -103,14 +103,25 @@ model::Attribute mixed(double stored) {
           " % of the stored lines hit, neither all nor none");
 }
 
+// Whether the L1 probe measured that the L1 does not allocate on a store: then no store over
+// lines never loaded stayed in the L1, and every one went on to the L2. The share of the L1's
+// test that missed after the stores.
+std::optional<double> l1_passes_stores(const Context& ctx) {
+  const auto* a = ctx.get("l1", keys::writeAllocate);
+  if (!a || !a->available() || !a->value.is_boolean() || a->value.get<bool>()) return std::nullopt;
+  return a->confidence.value_or(0);
+}
+
 // Stores, then loads (device::Warmup::Store): one pass of plain global stores over lines the cache
 // has never loaded, then every line loaded once and timed. Loads that hit show that the stores
-// brought the lines in (write-allocate). The L2 probe stops there where the lines are missing:
-// stores pass the L1 first, which may have kept them.
+// brought the lines in (write-allocate). Where the lines are missing, stores passed the L1 first,
+// which may have kept them: the L2 does not allocate only where the L1 was measured not to
+// allocate on a store.
 class L2StoreProbe final : public Probe {
  public:
   L2StoreProbe() : Probe("l2.stores", {"l2"}) {
-    declare({{"l2", &keys::lineSize}}, {{"l2", &keys::writeAllocate}});
+    declare({{"l2", &keys::lineSize}, {"l1", &keys::writeAllocate}},
+            {{"l2", &keys::writeAllocate}});
   }
 
   void run(Context& ctx) override {
@@ -125,11 +136,18 @@ class L2StoreProbe final : public Probe {
       a = model::Attribute::measured(true, "", kAllocateMethod, t->stored);
     else if (t->stored > 1 - kClearShare)
       a = mixed(t->stored);
+    else if (const auto passed = l1_passes_stores(ctx))
+      a = model::Attribute::measured(
+          false, "",
+          kAllocateMethod +
+              "; the L1 was measured not to allocate on a store, so every store reached the L2",
+          std::min(1 - t->stored, *passed));
     else
       a = model::Attribute::unavailable(
           model::Source::Measured, "",
           "not established: stored lines were not in the L2 after the stores: no allocation on "
-          "a store, or a write-back L1 in front held them");
+          "a store, or a write-back L1 in front held them (the L1's write-allocate is not "
+          "measured as false)");
     if (t) a.evidence = t->evidence;
     ctx.put("l2", keys::writeAllocate, a);
   }

@@ -57,6 +57,10 @@ class FetchProbe final : public Probe {
     const FetchSweep fetch = sweep(ctx, first, std::nullopt);
     record_carveout(ctx, t_, fetch.conditions);
     auto a = attribute(fetch, kMethod, weaker);
+    if (t_.level > 1 && !a.available())
+      a.reason += "; the strides start at the " + t_.inner + " granularity (" +
+                  std::to_string(first) + " B), below which " + t_.inner +
+                  " serves the loads: a fetch under it cannot be seen";
     if (l2 && fetch.conditions.l2_fetch_limit_bytes)
       a.evidence["l2FetchLimitBytes"] = *fetch.conditions.l2_fetch_limit_bytes;
     ctx.put(t_.element, keys::fetchGranularity, std::move(a));

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <optional>
 
+#include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
@@ -23,7 +25,8 @@ class LatencyProbe final : public Probe {
          {t.element, &keys::size},
          {t.inner, &keys::size},
          {t.inner, &keys::lineSize},
-         {t.inner, &keys::fetchGranularity}},
+         {t.inner, &keys::fetchGranularity},
+         {t.inner, &keys::latency}},
         {{t.element, &keys::latency}, {t.element, &keys::latencyNs}, {t.element, &keys::carveout}});
   }
 
@@ -34,7 +37,8 @@ class LatencyProbe final : public Probe {
     };
     if (auto why = gate(ctx, t_)) return fail(*why);
     std::vector<std::string> weaker;
-    std::uint32_t stride = fetch_granularity_or(ctx, t_, 32, weaker);
+    // A level-2 target chases a line of the level in front apart (below).
+    std::uint32_t stride = t_.level == 1 ? fetch_granularity_or(ctx, t_, 32, weaker) : 0;
     const Input size = ctx.input(t_.element, keys::size);
     std::vector<std::uint64_t> footprints;
     if (t_.level == 1) {
@@ -84,7 +88,8 @@ class LatencyProbe final : public Probe {
     record_carveout(ctx, t_, result.conditions);
 
     const auto chains = std::span(result.results).first(per_load_first);
-    const auto latency = chain_latency(chains, chained);
+    const auto faster = t_.level > 1 ? front_hits(ctx, footprints, stride, weaker) : std::nullopt;
+    const auto latency = chain_latency(chains, chained, faster);
     if (!latency) return fail("the chains returned no timing");
     std::vector<double> per_load;
     double overhead = 0;
@@ -107,6 +112,47 @@ class LatencyProbe final : public Probe {
   }
 
  private:
+  // A level-2 target's chains still hit the level in front now and then where it replaces at
+  // random: per-load samples over each distinct footprint, clustered with an all-hit reference
+  // of the front level (half its size), give the share it served, which FasterHits takes out of
+  // each chain with the front level's latency. nullopt (said in `weaker`) where the front level's
+  // latency is not established or the device cannot run the batch (a replay without it).
+  std::optional<FasterHits> front_hits(Context& ctx, const std::vector<std::uint64_t>& footprints,
+                                       std::uint32_t stride,
+                                       std::vector<std::string>& weaker) const {
+    const Input front = ctx.input(t_.inner, keys::latency);
+    const Input front_size = ctx.input(t_.inner, keys::size);
+    if (!front || !front_size) return std::nullopt;
+    std::vector<std::uint64_t> distinct;
+    for (const auto f : footprints)
+      if (std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    std::vector<std::uint64_t> all{
+        round_up(static_cast<std::uint64_t>(*front_size.value / 2), stride)};
+    all.insert(all.end(), distinct.begin(), distinct.end());
+    for (const auto bytes : all)
+      batch.requests.push_back(chase_request(t_.space, bytes, stride, 2, 1024));
+    device::ChaseBatchResult result;
+    try {
+      ctx.expect_batches(1);
+      result = ctx.chase(batch);
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      weaker.push_back("the loads " + t_.inner +
+                       " still served are not taken out (the device "
+                       "could not run the per-load batch)");
+      return std::nullopt;
+    }
+    std::vector<std::vector<double>> samples;
+    for (const auto& r : result.results) samples.push_back(latencies(r));
+    FasterHits out;
+    out.cycles = *front.value;
+    for (std::size_t i = 1; i < samples.size(); ++i)
+      out.shares.push_back(analysis::share_in_level_of(samples.front(), samples[i]));
+    return out;
+  }
+
   Target t_;
 };
 

@@ -16,7 +16,11 @@ class SizeProbe final : public Probe {
   explicit SizeProbe(const Target& t) : Probe(probe_name(t, "size"), {t.element}), t_(t) {
     declare({{t.element, &keys::globalLoadsCached},
              {t.element, &keys::fetchGranularity},
-             {t.inner, &keys::size}},
+             {t.inner, &keys::size},
+             {t.inner, &keys::lineSize},
+             {t.inner, &keys::fetchGranularity},
+             {t.inner, &keys::latency},
+             {t.inner, &keys::missPenalty}},
             {{t.element, &keys::size}, {t.element, &keys::carveout}});
   }
 
@@ -29,7 +33,15 @@ class SizeProbe final : public Probe {
     std::vector<std::string> weaker;
     SizeSearchSpec spec;
     spec.space = t_.space;
-    spec.stride = fetch_granularity_or(ctx, t_, 32, weaker);
+    // A level-2 target's loads must each pass the level in front: at least one of its lines (its
+    // fetch where the line is not known) apart, whatever this level fetches.
+    const std::uint32_t front = t_.level > 1 ? inner_unit(ctx) : 0;
+    spec.stride = fetch_granularity_or(ctx, t_, std::max<std::uint32_t>(32, front), weaker);
+    if (spec.stride < front) {
+      weaker.push_back("steps of the " + t_.inner + " line (" + std::to_string(front) +
+                       " B), more than this level fetches");
+      spec.stride = front;
+    }
     spec.step = spec.stride;
     spec.carveout = carveout_for(ctx, t_);
     spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 32));
@@ -44,6 +56,7 @@ class SizeProbe final : public Probe {
       const Input inner = ctx.input(t_.inner, keys::size);
       if (inner) {
         spec.min_bytes = round_up(static_cast<std::uint64_t>(*inner.value * 1.5), spec.step);
+        spec.served_in_front_below = front_hit_threshold(ctx);
       } else {
         ctx.put(t_.element, keys::size,
                 model::Attribute::unavailable(model::Source::Measured, "B",
@@ -90,6 +103,25 @@ class SizeProbe final : public Probe {
   }
 
  private:
+  // Half-way from the level in front's per-load hit latency (its latency probe's evidence) to a
+  // miss there (its miss penalty above it): loads under it were that level's hits. 0 where
+  // either is not established.
+  double front_hit_threshold(const Context& ctx) const {
+    const auto* hit = ctx.get(t_.inner, keys::latency);
+    const Input penalty = ctx.input(t_.inner, keys::missPenalty);
+    if (!hit || !hit->available() || !penalty || !hit->evidence.is_object()) return 0;
+    const auto per_load = hit->evidence.find("perLoad");
+    if (per_load == hit->evidence.end() || !per_load->is_object()) return 0;
+    const double median = per_load->value("median", 0.0);
+    return median > 0 ? median + *penalty.value / 2 : 0;
+  }
+
+  std::uint32_t inner_unit(const Context& ctx) const {
+    Input unit = ctx.input(t_.inner, keys::lineSize);
+    if (!unit) unit = ctx.input(t_.inner, keys::fetchGranularity);
+    return unit && *unit.value >= 1 ? static_cast<std::uint32_t>(*unit.value) : 0;
+  }
+
   Target t_;
 };
 

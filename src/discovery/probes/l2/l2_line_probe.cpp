@@ -14,6 +14,9 @@ namespace {
 // The swept array exceeds one segment by this factor.
 constexpr double kOversize = 1.5;
 constexpr std::uint32_t kMaxLine = 2048;
+// The least miss share the thrashing side must reach: a random-replacement segment 1.5 times
+// overfilled still misses about half its loads; under this, no side thrashes.
+constexpr double kMinPeak = 0.2;
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
@@ -21,10 +24,10 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 // granularity up. While the stride is below a line every line is touched and the segment thrashes
 // (at strides under a line only the first load of a line may leave it); once the stride passes
 // twice the line, 1.5 / 2.25 of the segment's lines are touched and the array fits. The line is
-// the largest p whose chase still misses in the majority. The 1/8 offset keeps the touched lines
-// spread over every set of a hashed index (a power-of-two stride would alias into a fraction of
-// them), and the wide oversize keeps the uneven per-set load of such an index from blurring the
-// two sides.
+// the largest p whose chase still misses in more than half the largest miss share. The 1/8 offset
+// keeps the touched lines spread over every set of a hashed index (a power-of-two stride would
+// alias into a fraction of them), and the wide oversize keeps the uneven per-set load of such an
+// index from blurring the two sides.
 class L2LineProbe final : public Probe {
  public:
   L2LineProbe() : Probe("l2.line", {"l2"}) {
@@ -65,11 +68,16 @@ class L2LineProbe final : public Probe {
                             {"segmentBytes", *segment.value},
                             {"candidates", lines},
                             {"missFraction", miss}};
-    // The largest candidate that misses in the majority, with only hits beyond it.
+    // The largest candidate that misses in more than half the largest share, with only hits
+    // beyond it. An LRU or FIFO segment misses every load below the line (the cut is then a
+    // half); a random-replacement one keeps part of every pass, so its peak is lower.
+    const double peak = *std::max_element(miss.begin(), miss.end());
+    const double cut = peak / 2;
     std::size_t last = miss.size();
     for (std::size_t i = 0; i < miss.size(); ++i)
-      if (miss[i] > 0.5) last = i;
-    if (last == miss.size()) return fail("no stride made the array thrash the segment", evidence);
+      if (miss[i] > cut) last = i;
+    if (peak < kMinPeak || last == miss.size())
+      return fail("no stride made the array thrash the segment", evidence);
     if (last + 1 == miss.size())
       return fail("the array still thrashes at " + std::to_string(lines.back() + lines.back() / 8) +
                       " B stride: the line is larger than " + std::to_string(kMaxLine) +
@@ -77,13 +85,14 @@ class L2LineProbe final : public Probe {
                   evidence);
     const double beyond =
         *std::max_element(miss.begin() + static_cast<std::ptrdiff_t>(last) + 1, miss.end());
-    // Sampling certainty of both sides of 0.5, scaled down where the two sides are not clearly
-    // apart (a gradual fall over several candidates).
+    // Sampling certainty of both sides of the cut, scaled down where the two sides are not
+    // clearly apart (a gradual fall over several candidates).
     const double n = static_cast<double>(samples[last].size());
-    const double z_miss = (miss[last] - 0.5) / std::sqrt(0.25 / n);
-    const double z_hit = (0.5 - beyond) / std::sqrt(0.25 / n);
+    const double sd = std::sqrt(cut * (1 - cut) / n);
+    const double z_miss = (miss[last] - cut) / sd;
+    const double z_hit = (cut - beyond) / sd;
     const double sampling = normal_cdf(z_miss) * normal_cdf(z_hit);
-    const double confidence = sampling * std::min(1.0, (miss[last] - beyond) / 0.5);
+    const double confidence = sampling * std::min(1.0, (miss[last] - beyond) / cut);
     auto a = model::Attribute::measured(lines[last], "B", "stride-sweep-past-segment", confidence);
     a.interval =
         model::Interval{static_cast<double>(lines[last]), static_cast<double>(lines[last]) * 2 - 1};

@@ -21,7 +21,10 @@ constexpr double kWarmShare = 0.55;
 // A's miss share must rise by half its loads; where a round's rises fall into two clusters at
 // least kMinGap apart, by the middle of that gap. Crowding alone costs part of A's oldest lines:
 // on an H200 in a whole --depth full run, 0.45-0.49 from SMs of the other segment against
-// 0.90-0.94 from SMs of its own (0 and 1 on the H100, and in runs of the probe alone).
+// 0.90-0.94 from SMs of its own (0 and 1 on the H100, and in runs of the probe alone). Where no
+// rise reaches half, a clean split (undisturbed below the gap, significantly disturbed above)
+// decides, and its cut holds for later rounds: an L2 of few ways loses only part of A's lines
+// to an SM of its own segment.
 constexpr double kMinEffect = 0.5;
 constexpr double kMinGap = 0.25;
 
@@ -140,8 +143,9 @@ class L2SegmentOfSmProbe final : public Probe {
         n, "",
         "two-SM interference in the L2: one SM of each " + u.kind +
             " and a reference SM each warm 0.55 of a segment; a significant rise of the "
-            "reference's misses (by half its loads, or past the widest gap between the round's "
-            "rises) "
+            "reference's misses (by half its loads, past the widest gap between the round's "
+            "rises, or past a clean split of undisturbed and disturbed tests, which holds for "
+            "later rounds) "
             "puts both in one segment, "
             "round after round; the other SMs of a " +
             u.kind + " follow its tested SM",
