@@ -159,6 +159,7 @@ void write_html(std::ostream& out, const model::Report& r) {
 class HtmlWriter final : public Writer {
  public:
   std::string_view name() const override { return "html"; }
+  bool terminal_text() const override { return false; }
   std::string_view extension() const override { return ".html"; }
   void write(std::ostream& out, const model::Report& report) const override {
     write_html(out, report);
