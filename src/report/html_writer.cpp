@@ -1,6 +1,7 @@
 #include <sstream>
 #include <string>
 
+#include "model/printable.hpp"
 #include "report/format.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_plots.hpp"
@@ -13,9 +14,11 @@
 namespace gputopo::report {
 namespace {
 
+// HTML's own escapes, after control characters (a device name's escape sequence) are written as
+// text (\x1b), so that the page printed to a terminal moves no cursor.
 std::string escape_html(const std::string& text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : model::printable(text)) {
     switch (c) {
       case '&':
         out += "&amp;";

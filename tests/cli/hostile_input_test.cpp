@@ -327,6 +327,9 @@ TEST(HostileInput, ADeviceNameIsEscapedOnTheTerminal) {
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << format;
     EXPECT_NE(r.out.find("Evil\\x1b]0;owned\\x07GPU"), std::string::npos) << format << r.out;
   }
+  const ProcessResult page = gputopo({"report", "--sim", config, "-q", "--only", "l1.latency"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_EQ(page.out.find('\x1b'), std::string::npos);
   const ProcessResult as_json = gputopo({"--sim", config, "-q", "info", "--json"});
   EXPECT_EQ(Doc::parse(as_json.out)["device"]["name"]["value"], "Evil\x1b]0;owned\x07GPU");
 }
