@@ -88,6 +88,7 @@ class GPUTOPO_API Device {
   static Device simulated(const std::string& preset_or_file, std::uint64_t seed = 1);
   static Device recording(const std::string& directory);  // answers from a --raw recording
 
+  // A Device moved from holds nothing: its name(), info() and discover() throw Error (Usage).
   Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept;
   ~Device();
@@ -99,6 +100,7 @@ class GPUTOPO_API Device {
  private:
   struct Impl;
   explicit Device(std::unique_ptr<Impl> impl);
+  Impl& impl() const;  // throws Error (Usage) on a Device moved from
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,7 +1,6 @@
 #include "analysis/cluster_occupancy.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace gputopo::analysis {
 namespace {
@@ -10,26 +9,35 @@ struct Search {
   const SmGroups& fixed;
   const SmGroups& loose;
   const std::map<int, int>& counts;
-  std::vector<int> sizes;
   std::size_t limit;
   OccupancyFit fit;
   std::vector<int> target;
+  std::vector<int> unit_size;  // the fixed components', then the new units', as assigned so far
+  // For each loose group, whether a matching assignment put it in each unit.
+  std::vector<std::vector<char>> seen;
 
-  std::vector<int> unit_sizes(int new_units) const {
-    std::vector<int> s(fixed.size() + static_cast<std::size_t>(new_units), 0);
-    for (std::size_t i = 0; i < fixed.size(); ++i) s[i] = static_cast<int>(fixed[i].size());
-    for (std::size_t i = 0; i < loose.size(); ++i)
-      s[static_cast<std::size_t>(target[i])] += static_cast<int>(loose[i].size());
-    return s;
+  bool matches(std::size_t units) const {
+    for (const auto& [k, n] : counts) {
+      if (k < 1) return false;
+      int at_once = 0;
+      for (std::size_t u = 0; u < units; ++u) at_once += unit_size[u] / k;
+      if (at_once != n) return false;
+    }
+    return true;
   }
 
   void check(int new_units) {
     ++fit.tried;
-    if (predicted_cluster_counts(unit_sizes(new_units), sizes) != counts) return;
+    const std::size_t units = fixed.size() + static_cast<std::size_t>(new_units);
+    if (!matches(units)) return;
+    ++fit.matching_count;
+    fit.most_new_units = std::max(fit.most_new_units, new_units);
+    for (std::size_t i = 0; i < loose.size(); ++i) seen[i][static_cast<std::size_t>(target[i])] = 1;
+    if (fit.matching.size() >= OccupancyFit::kKeptMatching) return;
     UnitAssignment a;
     a.target = target;
     a.units = fixed;
-    a.units.resize(fixed.size() + static_cast<std::size_t>(new_units));
+    a.units.resize(units);
     for (std::size_t i = 0; i < loose.size(); ++i) {
       auto& unit = a.units[static_cast<std::size_t>(target[i])];
       unit.insert(unit.end(), loose[i].begin(), loose[i].end());
@@ -47,9 +55,12 @@ struct Search {
     }
     if (i == loose.size()) return check(new_units);
     const int options = static_cast<int>(fixed.size()) + new_units + 1;
+    const int size = static_cast<int>(loose[i].size());
     for (int t = 0; t < options && fit.complete; ++t) {
       target[i] = t;
+      unit_size[static_cast<std::size_t>(t)] += size;
       assign(i + 1, std::max(new_units, t - static_cast<int>(fixed.size()) + 1));
+      unit_size[static_cast<std::size_t>(t)] -= size;
     }
   }
 };
@@ -70,15 +81,21 @@ std::map<int, int> predicted_cluster_counts(const std::vector<int>& unit_sizes,
 
 OccupancyFit fit_cluster_counts(const SmGroups& fixed, const SmGroups& loose,
                                 const std::map<int, int>& counts, std::size_t limit) {
-  Search s{fixed, loose, counts, {}, limit, {}, std::vector<int>(loose.size(), 0)};
-  for (const auto& [k, n] : counts) s.sizes.push_back(k);
+  const std::size_t most_units = fixed.size() + loose.size();
+  Search s{fixed,
+           loose,
+           counts,
+           limit,
+           {},
+           std::vector<int>(loose.size(), 0),
+           std::vector<int>(most_units, 0),
+           std::vector<std::vector<char>>(loose.size(), std::vector<char>(most_units, 0))};
+  for (std::size_t i = 0; i < fixed.size(); ++i) s.unit_size[i] = static_cast<int>(fixed[i].size());
   s.assign(0, 0);
   s.fit.targets_of_loose.assign(loose.size(), {});
-  for (std::size_t i = 0; i < loose.size(); ++i) {
-    std::set<int> seen;
-    for (const auto& a : s.fit.matching) seen.insert(a.target[i]);
-    s.fit.targets_of_loose[i].assign(seen.begin(), seen.end());
-  }
+  for (std::size_t i = 0; i < loose.size(); ++i)
+    for (std::size_t t = 0; t < most_units; ++t)
+      if (s.seen[i][t]) s.fit.targets_of_loose[i].push_back(static_cast<int>(t));
   return s.fit;
 }
 

@@ -27,7 +27,13 @@ struct UnitAssignment {
   SmGroups units;  // the resulting units, fixed ones first (in their order), then the new ones
 };
 struct OccupancyFit {
-  std::vector<UnitAssignment> matching;  // assignments whose predicted counts equal `counts`
+  // The first kKeptMatching assignments whose predicted counts equal `counts`, and how many did:
+  // on a GPU of hundreds of SMs whose clusters tie few of them, nearly every one of the `limit`
+  // tried matches, and keeping each would take gigabytes.
+  static constexpr std::size_t kKeptMatching = 8;
+  std::vector<UnitAssignment> matching;
+  std::size_t matching_count = 0;
+  int most_new_units = 0;  // the most units of loose groups alone in a matching assignment
   std::size_t tried = 0;
   bool complete = true;  // false when `limit` stopped the search
   // For each loose group: the targets it takes across the matching assignments.

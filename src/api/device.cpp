@@ -103,24 +103,32 @@ Device Device::recording(const std::string& directory) {
   });
 }
 
-std::string Device::name() const { return impl_->device->info().name.value.value_or(""); }
+Device::Impl& Device::impl() const {
+  if (!impl_)
+    throw Error(Error::Kind::Usage,
+                "gputopo::Device: this Device was moved from; use the one it was moved to");
+  return *impl_;
+}
+
+std::string Device::name() const { return impl().device->info().name.value.value_or(""); }
 
 Report Device::info() const {
-  return make_report(model::make_info_report(impl_->device->info()), impl_->replayed);
+  return make_report(model::make_info_report(impl().device->info()), impl().replayed);
 }
 
 Report Device::discover(const DiscoverOptions& options) {
+  Impl& me = impl();
   return translated([&] {
     discovery::Options o;
     o.only.insert(options.only.begin(), options.only.end());
     o.time_budget_s = options.time_budget_s;
     if (options.full_depth) o.depth = discovery::Depth::Full;
-    if (impl_->simulated || impl_->replayed) o.retry_backoff_s = 0;
+    if (me.simulated || me.replayed) o.retry_backoff_s = 0;
     CallbackProgress progress(options.on_progress);
-    const auto result = discovery::discover(*impl_->device, o, progress, nullptr);
-    model::Report base = model::make_info_report(impl_->device->info());
-    base.simulated = base.simulated || impl_->simulated;
-    return make_report(discovery::with_result(std::move(base), result), impl_->replayed);
+    const auto result = discovery::discover(*me.device, o, progress, nullptr);
+    model::Report base = model::make_info_report(me.device->info());
+    base.simulated = base.simulated || me.simulated;
+    return make_report(discovery::with_result(std::move(base), result), me.replayed);
   });
 }
 

@@ -15,6 +15,7 @@
 #include "discovery/discover.hpp"
 #include "host/locality.hpp"
 #include "model/info_report.hpp"
+#include "model/printable.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -95,11 +96,12 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
   }
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];
-    out << fmt::format("GPU {}: {}, compute capability {}.{}, {}{}{}{}\n", d.index, d.name,
-                       d.cc_major, d.cc_minor,
-                       report::format_bytes(static_cast<double>(d.memory_bytes)),
-                       d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id,
-                       simulated ? " (SIMULATED: " + *o.sim + ")" : "", locality_text(where[i]));
+    out << model::printable(fmt::format(
+               "GPU {}: {}, compute capability {}.{}, {}{}{}{}", d.index, d.name, d.cc_major,
+               d.cc_minor, report::format_bytes(static_cast<double>(d.memory_bytes)),
+               d.pci_bus_id.empty() ? "" : ", PCI " + d.pci_bus_id,
+               simulated ? " (SIMULATED: " + *o.sim + ")" : "", locality_text(where[i])))
+        << "\n";
   }
   return 0;
 }
@@ -158,8 +160,8 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
     return session.finish(std::move(partial), RunStatus::Failed);
   }
   RunStatus status = RunStatus::Complete;
-  if (result.failed && opened.cut_short) {
-    // The run that made the recording was interrupted; its replay ends where it did.
+  if (opened.cut_short) {
+    // The run that made the recording stopped early; its replay ends where it did.
     status = RunStatus::Interrupted;
     result.warnings.push_back("recording cut short: " + *o.replay_dir +
                               " ends where the run that made it stopped");

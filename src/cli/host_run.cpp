@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -15,6 +16,7 @@
 #include "discovery/discover.hpp"
 #include "files/atomic_file.hpp"
 #include "model/info_report.hpp"
+#include "model/printable.hpp"
 #include "report/host_text.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -83,15 +85,24 @@ std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& option
   std::vector<std::exception_ptr> errors(h.gpus.size());
   for (const auto& group : groups) {
     std::vector<std::thread> threads;
-    for (std::size_t i : group)
-      threads.emplace_back([&, i] {
-        try {
-          runs[i] = discover_one(*h.gpus[i], options, interrupted);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-    for (auto& t : threads) t.join();
+    const auto join_all = [&] {
+      for (auto& t : threads) t.join();
+    };
+    try {
+      for (std::size_t i : group)
+        threads.emplace_back([&, i] {
+          try {
+            runs[i] = discover_one(*h.gpus[i], options, interrupted);
+          } catch (...) {
+            errors[i] = std::current_exception();
+          }
+        });
+    } catch (const std::system_error&) {
+      // No thread for a GPU (a process limit): the ones started end, then the error is the run's.
+      join_all();
+      throw;
+    }
+    join_all();
   }
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
@@ -194,12 +205,14 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   if (o.json || (o.format && *o.format == "json")) {
     out << report::to_json_text(doc);
   } else {
+    std::ostringstream text;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      out << fmt::format("=== GPU {} ({}) ===\n", i, runs[i].status);
-      report::find_writer("text")->write(out, runs[i].report);
-      out << "\n";
+      text << fmt::format("=== GPU {} ({}) ===\n", i, runs[i].status);
+      report::find_writer("text")->write(text, runs[i].report);
+      text << "\n";
     }
-    report::write_host_text(out, doc["host"]);
+    report::write_host_text(text, doc["host"]);
+    out << model::printable_lines(text.str());
   }
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (runs[i].status == "failed")

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
@@ -17,7 +18,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from a si
 // Posted by the handler (sem_post is async-signal-safe) to wake the watchdog.
 sem_t g_signalled;
 std::mutex g_last_words_mutex;
-std::function<void()> g_last_words;
+std::function<bool()> g_last_words;
 
 extern "C" void on_signal(int signal) {
   if (g_interrupted.exchange(true)) {
@@ -32,10 +33,17 @@ void watchdog(std::chrono::milliseconds grace) {
   while (sem_wait(&g_signalled) != 0 && errno == EINTR) {
   }
   std::this_thread::sleep_for(grace);
+  bool reported = false;
   {
     std::lock_guard lock(g_last_words_mutex);
-    if (g_last_words) g_last_words();
+    if (g_last_words) reported = g_last_words();
   }
+  // Before the run had anything to write (a GPU still starting), the end is still said.
+  if (!reported)
+    std::cerr << "gputopo: interrupted: the run did not stop within "
+              << std::chrono::duration<double>(grace).count()
+              << " s after the signal (the GPU still starting, or a measurement that does not "
+                 "return); ended without a report\n";
   std::_Exit(kExitMeasurement);
 }
 
@@ -51,13 +59,14 @@ const std::atomic<bool>& install_interrupt_handler(std::chrono::milliseconds gra
     action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
     return true;
   }();
   (void)installed;
   return g_interrupted;
 }
 
-void set_last_words(std::function<void()> last_words) {
+void set_last_words(std::function<bool()> last_words) {
   std::lock_guard lock(g_last_words_mutex);
   g_last_words = std::move(last_words);
 }

@@ -202,6 +202,7 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
              discovery::selectable_names(discovery::registered_probes(device::DeviceInfo{})) +
              ", or a probe such as l1.size); what they depend on runs too")
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->type_name("LIST");
   app.add_option("--carveout", t.carveout,
                  "shared-memory carve-out (percent) the L1-family caches are measured under, or "
@@ -238,6 +239,11 @@ std::optional<std::string> read_numbers(const CLI::App& app, const Typed& t, Opt
     o.all_devices = true;
   else if (auto v = whole_number<int>(t.device, 0, std::numeric_limits<int>::max()))
     o.device = *v;
+  else if (!t.device.empty() && t.device.find_first_not_of("0123456789") == std::string::npos)
+    throw device::Error(device::Error::Kind::NoDevice,
+                        "-d " + t.device +
+                            ": GPU index out of range (beyond any host, whose "
+                            "indexes end below 2147483648; gputopo list shows this host's GPUs)");
   else
     return "-d " + t.device + ": expected a GPU index, a whole number from 0, or all";
   if (auto v = whole_number<std::uint64_t>(t.seed, 0, std::numeric_limits<std::uint64_t>::max()))
@@ -291,7 +297,10 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
   if (sub.check->parsed()) {
     o.command = Command::Check;
     if (app.count("--format") > 0) return "--format does not apply to check (--json does)";
-    if (!t.reference.empty()) o.reference = t.reference;
+    if (sub.check->count("--reference") > 0) {
+      if (t.reference.empty()) return "--reference needs a file (an empty name is not one)";
+      o.reference = t.reference;
+    }
   }
   if (sub.compare->parsed()) {
     o.command = Command::Compare;
@@ -302,7 +311,7 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
       if (app.count(name) > 0) return std::string(name) + " does not apply to compare";
   }
   if (o.command != Command::Compare && o.command != Command::Check) return std::nullopt;
-  if (!t.tolerance.empty()) {
+  if ((sub.check->parsed() ? sub.check : sub.compare)->count("--tolerance") > 0) {
     const auto v = decimal(t.tolerance);
     if (!v || *v < 0 || *v > 100)
       return "--tolerance " + t.tolerance + ": expected a percentage from 0 to 100";
@@ -314,17 +323,29 @@ std::optional<std::string> read_compare(const CLI::App& app, const Subcommands& 
 
 // report into `o`: the HTML page to -o FILE (the summary on stdout) or else to stdout, from the GPU
 // or from the recording DIR; what is wrong when an option does not apply.
-std::optional<std::string> read_report(const CLI::App& app, const Typed& t, Options& o) {
+std::optional<std::string> read_report(const CLI::App& app, const CLI::App& report, const Typed& t,
+                                       Options& o) {
   if (app.count("--json") > 0 || app.count("--format") > 0)
     return "report writes HTML: --json and --format do not apply";
   o.command = Command::Report;
   o.format = "html";
   if (app.count("--output") > 0) o.stdout_format = "text";
-  if (!t.replay.empty()) {
+  if (report.count("DIR") > 0) {
+    if (t.replay.empty()) return "report DIR: an empty name is not a directory";
     if (app.count("--sim") > 0 || app.count("--raw") > 0)
       return "report DIR answers from a recording: --sim and --raw do not apply";
     o.replay_dir = t.replay;
   }
+  return std::nullopt;
+}
+
+// tree into `o`: stdout drawn as a tree, which --json and --format would replace.
+std::optional<std::string> read_tree(const CLI::App& app, const Typed& t, Options& o) {
+  if (app.count("--json") > 0 || app.count("--format") > 0)
+    return "tree draws stdout as a tree: --json and --format do not apply (-o FILE takes the JSON "
+           "report)";
+  o.command = Command::Tree;
+  o.stdout_format = t.full ? "tree-full" : "tree";
   return std::nullopt;
 }
 
@@ -374,6 +395,18 @@ std::optional<std::string> check_only(const Options& o) {
   return std::nullopt;
 }
 
+// `--name=` with nothing after the '=': CLI11 would take the next argument as the value.
+std::optional<std::string> empty_attached_value(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 3 && arg.starts_with("--") && arg.back() == '=' &&
+        arg.find('=') == arg.size() - 1)
+      return std::string(arg) + ": an empty value (give one after the '=')";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 discovery::Options discovery_options(const Options& o, bool no_backoff) {
@@ -398,6 +431,10 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
       "no GPU is present).",
       "gputopo"};
   const Subcommands sub = declare(app, o, t);
+  if (auto why = empty_attached_value(argc, argv)) {
+    err << "gputopo: " << model::printable(*why) << " (see gputopo --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -420,7 +457,12 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   };
   if (auto why = read_info_or_list(app, sub, o)) return usage(*why);
   if (auto why = read_compare(app, sub, t, o)) return usage(*why);
-  if (auto why = read_numbers(app, t, o)) return usage(*why);
+  try {
+    if (auto why = read_numbers(app, t, o)) return usage(*why);
+  } catch (const device::Error& e) {  // an index no host has
+    err << "gputopo: " << e.what() << "\n";
+    return {std::nullopt, exit_code_for(e.kind())};
+  }
   if (auto why = check_only(o)) return usage(*why);
   if (sub.analyze->parsed()) {
     if (app.count("--sim") > 0 || app.count("--raw") > 0) {
@@ -431,15 +473,10 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     o.replay_dir = t.replay;
   }
   if (sub.report->parsed()) {
-    if (auto why = read_report(app, t, o)) return usage(*why);
+    if (auto why = read_report(app, *sub.report, t, o)) return usage(*why);
   }
   if (sub.tree->parsed()) {
-    if (app.count("--json") > 0 || app.count("--format") > 0)
-      return usage(
-          "tree draws stdout as a tree: --json and --format do not apply (-o FILE "
-          "takes the JSON report)");
-    o.command = Command::Tree;
-    o.stdout_format = t.full ? "tree-full" : "tree";
+    if (auto why = read_tree(app, t, o)) return usage(*why);
   }
   if (o.all_devices &&
       (o.command == Command::Analyze || o.command == Command::Tree || o.command == Command::Info ||
@@ -448,6 +485,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
   if (app.count("--output") > 0) {
+    if (t.output.empty()) return usage("-o needs a file name (an empty name is not one)");
     if (std::string why = files::why_not_writable(t.output); !why.empty()) {
       err << "gputopo: " << model::printable("-o " + t.output + ": " + why) << "\n";
       return {std::nullopt, kExitUsage};

@@ -12,6 +12,14 @@
 
 namespace gputopo::cli {
 
+std::string system_refused(const std::system_error& e) {
+  if (e.code() != std::errc::resource_unavailable_try_again &&
+      e.code() != std::errc::not_enough_memory)
+    return "system error: " + model::printable(e.what());
+  return "the system refused a thread or other resource (" + model::printable(e.what()) +
+         "): raise the process limits (ulimit -u, ulimit -v) or free memory";
+}
+
 int run_command(const Options& o, std::ostream& out, std::ostream& err,
                 const std::atomic<bool>& interrupted) {
   try {
@@ -45,6 +53,9 @@ int run_command(const Options& o, std::ostream& out, std::ostream& err,
   } catch (const UsageError& e) {
     err << "gputopo: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::system_error& e) {
+    err << "gputopo: " << system_refused(e) << "\n";
+    return kExitMeasurement;
   } catch (const std::exception& e) {
     err << "gputopo: unexpected error: " << model::printable(e.what()) << "\n";
     return kExitMeasurement;

@@ -40,18 +40,20 @@ Session::Session(const Options& options, std::ostream& out, std::ostream& err)
     outputs_.add_stream(options_.stdout_format ? *report::find_writer(*options_.stdout_format)
                                                : *format(options_.json ? "json" : "text"),
                         out_);
-  set_last_words([this] { last_words(); });
+  set_last_words([this] { return last_words(); });
 }
 
 Session::~Session() { set_last_words({}); }
 
-void Session::last_words() {
+bool Session::last_words() {
   std::unique_lock lock(mutex_, std::chrono::seconds(1));
-  if (!lock.owns_lock() || finished_) return;
+  if (!lock.owns_lock()) return false;
+  if (finished_) return true;
   model::Report report = latest_;
   report.warnings.push_back(
       "the run was ended: a measurement did not stop within the grace period after the signal");
   finish_locked(std::move(report), RunStatus::Interrupted);
+  return true;
 }
 
 void Session::set_device(int index, const std::string& sim) {

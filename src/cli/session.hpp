@@ -52,7 +52,7 @@ class Session {
 
  private:
   int finish_locked(model::Report report, RunStatus status);
-  void last_words();
+  bool last_words();  // false when nothing could be written
 
   const Options& options_;
   std::ostream& out_;

@@ -7,6 +7,7 @@
 #include "discovery/guard.hpp"
 #include "discovery/plan.hpp"
 #include "discovery/registry.hpp"
+#include "model/plausibility.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -232,6 +233,7 @@ model::Report with_result(model::Report base, const Result& result) {
   model::merge(base.memory, result.memory);
   base.warnings.insert(base.warnings.end(), result.warnings.begin(), result.warnings.end());
   base.sweeps = result.sweeps;
+  model::refuse_implausible(base);
   return base;
 }
 

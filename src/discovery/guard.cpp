@@ -61,7 +61,9 @@ std::vector<std::string> drifts(const ControlValues& reference, const ControlVal
   for (std::size_t i = 0; i < kControls; ++i) {
     if (!reference[i] || !now[i] || *reference[i] <= 0) continue;
     const double change = *now[i] / *reference[i] - 1;
-    const double limit = std::max(kNoiseMultiple * spread[i].value_or(0), kControlSpecs[i].floor);
+    // A latency of a cycle or two moves by a whole step of the resolution without any cause.
+    const double limit = std::max({kNoiseMultiple * spread[i].value_or(0), kControlSpecs[i].floor,
+                                   kControlSpecs[i].resolution / *reference[i]});
     if (std::abs(change) > limit)
       out.push_back(fmt::format("{} {:.4g} vs {:.4g} at the start ({:+.0f} %)",
                                 kControlSpecs[i].name, *now[i], *reference[i], 100 * change));

@@ -20,10 +20,11 @@ using ControlValues = std::array<std::optional<double>, kControls>;
 
 struct ControlSpec {
   const char* name;
-  double floor;  // the least relative drift counted, whatever the noise
+  double floor;       // the least relative drift counted, whatever the noise
+  double resolution;  // the least step of the value (a chase's cycles are whole numbers)
 };
 inline constexpr std::array<ControlSpec, kControls> kControlSpecs{
-    {{"L1 chase", 0.05}, {"L2 chase", 0.05}, {"L2 stream", 0.15}}};
+    {{"L1 chase", 0.05, 1}, {"L2 chase", 0.05, 1}, {"L2 stream", 0.15, 0}}};
 // A drift counts when it exceeds this many times the control's own spread at the start.
 inline constexpr double kNoiseMultiple = 4;
 // Another process using more than this share of the SMs (percent) makes the GPU busy.
@@ -41,7 +42,8 @@ inline constexpr int kBaselineRepeats = 3;
 std::optional<std::string> busy_reason(const device::DeviceState& now,
                                        const std::optional<std::uint64_t>& ecc_at_start);
 
-// The controls that drifted from `reference` beyond max(kNoiseMultiple x spread, floor), each
+// The controls that drifted from `reference` beyond max(kNoiseMultiple x spread, floor, one step
+// of the resolution), each
 // as "L2 chase 412 vs 281 (+47 %)"; `spread` is relative to the reference.
 std::vector<std::string> drifts(const ControlValues& reference, const ControlValues& spread,
                                 const ControlValues& now);

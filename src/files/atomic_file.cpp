@@ -60,6 +60,16 @@ void remove_stale_temps(const std::string& path) {
   }
 }
 
+// The permissions of the file written: those of the file it replaces (a private 0600 report stays
+// private), else an ordinary file's (0666 less the umask); mkstemp creates 0600.
+mode_t mode_for(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 0777;
+  const mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
 }  // namespace
 
 std::string why_not_writable(const std::string& path) {
@@ -111,10 +121,7 @@ void write_file_atomically(const std::string& path, std::initializer_list<std::s
       written += static_cast<std::size_t>(n);
     }
   }
-  // mkstemp creates 0600; a report is an ordinary file (0666 less the umask).
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0) abandon("chmod failed");
+  if (fchmod(fd, mode_for(path)) != 0) abandon("chmod failed");
   if (how.sync && fsync(fd) != 0) abandon("fsync failed");
   if (close(fd) != 0) {
     int error = errno;

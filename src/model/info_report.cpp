@@ -7,6 +7,7 @@
 #include "model/device_facts.hpp"
 #include "model/dram_peak.hpp"
 #include "model/keys.hpp"
+#include "model/plausibility.hpp"
 #include "model/vendor.hpp"
 
 namespace gputopo::model {
@@ -41,17 +42,28 @@ Element& element(std::vector<Element>& memory, std::string_view key) {
 }
 
 // Theoretical peak from the API's double-data-rate memory clock and bus width.
-Attribute peak_bandwidth(const AttributeList& dram) {
+Attribute peak_bandwidth(const AttributeList& dram, bool amd) {
   const Attribute* clock = find(dram, keys::clock.str());
   const Attribute* width = find(dram, keys::busWidth.str());
   if (clock == nullptr || width == nullptr || !clock->value.is_number() ||
       !width->value.is_number())
     return Attribute::unavailable(Source::Derived, "GB/s",
                                   "needs the memory clock and bus width from the API");
-  Attribute a = Attribute::api(
-      peak_dram_gbps(clock->value.get<double>(), width->value.get<double>()), "GB/s");
+  const double mhz = clock->value.get<double>();
+  const double bits = width->value.get<double>();
+  Attribute a = Attribute::api(peak_dram_gbps(mhz, bits), "GB/s");
   a.source = Source::Derived;
   a.method = "2 * dram.clock * dram.busWidth / 8";
+  // The API gives the clock in whole MHz: the peak is known to half a MHz. AMD's drivers give
+  // HBM3's clock at a quarter of its data rate (the MI300X: 1300 MHz, 5.2 GT/s), HBM2e's at a
+  // half: the peak may be twice this.
+  a.interval = Interval{peak_dram_gbps(mhz - 0.5, bits), peak_dram_gbps(mhz + 0.5, bits)};
+  if (amd) {
+    a.interval->hi *= 2;
+    a.reason =
+        "AMD: the driver's memory clock may be a quarter of the data rate (HBM3), so the "
+        "peak may be twice this";
+  }
   return a;
 }
 }  // namespace
@@ -71,7 +83,9 @@ Report make_info_report(const DeviceInfo& info) {
   }
   for (auto& e : r.memory)
     if (e.key == "dram")
-      e.attributes.emplace_back(keys::peakBandwidth.str(), peak_bandwidth(e.attributes));
+      e.attributes.emplace_back(keys::peakBandwidth.str(),
+                                peak_bandwidth(e.attributes, is_amd(info)));
+  refuse_implausible(r);
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "model/printable.hpp"
 
+#include <algorithm>
+
 namespace gputopo::model {
 namespace {
 
@@ -56,6 +58,18 @@ std::string printable(std::string_view text) {
       out += kHex[byte >> 4];
       out += kHex[byte & 0xf];
     }
+  }
+  return out;
+}
+
+std::string printable_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += printable(text.substr(start, end - start));
+    if (end < text.size()) out += '\n';
+    start = end + 1;
   }
   return out;
 }

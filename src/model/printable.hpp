@@ -10,4 +10,7 @@ namespace gputopo::model {
 // a JSON key prints as one line of valid UTF-8 and moves no cursor.
 std::string printable(std::string_view text);
 
+// `text` of several lines made printable line by line: its line ends are kept.
+std::string printable_lines(std::string_view text);
+
 }  // namespace gputopo::model

@@ -1,6 +1,7 @@
 #include <sstream>
 #include <string>
 
+#include "model/printable.hpp"
 #include "report/format.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_plots.hpp"
@@ -13,9 +14,11 @@
 namespace gputopo::report {
 namespace {
 
+// HTML's own escapes, after control characters (a device name's escape sequence) are written as
+// text (\x1b), so that the page printed to a terminal moves no cursor.
 std::string escape_html(const std::string& text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : model::printable(text)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -159,6 +162,7 @@ void write_html(std::ostream& out, const model::Report& r) {
 class HtmlWriter final : public Writer {
  public:
   std::string_view name() const override { return "html"; }
+  bool terminal_text() const override { return false; }
   std::string_view extension() const override { return ".html"; }
   void write(std::ostream& out, const model::Report& report) const override {
     write_html(out, report);

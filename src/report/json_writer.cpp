@@ -38,6 +38,7 @@ namespace {
 class JsonWriter final : public Writer {
  public:
   std::string_view name() const override { return "json"; }
+  bool terminal_text() const override { return false; }
   std::string_view extension() const override { return ".json"; }
   void write(std::ostream& out, const model::Report& report) const override {
     out << to_json_text(report);

@@ -252,6 +252,7 @@ namespace {
 class Mt4gWriter final : public Writer {
  public:
   std::string_view name() const override { return "mt4g"; }
+  bool terminal_text() const override { return false; }
   std::string_view extension() const override { return ".mt4g.json"; }
   void write(std::ostream& out, const model::Report& report) const override {
     out << to_mt4g(report).dump(4, ' ', false, Json::error_handler_t::replace) << "\n";

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "files/atomic_file.hpp"
+#include "model/printable.hpp"
 
 namespace gputopo::report {
 
@@ -30,7 +31,13 @@ void MultiWriter::write_files(const model::Report& report, const OnFailure& on_f
 void MultiWriter::write(const model::Report& report, const OnFailure& on_failure) const {
   write_files(report, on_failure);
   for (const auto& s : streams_) {
-    s.writer->write(*s.out, report);
+    if (s.writer->terminal_text()) {
+      std::ostringstream text;
+      s.writer->write(text, report);
+      *s.out << model::printable_lines(text.str());
+    } else {
+      s.writer->write(*s.out, report);
+    }
     s.out->flush();
   }
 }

@@ -16,6 +16,9 @@ class Writer {
   // The file name extension of the format, with its dot (".txt", ".json").
   virtual std::string_view extension() const = 0;
   virtual void write(std::ostream& out, const model::Report& report) const = 0;
+  // Whether the output is text for a terminal, whose control characters (from a device name,
+  // say) are escaped on stdout; JSON and HTML escape their own.
+  virtual bool terminal_text() const { return true; }
 };
 
 }  // namespace gputopo::report

@@ -73,5 +73,19 @@ TEST(ClusterOccupancy, TheLimitStopsTheSearchAndSaysSo) {
   EXPECT_EQ(fit.tried, 1000u);
 }
 
+// Issue 32 row 2: 160 loose pairs match in nearly every partition; the search keeps a few, counts
+// the rest and still knows every unit each pair took.
+TEST(ClusterOccupancy, ManyMatchingAssignmentsAreCountedNotKept) {
+  SmGroups loose;
+  for (int i = 0; i < 160; ++i) loose.push_back({2 * i, 2 * i + 1});
+  const OccupancyFit fit = fit_cluster_counts({}, loose, {{2, 160}}, 200000);
+  EXPECT_FALSE(fit.complete);
+  EXPECT_EQ(fit.matching_count, fit.tried);
+  EXPECT_EQ(fit.matching.size(), OccupancyFit::kKeptMatching);
+  EXPECT_GE(fit.most_new_units, 2);
+  EXPECT_EQ(fit.targets_of_loose[0], std::vector<int>{0});
+  EXPECT_GE(fit.targets_of_loose[159].size(), 2u);
+}
+
 }  // namespace
 }  // namespace gputopo::analysis

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <gputopo/gputopo.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -73,6 +74,24 @@ TEST(Library, BadInputIsAnErrorOfItsKind) {
             }),
             gputopo::Error::Kind::Usage);
   EXPECT_FALSE(gputopo::version().empty());
+}
+
+// Issue 32 row 21: a Device moved from is an error, not a crash.
+TEST(Library, ADeviceMovedFromIsAUsageError) {
+  gputopo::Device device = gputopo::Device::simulated("toy");
+  gputopo::Device taken = std::move(device);
+  EXPECT_FALSE(taken.name().empty());
+  for (const auto& use : std::vector<std::function<void()>>{
+           [&] { (void)device.name(); },  // NOLINT(bugprone-use-after-move): the case under test
+           [&] { (void)device.info(); }, [&] { (void)device.discover(); }}) {
+    try {
+      use();
+      ADD_FAILURE() << "no error";
+    } catch (const gputopo::Error& e) {
+      EXPECT_EQ(e.kind(), gputopo::Error::Kind::Usage);
+      EXPECT_NE(std::string(e.what()).find("moved from"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

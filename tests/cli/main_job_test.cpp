@@ -93,9 +93,11 @@ TEST(MainJob, AGpuThatCannotBeUsedIsExitThreeWithTheReason) {
   }
 }
 
-// A device whose first measurement receives SIGTERM and never returns, as a hung kernel would.
+// A device whose first measurement receives `signal` (SIGTERM) and never returns, as a hung
+// kernel would.
 class StuckDevice final : public device::Device {
  public:
+  explicit StuckDevice(int signal = SIGTERM) : signal_(signal) {}
   const device::DeviceInfo& info() const override { return info_; }
   device::ChaseBatchResult chase(const device::ChaseBatch&) override { hang(); }
   device::ChaseBatchResult interfere(const device::InterferenceBatch&) override { hang(); }
@@ -103,24 +105,29 @@ class StuckDevice final : public device::Device {
   std::vector<std::vector<int>> co_resident_sms(int) override { hang(); }
 
  private:
-  [[noreturn]] static void hang() {
-    std::raise(SIGTERM);
+  [[noreturn]] void hang() const {
+    std::raise(signal_);
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+  int signal_;
   device::DeviceInfo info_ = test::h100_like_info();
 };
 
-TEST(MainJob, ASignalEndsARunStuckInAMeasurementAfterTheGracePeriod) {
+class SignalEndsAStuckRun : public ::testing::TestWithParam<int> {};
+
+// SIGINT, SIGTERM and SIGHUP alike (issue 32: SIGHUP left the run incomplete).
+TEST_P(SignalEndsAStuckRun, AfterTheGracePeriodWithTheReportInterrupted) {
   const fs::path file =
-      fs::path(::testing::TempDir()) / ("gputopo-stuck-" + std::to_string(getpid()) + ".json");
+      fs::path(::testing::TempDir()) /
+      ("gputopo-stuck-" + std::to_string(getpid()) + "-" + std::to_string(GetParam()) + ".json");
   const auto run_stuck = [&] {
     Options o;
     o.quiet = true;
     o.output = file.string();
     o.argv = {"gputopo", "-o", file.string()};
     const auto& interrupted = install_interrupt_handler(std::chrono::milliseconds(200));
-    run_discover_on(OpenedDevice{std::make_unique<StuckDevice>(), ""}, o, std::cout, std::cerr,
-                    interrupted);
+    run_discover_on(OpenedDevice{std::make_unique<StuckDevice>(GetParam()), ""}, o, std::cout,
+                    std::cerr, interrupted);
   };
   EXPECT_EXIT(run_stuck(), ::testing::ExitedWithCode(4),
               "gputopo: the run interrupted; partial results were written");
@@ -131,6 +138,19 @@ TEST(MainJob, ASignalEndsARunStuckInAMeasurementAfterTheGracePeriod) {
             std::string::npos)
       << written["warnings"];
   fs::remove(file);
+}
+
+INSTANTIATE_TEST_SUITE_P(MainJob, SignalEndsAStuckRun, ::testing::Values(SIGTERM, SIGINT, SIGHUP));
+
+// Issue 32: `timeout 2 gputopo` on a GPU still starting (no report yet) ended without a word.
+TEST(MainJob, ASignalBeforeTheRunHasAReportIsStillSaidOnStderr) {
+  const auto start_stuck = [] {
+    install_interrupt_handler(std::chrono::milliseconds(200));
+    std::raise(SIGTERM);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  };
+  EXPECT_EXIT(start_stuck(), ::testing::ExitedWithCode(4),
+              "gputopo: interrupted: the run did not stop within 0.2 s after the signal");
 }
 
 }  // namespace

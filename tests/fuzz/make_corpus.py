@@ -4,10 +4,11 @@
 Usage: make_corpus.py GPUTOPO_BINARY
 
 Seeds: every preset, recordings of quick `--sim toy` runs, typical command lines, and the
-reproductions of issue 12 (files named issue12-*). Inputs the fuzzers found are kept beside them.
+reproductions of issues 12 and 32 (files named issue12-*, issue32-*). Inputs the fuzzers found are kept beside them.
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,19 @@ def sim_config_seeds():
     l1.pop("fetch_bytes", None)
     h100["unified_l1_shared"]["total_bytes"] = 1 << 28
     write("sim_config", "issue12-unified-sets.json", json.dumps(h100, indent=1))
+    issue32 = {
+        "tiny-memory": lambda t: t["device"].update(global_memory_bytes=4096),
+        "320-sms": lambda t: (t["device"].update(sm_count=320),
+                              t["layout"].update(gpc_tpcs=[160, 160], sms_per_tpc=1)),
+        "dram-latency-1": lambda t: t["dram"].update(latency_cycles=1),
+        "l1-1.5-cycles": lambda t: t["caches"]["l1"].update(latency_cycles=1.5),
+        "escape-name": lambda t: t["device"].update(name="Evil\x1b]0;owned\x07GPU"),
+        "dram-above-peak": lambda t: t["bandwidth"].update(dram_read_gbps=1e5),
+    }
+    for name, edit in issue32.items():
+        bad = json.loads(toy_text)
+        edit(bad)
+        write("sim_config", "issue32-" + name + ".json", json.dumps(bad, indent=1))
 
 
 def pack(directory, only):
@@ -76,6 +90,11 @@ def recording_seeds(gputopo):
                            check=True, stdout=subprocess.DEVNULL)
             recordings[only] = pack(d, only)
             write("recording", "toy-" + only.replace(",", "-") + ".rec", recordings[only])
+        # The toy has no compute model: compute calls come from the simulated H100.
+        d = pathlib.Path(tmp) / "divergence"
+        subprocess.run([gputopo, "--sim", "h100-sxm", "--only", "divergence", "--raw", str(d),
+                        "-q"], check=True, stdout=subprocess.DEVNULL)
+        recordings["divergence"] = pack(d, "divergence")
     shared = recordings["shared"]
     head, rows = shared.split("=== 00000-chase.csv\n")
     rows = rows.split("\n")
@@ -90,6 +109,29 @@ def recording_seeds(gputopo):
     write("recording", "issue12-cut-short.rec",
           shared.replace('"complete": true,', '"complete": false,', 1))
     write("recording", "issue12-deep-nesting.rec", "only shared\n=== manifest.json\n" + DEEP)
+    issue32_recording_seeds(recordings)
+
+
+def issue32_recording_seeds(recordings):
+    shared = recordings["shared"]
+    for field in ["smCount", "warpSize", "maxThreadsPerBlock"]:
+        text = re.sub('"' + field + '": {"value":[0-9]+', '"' + field + '": {"value":0', shared, 1)
+        write("recording", "issue32-" + field + "-zero.rec", text)
+    write("recording", "issue32-negative-clock.rec",
+          re.sub('"smClockMax": {"value":[0-9]+', '"smClockMax": {"value":-1980', shared, 1))
+    streams = recordings["shared,dram.bandwidth"]
+    head, rest = streams.split("-stream.csv\nrepeat,gbps\n0,", 1)
+    rest = "18446744073709551616" + rest[rest.index("\n"):]
+    write("recording", "issue32-stream-2-64.rec", head + "-stream.csv\nrepeat,gbps\n0," + rest)
+    compute = recordings["divergence"]
+    head, rest = compute.split("-compute.csv\n", 1)
+    cut = rest.find("\n=== ")
+    body, tail = (rest, "") if cut < 0 else (rest[:cut + 1], rest[cut + 1:])
+    lines = body.splitlines(keepends=True)
+    write("recording", "issue32-compute-header-only.rec",
+          head + "-compute.csv\n" + lines[0] + tail)
+    write("recording", "issue32-compute-last-row-dropped.rec",
+          head + "-compute.csv\n" + "".join(lines[:-1]) + tail)
 
 
 CLI_SEEDS = {
@@ -116,6 +158,14 @@ CLI_SEEDS = {
     "issue12-device-3": ["-d", "3"],
     "issue12-info-raw": ["info", "--raw", "raw"],
     "issue12-only-bogus-output": ["--sim", "toy", "--only", "bogus", "-o", "keep.json"],
+    "issue32-tolerance-empty": ["compare", "--tolerance", "", "a.json", "b.json"],
+    "issue32-reference-empty": ["check", "--reference", ""],
+    "issue32-report-empty": ["report", ""],
+    "issue32-output-attached-empty": ["--sim", "toy", "info", "--output=", "-q"],
+    "issue32-raw-attached-empty": ["--raw=", "-q"],
+    "issue32-only-before-dir": ["analyze", "--only", "l1.size", "raw"],
+    "issue32-device-above-int-max": ["-d", "2147483648", "info"],
+    "issue32-escape-name": ["--sim", "issue32-escape-name.json", "info"],
 }
 
 

@@ -76,6 +76,23 @@ const std::vector<Damage>& damages() {
          edit_manifest(dir, [](Json& m) { m["device"]["compute"].erase("smCount"); });
        },
        {"manifest.json: device.compute.smCount: missing"}},
+      // Issue 32 row 10: a device that cannot exist, whatever the sign of the number.
+      {"SmCountZero",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["device"]["compute"]["smCount"]["value"] = 0; });
+       },
+       {"device.compute.smCount.value: expected an integer in [1, 320], found 0"}},
+      {"WarpSizeZero",
+       [](const fs::path& dir) {
+         edit_manifest(dir, [](Json& m) { m["device"]["compute"]["warpSize"]["value"] = 0; });
+       },
+       {"device.compute.warpSize.value", "found 0"}},
+      {"MaxThreadsPerBlockZero",
+       [](const fs::path& dir) {
+         edit_manifest(dir,
+                       [](Json& m) { m["device"]["compute"]["maxThreadsPerBlock"]["value"] = 0; });
+       },
+       {"device.compute.maxThreadsPerBlock.value", "found 0"}},
       {"DeviceFactOfTheWrongType",
        [](const fs::path& dir) {
          edit_manifest(dir, [](Json& m) { m["device"]["compute"]["smCount"]["value"] = "many"; });
@@ -146,7 +163,16 @@ const std::vector<Damage>& damages() {
        {"00000-chase.csv:2: cycle count \"4294967296\""}},
       {"OverheadNotANumber",
        [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n0,0,18.125,", "\n0,0,,"); },
-       {"00000-chase.csv:2: overhead_cycles \"\" is not a number"}},
+       {"00000-chase.csv:2: overhead_cycles \"\" is not a finite number"}},
+      // Issue 32 row 13: a NaN is refused in every column, not only in the cycles.
+      {"OverheadIsNaN",
+       [](const fs::path& dir) {
+         replace_in(dir / "00000-chase.csv", "\n0,0,18.125,", "\n0,0,NaN,");
+       },
+       {"00000-chase.csv:2: overhead_cycles \"NaN\" is not a finite number"}},
+      {"StreamValueInfinite",
+       [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "2050.25", "inf"); },
+       {"00002-stream.csv:3: gbps \"inf\" is not a finite number"}},
       {"TooFewColumns",
        [](const fs::path& dir) { replace_in(dir / "00000-chase.csv", "\n0,0,18.125,", "\n0,0\n"); },
        {"00000-chase.csv:2: expected request,sm,overhead_cycles"}},
@@ -199,7 +225,7 @@ const std::vector<Damage>& damages() {
        {"manifest.json: not valid JSON:", "number overflow"}},
       {"StreamValueNotANumber",
        [](const fs::path& dir) { replace_in(dir / "00002-stream.csv", "2050.25", "fast"); },
-       {"00002-stream.csv:3: gbps \"fast\" is not a number"}},
+       {"00002-stream.csv:3: gbps \"fast\" is not a finite number"}},
   };
   return all;
 }

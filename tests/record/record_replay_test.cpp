@@ -496,10 +496,12 @@ TEST_F(RecordReplay, RecordingRefusesADirectoryWithAForeignManifest) {
   }
 }
 
-TEST_F(RecordReplay, NonFiniteValuesRoundTrip) {
+// A non-finite condition (the manifest's JSON null) round-trips; extreme finite samples come back
+// exactly; a non-finite sample cannot be a measurement, and the replay refuses its file (issue 32).
+TEST_F(RecordReplay, NonFiniteValuesRoundTripInTheManifestAndAreRefusedInSamples) {
   class Odd final : public Device {
    public:
-    Odd() {
+    explicit Odd(double overhead) : overhead_(overhead) {
       info_.sm_count = 1;
       info_.warp_size = 32;
       info_.max_threads_per_block = 1024;
@@ -508,23 +510,24 @@ TEST_F(RecordReplay, NonFiniteValuesRoundTrip) {
     ChaseBatchResult chase(const ChaseBatch&) override {
       ChaseBatchResult r;
       r.results.resize(1);
-      r.results[0].overhead_cycles = std::nan("");
+      r.results[0].overhead_cycles = overhead_;
       r.conditions.elapsed_ns = std::nan("");
       return r;
     }
     ChaseBatchResult interfere(const InterferenceBatch&) override { return {}; }
     StreamResult stream(const StreamRequest&) override {
       StreamResult r;
-      r.gbps = {INFINITY, 1e-300, 123456789.123456789};
+      r.gbps = {1e-300, 123456789.123456789};
       return r;
     }
     std::vector<std::vector<int>> co_resident_sms(int) override { return {}; }
 
    private:
+    double overhead_;
     DeviceInfo info_;
   };
   {
-    auto recorder = record_to(std::make_unique<Odd>(), dir_);
+    auto recorder = record_to(std::make_unique<Odd>(18.5), dir_);
     recorder->chase(ChaseBatch{});
     recorder->stream(StreamRequest{});
     recorder->co_resident_sms(16);
@@ -532,12 +535,15 @@ TEST_F(RecordReplay, NonFiniteValuesRoundTrip) {
   auto replay = open_replay(dir_);
   auto chase = replay->chase(ChaseBatch{});
   ASSERT_EQ(chase.results.size(), 1u);
-  EXPECT_TRUE(std::isnan(chase.results[0].overhead_cycles));
+  EXPECT_EQ(chase.results[0].overhead_cycles, 18.5);
   EXPECT_TRUE(chase.results[0].cycles.empty());
   EXPECT_TRUE(std::isnan(chase.conditions.elapsed_ns));
   EXPECT_EQ(replay->stream(StreamRequest{}).gbps,
-            (std::vector<double>{INFINITY, 1e-300, 123456789.123456789}));
+            (std::vector<double>{1e-300, 123456789.123456789}));
   EXPECT_TRUE(replay->co_resident_sms(16).empty());
+
+  { record_to(std::make_unique<Odd>(std::nan("")), dir_)->chase(ChaseBatch{}); }
+  EXPECT_THROW(open_replay(dir_), RawDirError);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "device/sim/presets.hpp"
 #include "device/sim/rng.hpp"
 #include "device/sim/sim_device.hpp"
+#include "model/dram_peak.hpp"
 
 namespace gputopo::device::sim {
 namespace {
@@ -46,6 +47,19 @@ TEST(SimConfig, EveryPresetLoadsAndNamesItself) {
     EXPECT_TRUE(device->info().simulated);
     EXPECT_EQ(device->info().sm_count(), cfg.device.sm_count);
     EXPECT_EQ(device->info().l2_bytes(), cfg.l2_api_bytes());
+  }
+}
+
+// Issue 32 row 9: the toy presets streamed six times what their memory clock and bus width allow.
+// AMD's driver may give a quarter of HBM3's data rate as its clock (docs/schema.md): twice.
+TEST(SimConfig, EveryPresetStreamsDeviceMemoryBelowItsDerivedPeak) {
+  for (const auto& name : preset_names()) {
+    const SimConfig cfg = load_config(name);
+    const double peak =
+        model::peak_dram_gbps(cfg.device.mem_clock_max_mhz, cfg.device.memory_bus_width_bits) *
+        (cfg.device.vendor == "AMD" ? 2 : 1);
+    EXPECT_LE(cfg.bandwidth.dram_read_gbps, peak) << name;
+    EXPECT_LE(cfg.bandwidth.dram_write_gbps, peak) << name;
   }
 }
 

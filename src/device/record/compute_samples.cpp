@@ -16,8 +16,9 @@ std::string compute_samples_csv(const std::vector<ComputeResult>& results) {
 }
 
 std::vector<ComputeResult> read_compute_samples(const std::filesystem::path& file,
-                                                std::size_t expected) {
+                                                const std::vector<ComputeRequest>& requests) {
   CsvReader csv(file, "request,block,sm,cycles");
+  const std::size_t expected = requests.size();
   std::vector<ComputeResult> results(expected);
   std::size_t last = 0;
   while (csv.next()) {
@@ -34,6 +35,12 @@ std::vector<ComputeResult> read_compute_samples(const std::filesystem::path& fil
     r.sms.push_back(csv.number<int>(2, "sm"));
     r.cycles.push_back(csv.number<std::uint64_t>(3, "cycles"));
   }
+  // Every request ran all its blocks: a file cut short misses some.
+  for (std::size_t i = 0; i < expected; ++i)
+    if (results[i].cycles.size() != requests[i].blocks)
+      csv.fail("after the last row: request " + std::to_string(i) + " has " +
+               std::to_string(results[i].cycles.size()) + " of its " +
+               std::to_string(requests[i].blocks) + " blocks (the file is cut short?)");
   return results;
 }
 

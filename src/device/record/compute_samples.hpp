@@ -10,8 +10,9 @@
 namespace gputopo::device::record {
 
 std::string compute_samples_csv(const std::vector<ComputeResult>& results);
-// `expected`: the results the manifest lists. Throws RawDirError naming the file and line.
+// One result per request, each with a row for every block of the request. Throws RawDirError
+// naming the file and line.
 std::vector<ComputeResult> read_compute_samples(const std::filesystem::path& file,
-                                                std::size_t expected);
+                                                const std::vector<ComputeRequest>& requests);
 
 }  // namespace gputopo::device::record

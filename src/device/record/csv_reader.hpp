@@ -1,6 +1,7 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -26,7 +27,9 @@ class CsvReader {
     std::string_view text = fields_.at(i);
     T value{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    bool finite = true;
+    if constexpr (std::is_floating_point_v<T>) finite = std::isfinite(value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !finite)
       fail(std::string(column) + " \"" + std::string(text) + "\" is not " + kind_of<T>());
     return value;
   }
@@ -38,7 +41,7 @@ class CsvReader {
  private:
   template <class T>
   static std::string kind_of() {
-    if constexpr (std::is_floating_point_v<T>) return "a number";
+    if constexpr (std::is_floating_point_v<T>) return "a finite number";
     if constexpr (std::is_signed_v<T>) return "an integer in range";
     return "an unsigned integer in range";
   }

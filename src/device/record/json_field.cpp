@@ -51,7 +51,10 @@ double JsonField::number() const {
 long long JsonField::integer(long long lo, long long hi) const {
   if (json_->is_number_unsigned()) {
     auto v = json_->get<unsigned long long>();
-    if (hi >= 0 && v <= static_cast<unsigned long long>(hi)) return static_cast<long long>(v);
+    // JSON reads every non-negative integer as unsigned: the lower bound holds for them too.
+    if (hi >= 0 && v <= static_cast<unsigned long long>(hi) &&
+        (lo <= 0 || v >= static_cast<unsigned long long>(lo)))
+      return static_cast<long long>(v);
   } else if (json_->is_number_integer()) {
     auto v = json_->get<long long>();
     if (v >= lo && v <= hi) return v;

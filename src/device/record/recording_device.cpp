@@ -91,20 +91,27 @@ std::unique_ptr<DirectoryLock> lock_directory(const fs::path& dir) {
   return std::make_unique<DirectoryLock>(dir);
 }
 
-// Empties the locked `dir` of an earlier recording; refuses to overwrite a foreign manifest.
+// Empties the locked `dir` of an earlier recording; refuses to overwrite a foreign manifest, or,
+// where there is no manifest (no earlier recording), a file named as a sample file is.
 void prepare_directory(const fs::path& dir) {
   std::error_code ec;
   const fs::path manifest = dir / kManifestFile;
-  if (fs::exists(manifest, ec) || fs::is_symlink(manifest, ec)) {
-    Json old;
-    try {
-      old = model::parse_json_input(read_input_file(manifest, std::uint64_t{1} << 28));
-    } catch (const std::runtime_error&) {
-    }
-    const auto format = old.is_object() ? old.find("format") : old.end();
-    if (format == old.end() || *format != std::string(kFormatName))
-      fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
+  if (!fs::exists(manifest, ec) && !fs::is_symlink(manifest, ec)) {
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (is_sample_file_name(entry.path().filename().string()))
+        fail(entry.path().string() +
+             " is named as a recording's sample file, but the directory holds no recording (no " +
+             std::string(kManifestFile) + "); choose another directory");
+    return;
   }
+  Json old;
+  try {
+    old = model::parse_json_input(read_input_file(manifest, std::uint64_t{1} << 28));
+  } catch (const std::runtime_error&) {
+  }
+  const auto format = old.is_object() ? old.find("format") : old.end();
+  if (format == old.end() || *format != std::string(kFormatName))
+    fail(manifest.string() + " exists and is not a gputopo recording; choose another directory");
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (recording_file(entry.path().filename().string())) fs::remove(entry.path(), ec);
 }

@@ -97,8 +97,10 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
       call.identity = dump_flat(identity(batch));
       if (c.has("error")) break;
       decode(c["conditions"], call.compute.conditions);
-      call.compute.results = read_compute_samples(
-          sample_path(dir, c["samples"]), c["results"].unsigned_integer(batch.requests.size()));
+      if (c["results"].unsigned_integer(kMaxResults) != batch.requests.size())
+        c["results"].fail("is " + c["results"].json().dump() + " but the call has " +
+                          std::to_string(batch.requests.size()) + " requests (one result each)");
+      call.compute.results = read_compute_samples(sample_path(dir, c["samples"]), batch.requests);
       break;
     }
     case Op::PeerLink: {

@@ -85,7 +85,7 @@ model::Json occupancy_evidence(const analysis::OccupancyFit& fit) {
        "TPC no cluster combines with others); a unit of s SMs holds floor(s / k) at once"},
       {"structuresTried", fit.tried},
       {"complete", fit.complete},
-      {"structuresMatching", fit.matching.size()},
+      {"structuresMatching", fit.matching_count},
       {"matching", model::Json::array()}};
   for (std::size_t i = 0; i < fit.matching.size() && i < 8; ++i) {
     model::Json sizes_of = model::Json::array();
@@ -129,11 +129,7 @@ std::string unplaced_reason(std::size_t uncovered, const SmGroups& units, const 
   if (!apart.empty()) {
     // A unit apart is either a TPC of a GPC found that clusters never combine with the rest,
     // or a GPC of its own: cluster signals cannot tell these apart.
-    std::set<int> new_units;
-    for (const auto& a : fit.matching)
-      for (int t : a.target)
-        if (t >= found) new_units.insert(t);
-    upper = found + static_cast<int>(new_units.size());
+    upper = found + fit.most_new_units;
     why += "; the clusters-at-once counts of sizes " + std::to_string(sizes.front()) + " to " +
            std::to_string(sizes.back()) + " are reproduced only with " + listed(apart) +
            " standing apart from the " + std::to_string(found) +

@@ -113,6 +113,14 @@ class TlbProbe final : public Probe {
     // Where the driver has less memory free than the arrays need, a quarter of it, up to twice.
     StrideSweep sw = stride_sweep(ctx, memory, max_count);
     const auto& [strides, pair_count, result, memory_note] = sw;
+    if (strides.empty()) {
+      not_established(ctx,
+                      "device memory too small for the stride sweep: arrays up to " +
+                          bytes_text(memory) + " hold no 4 elements at a stride of " +
+                          bytes_text(kMinStride) + " or more",
+                      model::Json::object());
+      return;
+    }
     std::array<std::vector<double>, 2> wide;
     std::array<std::vector<double>, 2> narrow;
     model::Json stride_points = model::Json::array();
@@ -190,6 +198,7 @@ class TlbProbe final : public Probe {
         }
         pair_count.push_back(ns);
       }
+      if (strides.empty()) return out;
       ctx.expect_batches(1);
       try {
         result = chase_largest_first(ctx, batch);
