@@ -143,7 +143,7 @@ std::string overall(const std::vector<GpuRun>& runs) {
 
 int run_host(const Options& o, std::ostream& out, std::ostream& err,
              const std::atomic<bool>& interrupted) {
-  if (o.format && *o.format != "json" && *o.format != "text")
+  if (o.format && *o.format != "json" && *o.format != "text" && *o.format != "text-full")
     throw UsageError("-d all writes the host document: --format " + *o.format +
                      " does not apply (json or text)");
   const auto started_wall = std::chrono::system_clock::now();
@@ -193,13 +193,17 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   }
   if (o.json || (o.format && *o.format == "json")) {
     out << report::to_json_text(doc);
-  } else {
+  } else if (o.verbose || o.format == "text-full") {
     for (std::size_t i = 0; i < runs.size(); ++i) {
       out << fmt::format("=== GPU {} ({}) ===\n", i, runs[i].status);
-      report::find_writer("text")->write(out, runs[i].report);
+      report::find_writer("text-full")->write(out, runs[i].report);
       out << "\n";
     }
     report::write_host_text(out, doc["host"]);
+  } else {
+    std::vector<model::Report> reports;
+    for (const auto& r : runs) reports.push_back(r.report);
+    report::write_host_summary(out, doc, reports, status);
   }
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (runs[i].status == "failed")
