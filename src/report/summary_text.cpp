@@ -131,7 +131,8 @@ void write_summary(std::ostream& out, const model::Report& report) {
   }
   if (!report.warnings.empty()) {
     out << "\nWarnings\n";
-    for (const auto& w : report.warnings) write_fitted(out, wrap(w, kTextWidth, "  - ", "    "));
+    for (const auto& w : report.warnings)
+      write_fitted(out, wrap(short_reason(w, 2 * kTextWidth - 8), kTextWidth, "  - ", "    "));
   }
   const auto note = not_measured_note(report);
   if (!note.empty()) {

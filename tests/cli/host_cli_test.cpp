@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "../report/schema_validator.hpp"
 #include "gputopo_process.hpp"
@@ -74,8 +75,29 @@ TEST(HostCli, EightGpuHostHasTheFullMatrixAndNumaDependence) {
   EXPECT_TRUE(host["outliers"].empty());
 }
 
-TEST(HostCli, TextPrintsEachGpuThenTheHostSection) {
-  std::vector<std::string> args = {"--sim", "hgx-a100-4", "-d", "all"};
+// The first screen of a host (issue 34): identical GPUs folded into one summary, one matrix a
+// peer figure, the host links in a table; at most 150 lines of 100 columns for 8 GPUs.
+TEST(HostCli, TextFoldsIdenticalGpusAndDrawsMatrices) {
+  std::vector<std::string> args = {"--sim", "dgx-h100", "-d", "all"};
+  args.insert(args.end(), kQuick.begin(), kQuick.end());
+  const ProcessResult r = gputopo(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("=== GPUs 0-7 (8 x NVIDIA H100 80GB HBM3, complete) ==="), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("=== GPU 1"), std::string::npos);
+  EXPECT_NE(r.out.find("among them"), std::string::npos);
+  for (const char* row :
+       {"Link  GPU0  GPU1  GPU2  GPU3  GPU4  GPU5  GPU6  GPU7", "GPU0     X  NV18  NV18",
+        "Read GB/s  GPU0", "Load ns  GPU0", "Host links  NUMA node"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  std::istringstream in(r.out);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_LE(lines, 150);
+}
+
+TEST(HostCli, VerboseTextPrintsEachGpuThenTheHostSection) {
+  std::vector<std::string> args = {"--sim", "hgx-a100-4", "-d", "all", "-v"};
   args.insert(args.end(), kQuick.begin(), kQuick.end());
   const ProcessResult r = gputopo(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;

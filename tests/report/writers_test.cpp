@@ -10,6 +10,7 @@
 
 #include "report/json_writer.hpp"
 #include "report/multi_writer.hpp"
+#include "report/summary_text.hpp"
 #include "report/text_writer.hpp"
 
 namespace gputopo::report {
@@ -45,7 +46,10 @@ TEST(Writers, TextAndJsonWriteWhatTheirFunctionsWrite) {
   const model::Report r = small_report();
   std::ostringstream text;
   write_text(text, r);
-  EXPECT_EQ(written_by(*find_writer("text"), r), text.str());
+  EXPECT_EQ(written_by(*find_writer("text-full"), r), text.str());
+  std::ostringstream summary;
+  write_summary(summary, r);
+  EXPECT_EQ(written_by(*find_writer("text"), r), summary.str());
   EXPECT_EQ(written_by(*find_writer("json"), r), to_json_text(r));
 }
 
