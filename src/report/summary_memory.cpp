@@ -54,15 +54,15 @@ std::string shares_cell(const model::Element& e) {
     parts.push_back("with " + names);
   }
   const auto* per_sm = model::find(e.attributes, "countPerSm");
-  if (per_sm && per_sm->available() && per_sm->value.is_number())
+  const auto* by = model::find(e.attributes, "sharedBySms");
+  if (per_sm && per_sm->available() && per_sm->value.is_number() && !(by && by->available()))
     parts.push_back(per_sm->value.get<double>() == 1
                         ? "one per SM"
                         : short_number(per_sm->value.get<double>()) + " per SM");
-  const auto* by = model::find(e.attributes, "sharedBySms");
   if (by && by->available()) parts.push_back("shared by " + format_value(by->value, "") + " SMs");
   const auto* count = model::find(e.attributes, "segmentCount");
   const auto* size = model::find(e.attributes, "segmentSize");
-  if (count && count->available() && size && size->available())
+  if (count && count->available() && count->value != 1 && size && size->available())
     parts.push_back(format_value(count->value, "") + " segments of " +
                     format_value(size->value, size->unit));
   const auto* instances = model::find(e.attributes, "instanceCount");
