@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "report/format.hpp"
 #include "report/summary_text.hpp"
@@ -91,8 +92,15 @@ std::vector<std::string> memory_table(const model::Report& r) {
         measured_anything(e) || (size && size->available()))
       levels.push_back(&e);
   if (levels.empty()) return {};
-  std::stable_sort(levels.begin(), levels.end(),
-                   [](const auto* a, const auto* b) { return latency_of(*a) < latency_of(*b); });
+  // Nearest first: by latency where measured, then the others by size.
+  const auto size_of = [](const model::Element& e) {
+    const Attribute* a = any_of(e, {"size", "capacity", "apiSize"});
+    return a && a->available() && a->value.is_number() ? a->value.get<double>()
+                                                       : std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(levels.begin(), levels.end(), [&](const auto* a, const auto* b) {
+    return std::pair(latency_of(*a), size_of(*a)) < std::pair(latency_of(*b), size_of(*b));
+  });
   std::vector<std::vector<std::string>> rows{
       {"Memory", "Size", "Line", "Latency", "", "Read", "Shared"},
       {"(nearest first)", "", "", "cycles", "ns", "GB/s", ""}};
