@@ -56,8 +56,19 @@ TEST(HostCli, FourGpuHostReportsEveryGpuAndTwelvePairs) {
   }
 }
 
+// One run of the 8-GPU host: the host document in -o FILE, and the first screen of a host on stdout
+// (issue 34): identical GPUs folded into one summary, one matrix a peer figure, the host links in
+// a table; at most 150 lines of 100 columns.
 TEST(HostCli, EightGpuHostHasTheFullMatrixAndNumaDependence) {
-  const Json doc = host_json("dgx-h100");
+  const fs::path file = fs::path(::testing::TempDir()) / "eight-gpu-host.json";
+  std::vector<std::string> args = {"--sim", "dgx-h100", "-d", "all", "-o", file.string()};
+  args.insert(args.end(), kQuick.begin(), kQuick.end());
+  const ProcessResult r = gputopo(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::stringstream text;
+  text << std::ifstream(file).rdbuf();
+  fs::remove(file);
+  const Json doc = model::parse_json_input(text.str());
   expect_valid(doc);
   const Json& host = doc["host"];
   EXPECT_EQ(host["gpuCount"], 8);
@@ -73,15 +84,7 @@ TEST(HostCli, EightGpuHostHasTheFullMatrixAndNumaDependence) {
     EXPECT_TRUE(l["numa"]["dependsOnNode"].get<bool>());
   }
   EXPECT_TRUE(host["outliers"].empty());
-}
 
-// The first screen of a host (issue 34): identical GPUs folded into one summary, one matrix a
-// peer figure, the host links in a table; at most 150 lines of 100 columns for 8 GPUs.
-TEST(HostCli, TextFoldsIdenticalGpusAndDrawsMatrices) {
-  std::vector<std::string> args = {"--sim", "dgx-h100", "-d", "all"};
-  args.insert(args.end(), kQuick.begin(), kQuick.end());
-  const ProcessResult r = gputopo(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("=== GPUs 0-7 (8 x NVIDIA H100 80GB HBM3, complete) ==="), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("=== GPU 1"), std::string::npos);
