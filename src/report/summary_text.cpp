@@ -139,8 +139,8 @@ void write_summary(std::ostream& out, const model::Report& report) {
     out << "\n";
     write_fitted(out, note);
   }
-  out << "\nUnmarked: from the driver. Measured values: gputopo -v gives every attribute with its "
-         "source,\nconfidence and interval; --json keeps the reasons whole.\n";
+  out << "\nEvery value with its source, confidence and interval: gputopo -v; every reason whole: "
+         "--json.\n";
   if (report.simulated) out << "SIMULATED: none of these values describe real hardware.\n";
 }
 
