@@ -50,14 +50,23 @@ std::unique_ptr<device::Device> open_sim(const std::string& preset_or_file, cons
 
 // True when the host has no GPU at all or no driver (as opposed to a bad index or an old GPU):
 // no NVIDIA GPU, and no AMD GPU where this build has the HIP backend.
+// The AMD clause joins the reason only where the NVIDIA driver did not answer.
 bool no_gpu_here(std::string& why) {
-  if (!no_nvidia_gpu_here(why)) return false;
+  bool nvidia_driver = true;
+  try {
+    device::cuda::list_devices();
+    return false;
+  } catch (const device::Error& e) {
+    why = e.what();
+    if (!no_gpu(e)) return false;
+    nvidia_driver = e.kind() != device::Error::Kind::NoDriver;
+  }
   if (!device::hip::built()) return true;
   try {
     device::hip::open(0);
     return false;
   } catch (const device::Error& e) {
-    why += std::string("; AMD: ") + e.what();
+    if (!nvidia_driver) why += std::string("; AMD: ") + e.what();
     return no_gpu(e);
   }
 }

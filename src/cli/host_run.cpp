@@ -154,7 +154,7 @@ std::string overall(const std::vector<GpuRun>& runs) {
 
 int run_host(const Options& o, std::ostream& out, std::ostream& err,
              const std::atomic<bool>& interrupted) {
-  if (o.format && *o.format != "json" && *o.format != "text")
+  if (o.format && *o.format != "json" && *o.format != "text" && *o.format != "text-full")
     throw UsageError("-d all writes the host document: --format " + *o.format +
                      " does not apply (json or text)");
   const auto started_wall = std::chrono::system_clock::now();
@@ -204,14 +204,20 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   }
   if (o.json || (o.format && *o.format == "json")) {
     out << report::to_json_text(doc);
-  } else {
+  } else if (o.verbose || o.format == "text-full") {
     std::ostringstream text;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       text << fmt::format("=== GPU {} ({}) ===\n", i, runs[i].status);
-      report::find_writer("text")->write(text, runs[i].report);
+      report::find_writer("text-full")->write(text, runs[i].report);
       text << "\n";
     }
     report::write_host_text(text, doc["host"]);
+    out << model::printable_lines(text.str());
+  } else {
+    std::vector<model::Report> reports;
+    for (const auto& r : runs) reports.push_back(r.report);
+    std::ostringstream text;
+    report::write_host_summary(text, doc, reports, status);
     out << model::printable_lines(text.str());
   }
   for (std::size_t i = 0; i < runs.size(); ++i)

@@ -193,6 +193,9 @@ Subcommands declare(CLI::App& app, Options& o, Typed& t) {
   app.add_option("--raw", t.raw, "record every request and its raw samples under DIR (docs/raw.md)")
       ->type_name("DIR");
   app.add_flag("-q,--quiet", o.quiet, "no progress or notices on stderr");
+  app.add_flag("-v,--verbose", o.verbose,
+               "the text report with every attribute, its source, confidence, interval and "
+               "whole reason (default: the one-screen summary)");
   app.add_flag("--fleet", o.fleet,
                "under mpirun: every rank runs the main job on a GPU of its node, and rank 0 prints "
                "which GPUs differ, as compare does (docs/fleet.md)");
@@ -349,6 +352,14 @@ std::optional<std::string> read_tree(const CLI::App& app, const Typed& t, Option
   return std::nullopt;
 }
 
+// -v: the text writer of stdout and -o FILE is the full one.
+void read_verbose(Options& o) {
+  if (!o.verbose) return;
+  if (o.format == "text") o.format = "text-full";
+  if (o.stdout_format == "text" || (!o.stdout_format && !o.format && !o.json))
+    o.stdout_format = "text-full";
+}
+
 // --fleet: the main job on one GPU a rank, without --raw or a report format (stdout and -o take
 // the comparison).
 std::optional<std::string> read_fleet(const CLI::App& app, Options& o) {
@@ -494,6 +505,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   }
   if (auto why = read_carveout(t, o)) return usage(*why);
   if (auto why = read_fleet(app, o)) return usage(*why);
+  read_verbose(o);
   if (app.count("--raw") > 0) {
     if (t.raw.empty()) return usage("--raw needs a directory");
     o.raw_dir = t.raw;

@@ -39,6 +39,7 @@ struct Options {
   std::optional<std::string> raw_dir;        // --raw DIR: every request and its samples
   std::optional<std::string> replay_dir;     // analyze DIR: the recording to answer from
   bool quiet = false;
+  bool verbose = false;  // -v: every attribute in the text report (text-full), not the summary
   std::vector<std::string> only;             // --only: elements or probes to discover
   std::optional<int> carveout = 0;           // --carveout: percent shared; nullopt: driver default
   std::optional<double> time_budget_s;       // --time-budget: seconds for the whole discovery

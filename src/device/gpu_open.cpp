@@ -20,6 +20,8 @@ std::unique_ptr<Device> open_gpu(int index) {
     try {
       return hip::open(index);
     } catch (const Error& h) {
+      // Where the NVIDIA driver answered, its answer is the whole story: no AMD clause.
+      if (e.kind() != Error::Kind::NoDriver) throw;
       throw Error(h.kind(), std::string(e.what()) + "; AMD: " + h.what());
     }
   }

@@ -151,17 +151,23 @@ std::string label_for(std::string_view key) {
 std::string attribute_text(const model::Attribute& a) {
   if (!a.available()) return "not available" + (a.reason.empty() ? "" : ": " + a.reason);
   std::string text = format_value(a.value, a.unit);
-  if (a.interval) {
-    const model::Json lo = a.interval->lo;
-    const model::Json hi = a.interval->hi;
-    if (std::isinf(a.interval->hi) && std::isfinite(a.interval->lo))
-      text += " (at least " + format_value(lo, a.unit) + ")";
-    else if (std::isinf(a.interval->lo) && std::isfinite(a.interval->hi))
-      text += " (at most " + format_value(hi, a.unit) + ")";
-    else
-      text += " (" + format_value(lo, a.unit) + " to " + format_value(hi, a.unit) + ")";
-  }
-  return text;
+  if (!a.interval) return text;
+  const model::Json lo = a.interval->lo;
+  const model::Json hi = a.interval->hi;
+  const std::string lo_text = format_value(lo, a.unit);
+  const std::string hi_text = format_value(hi, a.unit);
+  // A bound reads as one: "at least 64 KiB", or "70 KiB (at least 64 KiB)".
+  if (std::isinf(a.interval->hi) && std::isfinite(a.interval->lo))
+    return lo_text == text ? "at least " + text : text + " (at least " + lo_text + ")";
+  if (std::isinf(a.interval->lo) && std::isfinite(a.interval->hi))
+    return hi_text == text ? "at most " + text : text + " (at most " + hi_text + ")";
+  if (lo_text == text && hi_text == text) return text;
+  // "128 B (128-255 B)": the unit once where both ends have it.
+  const auto space = lo_text.rfind(' ');
+  if (space != std::string::npos && hi_text.size() > space &&
+      hi_text.ends_with(lo_text.substr(space)))
+    return text + " (" + lo_text.substr(0, space) + "-" + hi_text + ")";
+  return text + " (" + lo_text + " to " + hi_text + ")";
 }
 
 std::string provenance_mark(const model::Attribute& a) {
@@ -173,6 +179,9 @@ std::string provenance_mark(const model::Attribute& a) {
     case model::Source::Derived:
       return "[derived]";
     case model::Source::Measured:
+      // A bound's confidence is the point's (0 where only the bound is known): not printed.
+      if (a.interval && (std::isinf(a.interval->lo) || std::isinf(a.interval->hi)))
+        return "[measured, a bound]";
       return a.confidence ? "[measured " + format_number(*a.confidence) + "]" : "[measured]";
   }
   return "";

@@ -19,8 +19,9 @@ std::string format_number(double v);
 // others as "<number> <unit>" ("1980 MHz", "295 cycles", "3352.1 GB/s"). Null gives "".
 std::string format_value(const model::Json& value, std::string_view unit);
 
-// An attribute's value as the summaries show it: the value in its unit with its interval ("240 KiB
-// (239 KiB to 241 KiB)", "at least 64 KiB"), or "not available: <reason>".
+// An attribute's value as the full text shows it: the value in its unit with its interval where
+// the interval says more than the value ("240 KiB (239-241 KiB)", "at least 64 KiB", "4 cycles"
+// for 4 to 4), or "not available: <reason>".
 std::string attribute_text(const model::Attribute& a);
 
 // Where a value comes from, as the summaries mark it: "" (the driver), "[table]", "[derived]",

@@ -4,7 +4,9 @@
 #include "model/printable.hpp"
 #include "report/format.hpp"
 #include "report/html_assets.hpp"
+#include "report/html_overview.hpp"
 #include "report/html_plots.hpp"
+#include "report/summary_text.hpp"
 #include "report/tree.hpp"
 #include "report/writers.hpp"
 
@@ -119,14 +121,45 @@ void write_plots(std::ostream& out, const std::vector<Plot>& plots) {
   }
 }
 
+// Cards of the summary's header, then the GPU drawn, the latency staircase, the bandwidths against
+// the peak and the memory and compute tables of the text summary.
+void write_overview(std::ostream& out, const model::Report& r, std::size_t bars,
+                    std::size_t steps) {
+  out << "<h2 id=\"overview\">Overview</h2>\n<div class=\"cards\">\n";
+  for (const std::string& line : summary_header(r)) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos || line.front() == ' ') continue;
+    out << "<div class=\"card\"><div class=\"card-title\">" << escape_html(line.substr(0, space))
+        << "</div><div>" << escape_html(line.substr(line.find_first_not_of(' ', space)))
+        << "</div></div>\n";
+  }
+  out << "</div>\n<h3>The GPU</h3>\n" << gpu_svg(r);
+  if (steps > 0)
+    out << "<h3>Latency staircase</h3>\n<canvas data-plot=\"staircase\" width=\"1000\" "
+           "height=\"380\"></canvas>\n";
+  if (bars > 0)
+    out << "<h3 id=\"bandwidth\">Bandwidth against the peak</h3>\n<canvas data-plot=\"bandwidth\" "
+           "width=\"1000\" height=\""
+        << 60 + 28 * bars << "\"></canvas>\n";
+  std::ostringstream tables;
+  for (const auto& lines : {memory_table(r), compute_table(r)})
+    for (const auto& l : lines) tables << l << "\n";
+  out << "<h3>Memory and compute</h3>\n<pre class=\"tables\">" << escape_html(tables.str())
+      << "</pre>\n";
+}
+
 void write_html(std::ostream& out, const model::Report& r) {
   std::string title = "gputopo " + string_at(r.tool, "version");
   if (const auto* name = model::find(r.device, "name"); name && name->value.is_string())
     title += ": " + name->value.get<std::string>();
   write_header(out, r, title);
-  out << "<p>" << (r.warnings.empty() ? "" : "<a href=\"#warnings\">Warnings</a> &middot; ")
-      << "<a href=\"#topology\">Topology</a> &middot; <a href=\"#bandwidth\">Bandwidth</a> "
-         "&middot; <a href=\"#sweeps\">Sweeps</a> &middot; <a href=\"#summary\">Summary</a></p>\n";
+  out << "<p><a href=\"#overview\">Overview</a> &middot; "
+      << (r.warnings.empty() ? "" : "<a href=\"#warnings\">Warnings</a> &middot; ")
+      << "<a href=\"#topology\">Topology</a> &middot; <a href=\"#sweeps\">Sweeps</a> &middot; "
+         "<a href=\"#summary\">Summary</a></p>\n";
+  const auto bars = bandwidth_bars(r);
+  const model::Json steps = staircase(r);
+  write_overview(out, r, bars.size(), steps.size());
   if (!r.warnings.empty()) {
     out << "<h2 id=\"warnings\">Warnings</h2>\n<ul class=\"warnings\">\n";
     for (const auto& w : r.warnings) out << "<li>" << escape_html(w) << "</li>\n";
@@ -136,11 +169,6 @@ void write_html(std::ostream& out, const model::Report& r) {
   std::ostringstream tree;
   write_tree(tree, build_tree(r, false), false);
   out << escape_html(tree.str()) << "</pre>\n";
-  const auto bars = bandwidth_bars(r);
-  if (!bars.empty())
-    out << "<h2 id=\"bandwidth\">Bandwidth</h2>\n<canvas data-plot=\"bandwidth\" width=\"1000\" "
-           "height=\""
-        << 60 + 28 * bars.size() << "\"></canvas>\n";
   const auto plots = build_plots(r);
   write_plots(out, plots);
   out << "<h2 id=\"summary\">Summary</h2>\n";
@@ -150,7 +178,8 @@ void write_html(std::ostream& out, const model::Report& r) {
   out << "<p class=\"legend-note\">Source: driver (CUDA runtime, NVML); [table] published per "
          "architecture; [derived] computed from other values; [measured c] measured with "
          "confidence c.</p>\n";
-  model::Json data = {{"plots", model::Json::array()}, {"bandwidth", model::Json::array()}};
+  model::Json data = {
+      {"plots", model::Json::array()}, {"bandwidth", model::Json::array()}, {"staircase", steps}};
   for (const auto& p : plots) data["plots"].push_back(plot_json(p));
   for (const auto& b : bars)
     data["bandwidth"].push_back({{"label", b.label}, {"gbps", b.gbps}, {"peak", b.peak}});

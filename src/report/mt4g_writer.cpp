@@ -1,5 +1,6 @@
 #include "report/mt4g_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -86,11 +87,45 @@ Json cache(const model::AttributeList& list) {
   if (const auto* n = found(list, "countPerSm")) c["amountPerMultiprocessor"] = n->value.get<int>();
   if (const auto* shared = model::find(list, "sharedWith");
       shared && shared->available() && shared->value.is_array() && !shared->value.empty()) {
-    Json names = Json::array();
+    // MT4G lists them by name, and sys-sage names the cache after the list: "L1+Read Only+Texture".
+    std::vector<std::string> names;
     for (const auto& other : shared->value) names.push_back(mt4g_name(other.get<std::string>()));
-    c["sharedWith"] = std::move(names);
+    std::sort(names.begin(), names.end());
+    c["sharedWith"] = names;
   }
   return c;
+}
+
+// A driver fact MT4G writes as a plain value (bool or number): null where the report has none, the
+// reason kept in meta.notAvailable.
+Json fact(const model::AttributeList& list, const char* key, const std::string& mt4g,
+          Json& not_available) {
+  const auto* a = model::find(list, key);
+  if (a && a->available()) return a->value;
+  not_available[mt4g] =
+      a ? a->reason : "gputopo's driver queries have no " + std::string(key) + " for this GPU";
+  return nullptr;
+}
+
+// The six driver facts MT4G writes beside its measurements; null (and a reason in
+// meta.notAvailable) where the report has none.
+void put_driver_facts(const model::Report& r, Json& doc) {
+  Json missing = Json::object();
+  doc["general"]["asicRevision"] = fact(r.device, "asicRevision", "general.asicRevision", missing);
+  doc["compute"]["concurrentKernels"] =
+      fact(r.compute, "concurrentKernels", "compute.concurrentKernels", missing);
+  doc["compute"]["supportsCooperativeLaunch"] =
+      fact(r.compute, "cooperativeLaunch", "compute.supportsCooperativeLaunch", missing);
+  Json& l1 = doc["memory"]["l1"];
+  l1["globalL1CacheSupported"] =
+      fact(r.compute, "globalL1Cache", "memory.l1.globalL1CacheSupported", missing);
+  l1["localL1CacheSupported"] =
+      fact(r.compute, "localL1Cache", "memory.l1.localL1CacheSupported", missing);
+  const Json persisting =
+      fact(r.compute, "l2PersistingMax", "memory.l2.persistingL2CacheMaxSize", missing);
+  doc["memory"]["l2"]["persistingL2CacheMaxSize"] =
+      persisting.is_number() ? Json{{"unit", "bytes"}, {"value", persisting}} : Json();
+  if (!missing.empty()) doc["meta"]["notAvailable"] = std::move(missing);
 }
 
 Json general(const model::Report& r) {
@@ -242,10 +277,12 @@ model::Json to_mt4g(const model::Report& report) {
     memory["l3"] = l3(*list);
   memory["constant"] = constant(report);
   memory["shared"] = shared(report);
-  return {{"general", general(report)},
-          {"compute", compute(report)},
-          {"memory", std::move(memory)},
-          {"meta", meta(report)}};
+  Json doc = {{"general", general(report)},
+              {"compute", compute(report)},
+              {"memory", std::move(memory)},
+              {"meta", meta(report)}};
+  put_driver_facts(report, doc);
+  return doc;
 }
 
 namespace {

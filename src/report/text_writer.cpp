@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/format.hpp"
+#include "report/summary_text.hpp"
 #include "report/tree.hpp"
 #include "report/writers.hpp"
 
@@ -62,11 +63,16 @@ void write_title(std::ostream& out, const model::Report& r) {
   }
   out << "\n";
 }
+
 }  // namespace
 
-void write_text(std::ostream& out, const model::Report& report) {
+void write_text_heading(std::ostream& out, const model::Report& report) {
   if (report.simulated) write_banner(out, report);
   write_title(out, report);
+}
+
+void write_text(std::ostream& out, const model::Report& report) {
+  write_text_heading(out, report);
 
   std::vector<Row> rows;
   add_group(rows, 0, "General", report.device);
@@ -115,14 +121,21 @@ void write_text(std::ostream& out, const model::Report& report) {
 namespace {
 class TextWriter final : public Writer {
  public:
-  std::string_view name() const override { return "text"; }
-  std::string_view extension() const override { return ".txt"; }
+  explicit TextWriter(bool full) : full_(full) {}
+  std::string_view name() const override { return full_ ? "text-full" : "text"; }
+  std::string_view extension() const override { return full_ ? ".full.txt" : ".txt"; }
   void write(std::ostream& out, const model::Report& report) const override {
-    write_text(out, report);
+    if (full_)
+      write_text(out, report);
+    else
+      write_summary(out, report);
   }
+
+ private:
+  bool full_;
 };
 }  // namespace
 
-std::unique_ptr<Writer> make_text_writer() { return std::make_unique<TextWriter>(); }
+std::unique_ptr<Writer> make_text_writer(bool full) { return std::make_unique<TextWriter>(full); }
 
 }  // namespace gputopo::report

@@ -11,4 +11,7 @@ namespace gputopo::report {
 // ([table], [derived], [measured 0.98]).
 void write_text(std::ostream& out, const model::Report& report);
 
+// The banner of a simulated device, the title (tool, GPU) and the run line.
+void write_text_heading(std::ostream& out, const model::Report& report);
+
 }  // namespace gputopo::report

@@ -55,7 +55,9 @@ std::string named(const std::string& name, const Attribute* a, bool full) {
   return name + " " + value_text(a, full);
 }
 
-Groups groups_at(const Attribute* a, const char* key) {
+}  // namespace
+
+std::vector<std::vector<int>> sm_groups(const Attribute* a, const char* key) {
   Groups out;
   if (!a || !a->evidence.is_object() || !a->evidence.contains(key)) return out;
   for (const auto& g : a->evidence[key]) {
@@ -69,6 +71,8 @@ Groups groups_at(const Attribute* a, const char* key) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
 
 // What every SM holds for itself: the L1-family caches (one entry for caches that are one
 // physical cache), the constant caches and shared memory.
@@ -147,9 +151,9 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full,
   const int sms = sm_count && sm_count->value.is_number_integer() ? sm_count->value.get<int>() : 0;
   const Attribute* tpc_attr = model::find(r.compute, "tpcCount");
   const Attribute* gpc_attr = model::find(r.compute, "gpcCount");
-  const Groups tpcs = groups_at(tpc_attr, "tpcs");
-  const Groups gpcs = groups_at(gpc_attr, "gpcs");
-  const Groups loose = groups_at(gpc_attr, "uncoveredUnits");
+  const Groups tpcs = sm_groups(tpc_attr, "tpcs");
+  const Groups gpcs = sm_groups(gpc_attr, "gpcs");
+  const Groups loose = sm_groups(gpc_attr, "uncoveredUnits");
   const std::string sm = sm_text(r, full);
 
   std::vector<TreeNode> out;

@@ -18,6 +18,10 @@ struct TreeNode {
   std::vector<TreeNode> children;
 };
 
+// The SM groups in `a`'s evidence under `key` ("tpcs", "gpcs", "uncoveredUnits"), each sorted,
+// in order; empty where `a` is null or has none.
+std::vector<std::vector<int>> sm_groups(const model::Attribute* a, const char* key);
+
 // The tree of `report`; `full` gives each node its intervals and marks, and every SM its ids.
 TreeNode build_tree(const model::Report& report, bool full);
 

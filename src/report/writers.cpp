@@ -5,7 +5,8 @@ namespace {
 
 std::vector<std::unique_ptr<Writer>> make_writers() {
   std::vector<std::unique_ptr<Writer>> all;
-  all.push_back(make_text_writer());
+  all.push_back(make_text_writer(false));
+  all.push_back(make_text_writer(true));
   all.push_back(make_json_writer());
   all.push_back(make_markdown_writer());
   all.push_back(make_html_writer());

@@ -8,7 +8,8 @@
 
 namespace gputopo::report {
 
-std::unique_ptr<Writer> make_text_writer();
+// The one-screen summary ("text", summary_text.hpp) or every attribute ("text-full", -v).
+std::unique_ptr<Writer> make_text_writer(bool full);
 std::unique_ptr<Writer> make_json_writer();
 std::unique_ptr<Writer> make_mt4g_writer();
 std::unique_ptr<Writer> make_markdown_writer();

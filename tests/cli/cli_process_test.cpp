@@ -76,8 +76,8 @@ TEST(Cli, UnknownSimPresetIsAUsageError) {
   expect_one_line_error(gputopo({"--sim", "no-such-gpu", "info"}), 2, "no-such-gpu");
 }
 
-TEST(Cli, SimulatedInfoTextHasBannerAndGroups) {
-  ProcessResult r = gputopo({"--sim", "h100-sxm", "info"});
+TEST(Cli, SimulatedInfoVerboseTextHasBannerAndGroups) {
+  ProcessResult r = gputopo({"--sim", "h100-sxm", "info", "-v"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("####", 0), 0u);
   EXPECT_NE(r.out.find("SIMULATED GPU"), std::string::npos);

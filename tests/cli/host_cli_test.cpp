@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "../report/schema_validator.hpp"
 #include "gputopo_process.hpp"
@@ -55,8 +56,19 @@ TEST(HostCli, FourGpuHostReportsEveryGpuAndTwelvePairs) {
   }
 }
 
+// One run of the 8-GPU host: the host document in -o FILE, and the first screen of a host on stdout
+// (issue 34): identical GPUs folded into one summary, one matrix a peer figure, the host links in
+// a table; at most 150 lines of 100 columns.
 TEST(HostCli, EightGpuHostHasTheFullMatrixAndNumaDependence) {
-  const Json doc = host_json("dgx-h100");
+  const fs::path file = fs::path(::testing::TempDir()) / "eight-gpu-host.json";
+  std::vector<std::string> args = {"--sim", "dgx-h100", "-d", "all", "-o", file.string()};
+  args.insert(args.end(), kQuick.begin(), kQuick.end());
+  const ProcessResult r = gputopo(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::stringstream text;
+  text << std::ifstream(file).rdbuf();
+  fs::remove(file);
+  const Json doc = model::parse_json_input(text.str());
   expect_valid(doc);
   const Json& host = doc["host"];
   EXPECT_EQ(host["gpuCount"], 8);
@@ -72,10 +84,23 @@ TEST(HostCli, EightGpuHostHasTheFullMatrixAndNumaDependence) {
     EXPECT_TRUE(l["numa"]["dependsOnNode"].get<bool>());
   }
   EXPECT_TRUE(host["outliers"].empty());
+
+  EXPECT_NE(r.out.find("=== GPUs 0-7 (8 x NVIDIA H100 80GB HBM3, complete) ==="), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("=== GPU 1"), std::string::npos);
+  EXPECT_NE(r.out.find("among them"), std::string::npos);
+  for (const char* row :
+       {"Link  GPU0  GPU1  GPU2  GPU3  GPU4  GPU5  GPU6  GPU7", "GPU0     X  NV18  NV18",
+        "Read GB/s  GPU0", "Load ns  GPU0", "Host links  NUMA node"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  std::istringstream in(r.out);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_LE(lines, 150);
 }
 
-TEST(HostCli, TextPrintsEachGpuThenTheHostSection) {
-  std::vector<std::string> args = {"--sim", "hgx-a100-4", "-d", "all"};
+TEST(HostCli, VerboseTextPrintsEachGpuThenTheHostSection) {
+  std::vector<std::string> args = {"--sim", "hgx-a100-4", "-d", "all", "-v"};
   args.insert(args.end(), kQuick.begin(), kQuick.end());
   const ProcessResult r = gputopo(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;

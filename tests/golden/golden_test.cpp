@@ -91,6 +91,20 @@ fs::path scratch(const std::string& stem) {
          ("gputopo-golden-" + std::to_string(getpid()) + "-" + stem);
 }
 
+// The first screen (issue 34): a report fits 66 lines of 100 columns (UTF-8 counted by
+// characters).
+void expect_one_screen(const std::string& stem, const std::string& text) {
+  std::istringstream in(text);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const auto columns = std::count_if(line.begin(), line.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
+    EXPECT_LE(columns, 100) << stem << " line " << lines + 1 << ": " << line;
+  }
+  EXPECT_LE(lines, 66) << stem;
+}
+
 // Runs `o` (without -o) and checks its text report (stdout) and its JSON report (-o FILE)
 // against the recorded ones named `stem`.
 void check_reports(Options o, const std::string& stem) {
@@ -105,6 +119,7 @@ void check_reports(Options o, const std::string& stem) {
       command == Command::Info ? run_info(o, out, err) : run_discover(o, out, err, interrupted);
   EXPECT_EQ(code, 0) << err.str();
   const std::string where = o.replay_dir.value_or("");
+  expect_one_screen(stem, out.str());
   compare_or_update(stem + ".txt", masked_text(without(out.str(), where)));
   compare_or_update(stem + ".json", masked_json(without(read_file(json_file), where)));
   fs::remove(json_file);

@@ -5,7 +5,8 @@ usage: render_in_browser.py GPUTOPO BROWSER WORKDIR [gputopo report arguments...
 
 Writes WORKDIR/report.html with `gputopo report ARGS -o`, loads it in the browser, and reads the
 page's own check from the rendered DOM: <body data-plots=N data-plots-drawn=M>, each canvas with
-data-inked (pixels drawn). Fails unless there are plots, every one drew, and no script failed.
+data-inked (pixels drawn). Fails unless there are plots, every one drew, no script failed, and the
+page opens with the overview (cards, the GPU drawn, the latency staircase) before the sweeps.
 """
 import os
 import re
@@ -35,6 +36,11 @@ def main():
         sys.exit(f"the page's script did not run or found too few plots (data-plots {plots})")
     if drawn != plots or len(inked) != plots:
         sys.exit(f"{plots - drawn} of {plots} plots did not draw")
+    # The page opens with the overview: cards, the GPU drawn, the staircase, then the sweeps.
+    order = [dom.find(s) for s in ('id="overview"', 'class="card"', '<svg class="gpu"',
+                                   'data-plot="staircase"', 'id="sweeps"')]
+    if -1 in order or order != sorted(order):
+        sys.exit(f"the overview is missing or out of order: {order}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include "fake_device.hpp"
 #include "model/info_report.hpp"
 #include "report/format.hpp"
+#include "report/summary_text.hpp"
 
 namespace gputopo::report {
 namespace {
@@ -75,7 +76,7 @@ TEST(TextWriter, MeasuredValuesShowConfidenceAndInterval) {
   const std::size_t at = text.find("\n  L1\n    Size  ");
   ASSERT_NE(at, std::string::npos) << text;
   const std::string line = text.substr(at + 6, text.find('\n', at + 6) - at - 6);
-  EXPECT_NE(line.find("240 KiB (238 KiB to 242 KiB)"), std::string::npos) << line;
+  EXPECT_NE(line.find("240 KiB (238-242 KiB)"), std::string::npos) << line;
   EXPECT_NE(line.find("[measured 0.97]"), std::string::npos) << line;
   EXPECT_NE(text.find("PARTIAL RESULTS"), std::string::npos);
   EXPECT_NE(text.find("  - the SM clock changed"), std::string::npos);
@@ -87,7 +88,45 @@ TEST(TextWriter, OpenIntervalReadsAsABound) {
   size.interval = model::Interval{65536, std::numeric_limits<double>::infinity()};
   r.memory.push_back({"constantL15", {{"size", size}}});
   const std::string text = text_of(r);
-  EXPECT_NE(text.find("64 KiB (at least 64 KiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("at least 64 KiB"), std::string::npos) << text;
+}
+
+// Intervals read naturally (issue 34): no interval that says nothing more, a bound as a bound,
+// the unit once.
+TEST(TextWriter, IntervalsReadNaturally) {
+  model::Attribute a = model::Attribute::measured(128, "B", "chase", 1);
+  a.interval = model::Interval{128, 255};
+  EXPECT_EQ(attribute_text(a), "128 B (128-255 B)");
+  a.interval = model::Interval{128, 128};
+  EXPECT_EQ(attribute_text(a), "128 B");
+  model::Attribute bound = model::Attribute::measured(65536, "B", "chase", 0);
+  bound.interval = model::Interval{65536, std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(attribute_text(bound), "at least 64 KiB");
+  EXPECT_EQ(provenance_mark(bound), "[measured, a bound]");
+}
+
+// The summary's footnote: what was not established, grouped by reason, each reason in one line,
+// the flag that would measure it named.
+TEST(TextWriter, SummaryFootnoteGroupsReasonsAndNamesTheFlag) {
+  model::Report r = make_info_report(test::h100_like_info());
+  const std::string whole(400, 'x');
+  r.compute.push_back({"gpcCount", model::Attribute::unavailable(model::Source::Measured, "",
+                                                                 "clusters never met; " + whole)});
+  model::Element l1{"l1", {}};
+  for (const char* key : {"associativity", "sets"})
+    l1.attributes.push_back({key, model::Attribute::unavailable(
+                                      model::Source::Measured, "",
+                                      "not established: needs --depth full (docs/discovery.md)")});
+  r.memory.push_back(l1);
+  const auto note = not_measured_note(r);
+  std::string text;
+  for (const auto& line : note) {
+    EXPECT_LE(line.size(), 100u) << line;
+    text += line + "\n";
+  }
+  EXPECT_NE(text.find("GPC count: clusters never met\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("associativity, sets of L1: needs --depth full"), std::string::npos) << text;
+  EXPECT_EQ(text.find("xxxx"), std::string::npos);
 }
 
 }  // namespace

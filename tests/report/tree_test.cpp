@@ -58,8 +58,8 @@ TEST(Tree, CompactFoldsIdenticalTpcsAndSmsAndMarksWhatIsNotEstablished) {
 
 TEST(Tree, FullFormHasEveryNodeWithItsIdsAndIntervals) {
   const std::string full = drawn(small_gpu(), true);
-  EXPECT_NE(full.find("\n    GPC 0 (4 SMs)\n      TPC 0\n        SM 0: L1 256 KiB (255 KiB to "
-                      "257 KiB) [measured 0.9] (also Texture)\n        SM 1: "),
+  EXPECT_NE(full.find("\n    GPC 0 (4 SMs)\n      TPC 0\n        SM 0: L1 256 KiB (255-257 KiB) "
+                      "[measured 0.9] (also Texture)\n        SM 1: "),
             std::string::npos)
       << full;
   EXPECT_NE(full.find("\n      TPC 1\n        SM 2: "), std::string::npos) << full;

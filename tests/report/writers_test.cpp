@@ -8,8 +8,12 @@
 #include <set>
 #include <sstream>
 
+#include "fake_device.hpp"
+#include "model/info_report.hpp"
 #include "report/json_writer.hpp"
+#include "report/mt4g_writer.hpp"
 #include "report/multi_writer.hpp"
+#include "report/summary_text.hpp"
 #include "report/text_writer.hpp"
 
 namespace gputopo::report {
@@ -45,7 +49,10 @@ TEST(Writers, TextAndJsonWriteWhatTheirFunctionsWrite) {
   const model::Report r = small_report();
   std::ostringstream text;
   write_text(text, r);
-  EXPECT_EQ(written_by(*find_writer("text"), r), text.str());
+  EXPECT_EQ(written_by(*find_writer("text-full"), r), text.str());
+  std::ostringstream summary;
+  write_summary(summary, r);
+  EXPECT_EQ(written_by(*find_writer("text"), r), summary.str());
   EXPECT_EQ(written_by(*find_writer("json"), r), to_json_text(r));
 }
 
@@ -68,6 +75,25 @@ TEST(MultiWriter, WritesFilesThenStreamsAndGoesOnPastAFileItCannotWrite) {
   EXPECT_EQ(json.str(), to_json_text(small_report()));
   EXPECT_NE(text.str().find("Test GPU"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// MT4G's six driver keys from the driver's facts (null, with the reason, where there is none), and
+// sharedWith in MT4G's order, so that sys-sage names the L1 "L1+Read Only+Texture".
+TEST(Mt4gWriter, HasMt4gsDriverKeysAndSharedWithOrder) {
+  model::Report r = make_info_report(test::h100_like_info());
+  auto shared = model::Attribute::measured(model::Json::array({"texture", "readOnly"}), "", "m", 1);
+  r.memory.push_back({"l1", {{"sharedWith", shared}}});
+  const model::Json m = to_mt4g(r);
+  EXPECT_EQ(m["memory"]["l1"]["sharedWith"], model::Json::parse(R"(["Read Only", "Texture"])"));
+  EXPECT_EQ(m["compute"]["concurrentKernels"], true);
+  EXPECT_EQ(m["compute"]["supportsCooperativeLaunch"], true);
+  EXPECT_EQ(m["memory"]["l2"]["persistingL2CacheMaxSize"]["value"], 34'603'008);
+  EXPECT_EQ(m["memory"]["l2"]["persistingL2CacheMaxSize"]["unit"], "bytes");
+  for (const char* key : {"globalL1CacheSupported", "localL1CacheSupported"})
+    EXPECT_TRUE(m["memory"]["l1"].contains(key)) << key;
+  EXPECT_TRUE(m["general"].contains("asicRevision"));
+  EXPECT_TRUE(m["general"]["asicRevision"].is_null());
+  EXPECT_TRUE(m["meta"]["notAvailable"]["general.asicRevision"].is_string());
 }
 
 }  // namespace

@@ -53,12 +53,15 @@ std::string exe_dir() {
   return p.substr(0, p.find_last_of('/'));
 }
 
-// The module hipcc built (libgputopo_hip_runtime.so), loaded once, on the first AMD GPU opened.
+// The module hipcc built (libgputopo_hip_runtime.so), loaded once, on the first AMD GPU opened:
+// from beside the executable (the build tree) or from the installed ../lib/gputopo, never from a
+// path of the machine that built it.
 const RuntimeApi& runtime() {
   static const RuntimeApi* api = [] {
     std::string why;
+    const std::string dir = exe_dir();
     for (const std::string& path :
-         {exe_dir() + "/libgputopo_hip_runtime.so", std::string(GPUTOPO_HIP_MODULE)}) {
+         {dir + "/libgputopo_hip_runtime.so", dir + "/../lib/gputopo/libgputopo_hip_runtime.so"}) {
       void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!lib) {
         const char* e = dlerror();

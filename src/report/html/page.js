@@ -42,6 +42,17 @@
     return sets;
   }
 
+  // A logarithmic byte axis has its ticks at powers of `base` (of two), at most a dozen.
+  function powersOf(base) {
+    return function (axis) {
+      const lo = Math.floor(Math.log2(axis.min)), hi = Math.ceil(Math.log2(axis.max));
+      const each = Math.log2(base);
+      const step = Math.max(each, Math.ceil((hi - lo) / 12 / each) * each);
+      axis.ticks = [];
+      for (let e = Math.floor(lo / each) * each; e <= hi; e += step) axis.ticks.push({ value: Math.pow(2, e) });
+    };
+  }
+
   function drawSweep(canvas, plot) {
     const datasets = plot.series.map(function (s, i) {
       const color = colors[Math.floor(i / 2) % colors.length];
@@ -50,13 +61,7 @@
                borderColor: s.faint ? color + '55' : color };
     }).concat(markDatasets(plot));
     const tick = plot.xBytes ? (v => bytes(v)) : (v => v);
-    // A logarithmic byte axis has its ticks at powers of two, at most a dozen.
-    const powersOfTwo = function (axis) {
-      const lo = Math.floor(Math.log2(axis.min)), hi = Math.ceil(Math.log2(axis.max));
-      const step = Math.max(1, Math.ceil((hi - lo) / 12));
-      axis.ticks = [];
-      for (let e = lo; e <= hi; e += step) axis.ticks.push({ value: Math.pow(2, e) });
-    };
+    const powersOfTwo = powersOf(2);
     return new Chart(canvas, {
       type: 'scatter',
       data: { datasets: datasets },
@@ -89,6 +94,25 @@
     });
   }
 
+  // Each level a step at its latency, ending at its size (footprints up to it hit there).
+  function drawStaircase(canvas, steps) {
+    const datasets = steps.map(function (s, i) {
+      const from = s.bytes / 16;
+      const color = colors[i % colors.length];
+      return { label: s.label + ' (' + bytes(s.bytes) + ', ' + Math.round(s.cycles) + ' cycles)',
+               data: [{ x: from, y: s.cycles }, { x: s.bytes, y: s.cycles }], showLine: true,
+               borderColor: color, backgroundColor: color, borderWidth: 3, pointRadius: 3 };
+    });
+    return new Chart(canvas, {
+      type: 'scatter', data: { datasets: datasets },
+      options: { animation: false, responsive: false,
+                 scales: { x: { type: 'logarithmic', title: { display: true, text: 'footprint' },
+                                ticks: { callback: v => bytes(v) }, afterBuildTicks: powersOf(4) },
+                           y: { type: 'logarithmic', title: { display: true, text: 'latency (cycles)' } } },
+                 plugins: { legend: { position: 'right', labels: { boxWidth: 10 } } } }
+    });
+  }
+
   function inked(canvas) {
     const ctx = canvas.getContext('2d');
     const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
@@ -103,6 +127,7 @@
     ++total;
     const which = canvas.dataset.plot;
     if (which === 'bandwidth') drawBandwidth(canvas, data.bandwidth);
+    else if (which === 'staircase') drawStaircase(canvas, data.staircase);
     else drawSweep(canvas, data.plots[Number(which)]);
     const n = inked(canvas);
     canvas.dataset.inked = n;
