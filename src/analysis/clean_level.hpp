@@ -21,12 +21,12 @@ struct CleanLevel {
 };
 // `floor`: the least spread the cut uses, relative to the median (a noise-free sample has none and
 // keeps every value within cut x floor x median).
-CleanLevel clean_level(std::span<const double> sample, double cut = 4.0, double floor = 0.002);
+CleanLevel clean_level(std::span<const double> sample, double cut = 4.0, double floor = 0.01);
 
 // A sample that mixes levels (e.g. segments of a chain whose loads hit two levels in a known
 // share) has no single clean level: only values more than `cut` robust standard deviations above
 // the median are outliers (slow loads only lengthen), and the level is the mean of the rest.
-CleanLevel high_trimmed(std::span<const double> sample, double cut = 4.0, double floor = 0.002);
+CleanLevel high_trimmed(std::span<const double> sample, double cut = 4.0, double floor = 0.01);
 
 // A confidence factor from the outlier share: 1 up to a quarter of the values, 0 at half (the
 // median then no longer lies among the clean values).

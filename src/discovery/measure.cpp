@@ -52,7 +52,6 @@ SegmentLevel segment_level(std::span<const device::ChaseResult> results) {
   const auto clean = analysis::clean_level(pooled);
   return {clean.level, clean.sd * std::sqrt(loads), clean.outlier_share, clean.n};
 }
-
 std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
                                           std::span<const std::uint64_t> footprints,
                                           const std::optional<FasterHits>& faster) {

@@ -79,7 +79,7 @@ TEST(SmOutliers, PerSmLatenciesAndTheTpcsSurviveOutliers) {
     // Each SM's value is its loads' latency, within a cycle.
     EXPECT_NEAR(per[static_cast<std::size_t>(sm)].get<double>(), truth, 1.0) << "SM " << sm;
   }
-  EXPECT_NEAR(number(by_sm), hi - lo, 0.05 * (hi - lo));
+  EXPECT_NEAR(number(by_sm), hi - lo, 1.0);  // a difference of two latencies, each within a cycle
   const auto* tpcs = model::find(r.compute, "tpcCount");
   ASSERT_NE(tpcs, nullptr);
   ASSERT_TRUE(tpcs->available()) << tpcs->reason;
