@@ -15,6 +15,9 @@ namespace {
 constexpr double kMaxWithinShare = 0.01;
 // Confidence of a grouping the latency cannot confirm but other evidence suggests.
 constexpr double kUnconfirmed = 0.6;
+// Confidence of "every SM its own TPC": it rests on no grouping passing the test, which noise in
+// the per-SM latencies alone can bring about, so it is a guess below even odds.
+constexpr double kByElimination = 0.3;
 
 struct Grouping {
   std::string method;
@@ -201,7 +204,7 @@ TpcEstimate tpcs_from_latency(const std::vector<double>& latency, double thresho
     best.established = true;
     best.tpcs = singles;
     best.sms_per_tpc = 1;
-    best.confidence = kUnconfirmed;
+    best.confidence = kByElimination;
     best.method = "per-SM L2 near-hit latency: no grouping of SMs shares one latency";
     best.reason =
         "each SM is taken as its own TPC; the SMs' latencies differ, but a TPC is only "

@@ -43,10 +43,17 @@ std::uint64_t region_offset(const ChaseRequest& r) {
 std::string_view to_string(Timing t) { return t == Timing::Chain ? "chain" : "perLoad"; }
 
 std::optional<std::string> chain_problem(const ChaseRequest& r) {
-  if (!chain_timed(r)) return std::nullopt;
-  if (r.recorded_loads == 0 || r.recorded_loads % kChainSegmentLoads != 0)
-    return "chain timing needs a positive multiple of " + std::to_string(kChainSegmentLoads) +
-           " recorded loads, got " + std::to_string(r.recorded_loads);
+  if (!chain_timed(r))
+    return r.segment_loads ? std::optional<std::string>("a segment length needs chain timing")
+                           : std::nullopt;
+  const std::uint32_t segment = segment_loads(r);
+  if (segment < kMinSegmentLoads || segment > kChainSegmentLoads || segment % kMinSegmentLoads != 0)
+    return "a chain segment holds a multiple of " + std::to_string(kMinSegmentLoads) +
+           " loads up to " + std::to_string(kChainSegmentLoads) + ", got " +
+           std::to_string(segment);
+  if (r.recorded_loads == 0 || r.recorded_loads % segment != 0)
+    return "chain timing needs a positive multiple of " + std::to_string(segment) +
+           " recorded loads (the segment), got " + std::to_string(r.recorded_loads);
   if (r.record_indices) return std::string("chain timing records no indices");
   const bool device_memory =
       r.space == Space::L1 || r.space == Space::L2 || r.space == Space::ReadOnly;

@@ -43,13 +43,18 @@ enum class Timing : std::uint8_t {
   // Each load between two clock reads: which level served each load (the clock reads overlap the
   // load, so a sample is not the load's latency).
   PerLoad,
-  // The dependent chain timed as a whole, in segments of kChainSegmentLoads loads with no clock
-  // read inside a segment: each result cycle count is one segment's total, so total / loads is the
+  // The dependent chain timed as a whole, in segments of segment_loads(request) loads with no
+  // clock read inside a segment: each result cycle count is one segment's total (less the
+  // result's overhead_cycles, the segment's own clock reads), so that over the loads is the
   // load-to-use latency. The chain holds what the load returns (64-bit addresses in device memory,
   // shared-window addresses, constant-bank offsets, texel indices): no address arithmetic.
   Chain,
 };
+// Loads per chain segment when the request names none (every recording made before requests
+// named one), and the bounds a request may name: short segments leave most of them clear of a
+// rare slow load, long ones dilute the segment's clock reads.
 inline constexpr std::uint32_t kChainSegmentLoads = 256;
+inline constexpr std::uint32_t kMinSegmentLoads = 16;
 std::string_view to_string(Timing t);
 
 // What the untimed warm-up passes of a chase do to each chased element.
@@ -84,6 +89,9 @@ struct ChaseRequest {
   // nullopt: per-load timing. Chain timing needs `recorded_loads` a multiple of
   // kChainSegmentLoads, no recorded indices, and in device memory a stride of whole 8-byte words.
   std::optional<Timing> timing;
+  // Chain timing: loads per segment, a multiple of kMinSegmentLoads up to kChainSegmentLoads that
+  // divides recorded_loads (nullopt: kChainSegmentLoads).
+  std::optional<std::uint32_t> segment_loads;
   // Pattern::Sequence: element indices (units of stride_bytes), distinct, the first 0 (the chase
   // starts at element 0). A sequence is timed per load and has no warm-up passes: every load it
   // needs, warming ones included, is listed and recorded.
@@ -94,6 +102,9 @@ struct ChaseRequest {
 };
 inline Warmup warmup_of(const ChaseRequest& r) { return r.warmup.value_or(Warmup::Load); }
 inline bool chain_timed(const ChaseRequest& r) { return r.timing == Timing::Chain; }
+inline std::uint32_t segment_loads(const ChaseRequest& r) {
+  return r.segment_loads.value_or(kChainSegmentLoads);
+}
 // Why a chain-timed request cannot run (both backends refuse it with this), or nullopt.
 std::optional<std::string> chain_problem(const ChaseRequest& r);
 // Why a Pattern::Sequence request (or a sequence on another pattern) cannot run, or nullopt.

@@ -30,6 +30,9 @@ struct ChaseResult {
   // Cycles the timing itself adds to each load (clock reads, dependent store). A consumer
   // subtracts this to get the load latency; it is measured once per run, never hidden.
   double overhead_cycles = 0;
+  // A chain-timed result: loads in each segment (0 where the producer predates segment lengths:
+  // kChainSegmentLoads).
+  std::uint32_t segment_loads = 0;
 };
 
 struct ChaseBatchResult {

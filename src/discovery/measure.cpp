@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/clean_level.hpp"
 #include "analysis/cluster.hpp"
 
 namespace gputopo::discovery {
@@ -22,18 +23,35 @@ device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std
   r.array_bytes = std::max<std::uint64_t>(bytes, stride);
   r.warmup_passes = warmup;
   r.timing = device::Timing::Chain;
+  r.segment_loads = kSegmentLoads;
   r.recorded_loads = static_cast<std::uint32_t>(
       round_up(std::max<std::uint32_t>(loads, 1), device::kChainSegmentLoads));
   return r;
 }
 
+std::uint32_t segment_loads_of(const device::ChaseResult& r) {
+  return r.segment_loads > 0 ? r.segment_loads : device::kChainSegmentLoads;
+}
+
 std::vector<double> segment_latencies(const device::ChaseResult& r) {
   std::vector<double> out;
+  const double loads = segment_loads_of(r);
   for (std::uint32_t c : r.cycles)
-    out.push_back(static_cast<double>(c) / static_cast<double>(device::kChainSegmentLoads));
+    out.push_back((static_cast<double>(c) - r.overhead_cycles) / loads);
   return out;
 }
 
+SegmentLevel segment_level(std::span<const device::ChaseResult> results) {
+  std::vector<double> pooled;
+  double loads = 0;
+  for (const auto& r : results) {
+    const auto s = segment_latencies(r);
+    pooled.insert(pooled.end(), s.begin(), s.end());
+    loads = segment_loads_of(r);
+  }
+  const auto clean = analysis::clean_level(pooled);
+  return {clean.level, clean.sd * std::sqrt(loads), clean.outlier_share, clean.n};
+}
 std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
                                           std::span<const std::uint64_t> footprints,
                                           const std::optional<FasterHits>& faster) {
@@ -43,31 +61,39 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   ChainLatency out;
   out.evidence = model::Json::array();
   std::vector<double> medians;
+  double worst_share = 0;
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     const auto bytes = distinct[k];
-    std::vector<double> pooled;
+    std::vector<device::ChaseResult> chosen;
     model::Json sms = model::Json::array();
     for (std::size_t i = 0; i < results.size() && i < footprints.size(); ++i) {
       if (footprints[i] != bytes) continue;
-      const auto s = segment_latencies(results[i]);
-      pooled.insert(pooled.end(), s.begin(), s.end());
+      chosen.push_back(results[i]);
       sms.push_back(results[i].sm);
     }
-    if (pooled.empty()) continue;
+    if (chosen.empty()) continue;
+    std::vector<double> pooled;
+    for (const auto& r : chosen) {
+      const auto s = segment_latencies(r);
+      pooled.insert(pooled.end(), s.begin(), s.end());
+    }
     const auto sum = analysis::summarize(pooled);
-    // Rare slow loads (an interrupt, a refresh) lengthen a segment and never shorten one: the lower
-    // quartile of the segments is the level's latency, the median and the extremes are evidence.
-    const double quartile = analysis::quantile(pooled, 0.25);
+    // Rare slow loads (an interrupt, a refresh) lengthen a segment and never shorten one: the mean
+    // of the clean segments is the level's latency, the median and the extremes are evidence.
+    const SegmentLevel clean = segment_level(chosen);
     model::Json e = {{"bytes", bytes},
                      {"sms", sms},
-                     {"lowerQuartile", quartile},
+                     {"cleanMean", clean.cycles},
+                     {"outlierShare", clean.outlier_share},
                      {"median", sum.median},
                      {"mean", sum.mean},
                      {"min", sum.min},
                      {"max", sum.max},
                      {"segments", sum.n},
-                     {"loadsPerSegment", device::kChainSegmentLoads}};
-    double level = quartile;
+                     {"loadsPerSegment", segment_loads_of(chosen.front())},
+                     {"segmentOverheadCycles", chosen.front().overhead_cycles}};
+    double level = clean.cycles;
+    double outlier_share = clean.outlier_share;
     if (faster && k < faster->shares.size()) {
       const double share = faster->shares[k];
       e["fasterHitShare"] = share;
@@ -76,10 +102,19 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
         out.evidence.push_back(std::move(e));
         continue;
       }
-      // The share counts all the loads, so the mixture is taken over all of them: the mean.
-      if (share > 0) level = (sum.mean - share * faster->cycles) / (1 - share);
+      // The share counts all the loads, so the mixture is taken over all of them: the mean of the
+      // segments, less those a slow load threw high (short segments of a mixture spread between
+      // the two levels, so no one level of them is clean).
+      if (share > 0) {
+        const auto mixed = analysis::high_trimmed(pooled);
+        level = (mixed.level - share * faster->cycles) / (1 - share);
+        outlier_share = mixed.outlier_share;
+        e["mixtureMean"] = mixed.level;
+        e["outlierShare"] = outlier_share;
+      }
       e["withoutFasterHits"] = level;
     }
+    worst_share = std::max(worst_share, outlier_share);
     medians.push_back(level);
     out.evidence.push_back(std::move(e));
   }
@@ -87,7 +122,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   out.cycles = analysis::median(medians);
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
-  out.confidence = std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0);
+  out.confidence = std::min(std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0),
+                            analysis::outlier_confidence(worst_share));
   if (medians.size() < 2) out.confidence = std::min(out.confidence, 0.5);
   return out;
 }

@@ -24,18 +24,37 @@ inline constexpr int kLatencySm = 0;
 // overlap the load, so these classify loads (which level served each); they are not the latency.
 std::vector<double> latencies(const device::ChaseResult& r);
 
+// Loads per chain segment of the discovery's chains: short enough that at one slow load in a
+// hundred (an interrupt, a refresh, another process) most segments hold none, so that the clean
+// ones give the latency and the share of the others says how far to trust it.
+inline constexpr std::uint32_t kSegmentLoads = 16;
 // A chain-timed chase (device::Timing::Chain) over `bytes` at `stride`: `warmup` untimed passes,
-// then at least `loads` dependent loads (whole segments) timed as a whole.
+// then at least `loads` dependent loads (in kChainSegmentLoads steps) timed in segments of
+// kSegmentLoads.
 device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t loads = 2048);
-// Cycles per load of each timed segment of a chain-timed result.
+// Cycles per load of each timed segment of a chain-timed result (its own clock reads, the
+// result's overhead_cycles, taken off each segment).
 std::vector<double> segment_latencies(const device::ChaseResult& r);
+// Loads in each segment of a chain-timed result.
+std::uint32_t segment_loads_of(const device::ChaseResult& r);
+// The latency of the loads of a chain-timed result: the mean of its clean segments, those within
+// four robust standard deviations of the median (analysis::clean_level); `sd` is the standard
+// deviation of one load's latency, from the clean segments' spread.
+struct SegmentLevel {
+  double cycles = 0;
+  double load_sd = 0;
+  double outlier_share = 0;
+  std::size_t segments = 0;
+};
+SegmentLevel segment_level(std::span<const device::ChaseResult> results);
 
 // The load-to-use latency of a level: chains over footprints that all lie inside the level (e.g.
-// a quarter and an eighth of its size). Per footprint, the lower quartile of its segments (a rare
-// slow load lengthens a segment, never shortens one); the value is the median over footprints, the
-// confidence their agreement (full within 1 %, none at 10 %): a footprint that leaks into the next
-// level, or a level that is no plateau, shows as disagreement.
+// a quarter and an eighth of its size). Per footprint, the mean of its clean segments
+// (segment_level: a rare slow load lengthens a segment, which then leaves the mean); the value is
+// the median over footprints, the confidence their agreement (full within 1 %, none at 10 %),
+// capped by the share of outlier segments (full up to a quarter, none at half): a footprint that
+// leaks into the next level, or a level that is no plateau, shows as disagreement.
 struct ChainLatency {
   double cycles = 0;
   double confidence = 0;

@@ -48,6 +48,7 @@ struct ChaseJob {
   std::uint32_t mode = 0;   // JobMode
   std::uint32_t chain = 0;  // 1: the recorded loads are timed as a chain in segments
   std::uint32_t recorded_loads = 0;
+  std::uint32_t segment_loads = 0;  // chain: loads between two clock reads
   std::uint32_t thread_a = 0;
   std::uint32_t thread_b = 0;
   std::uint32_t partner = 0;      // TwoSmsB: the index of A's job
@@ -57,6 +58,8 @@ struct ChaseJob {
   std::uint32_t handoff = 0;  // TwoSmsA: 1 once A is warm, 2 once B is
   std::uint32_t status = 0;   // JobStatus
   std::int32_t smid = -1;
+  // Chain: the fewest cycles of a segment without loads (its clock reads and dependent store).
+  std::uint32_t chain_overhead = 0;
   std::uint64_t globaltimer_start = 0;
   std::uint64_t globaltimer_end = 0;
   std::uint64_t clock_start = 0;

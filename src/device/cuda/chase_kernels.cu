@@ -12,6 +12,10 @@
 namespace gputopo::device::cuda {
 namespace {
 
+// Loads of one unrolled pass of a chain segment (segments hold whole passes).
+constexpr std::uint32_t kSegmentUnroll = kMinSegmentLoads;
+constexpr std::uint32_t kOverheadSegments = 8;
+
 template <class Index>
 __device__ __forceinline__ void store_shared(Index* p, Index v) {
   const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -162,24 +166,38 @@ __device__ bool timed_chase(const Load& load, const ChaseJob& job, std::uint32_t
   return true;
 }
 
-// The chain timed as a whole: segments of kChainSegmentLoads dependent loads between two clock
+// The chain timed as a whole: segments of job.segment_loads dependent loads between two clock
 // reads, the last value stored to shared memory before the second read so that it must have
 // arrived. The next segment's first load waits for that value, so no load straddles two segments.
+// The first kOverheadSegments run the same code with no load: the fewest cycles among them are the
+// segment's own (clock reads, store), which the host subtracts; short segments, which keep most
+// of them clear of a rare slow load, would otherwise read high.
 template <class Load>
-__device__ bool timed_segments(const Load& load, const ChaseJob& job, std::uint64_t* s_last,
+__device__ bool timed_segments(const Load& load, ChaseJob& job, std::uint64_t* s_last,
                                std::uint64_t deadline) {
   auto* cycles_out = reinterpret_cast<std::uint32_t*>(job.cycles_out);
   auto v = load.chain_start();
-  const std::uint32_t segments = job.recorded_loads / kChainSegmentLoads;
+  const std::uint32_t passes = job.segment_loads / kSegmentUnroll;
+  const std::uint32_t segments = job.recorded_loads / job.segment_loads + kOverheadSegments;
+  std::uint32_t overhead = ~0U;
   for (std::uint32_t s = 0; s < segments; ++s) {
+    const std::uint32_t n = s < kOverheadSegments ? 0 : passes;
     const std::uint32_t t0 = read_clock();
-#pragma unroll 16
-    for (std::uint32_t i = 0; i < kChainSegmentLoads; ++i) v = load.chain_next(v);
+#pragma unroll 1
+    for (std::uint32_t p = 0; p < n; ++p) {
+#pragma unroll
+      for (std::uint32_t i = 0; i < kSegmentUnroll; ++i) v = load.chain_next(v);
+    }
     store_shared(s_last, static_cast<std::uint64_t>(v));
     const std::uint32_t t1 = read_clock();
-    __stcg(cycles_out + s, t1 - t0);
+    if (s < kOverheadSegments) {
+      overhead = min(overhead, t1 - t0);
+      continue;
+    }
+    __stcg(cycles_out + s - kOverheadSegments, t1 - t0);
     if (read_globaltimer() > deadline) return false;
   }
+  job.chain_overhead = overhead;
   return true;
 }
 

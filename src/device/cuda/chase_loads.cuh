@@ -126,11 +126,17 @@ struct LoadConstant : NarrowLoad<LoadConstant, std::uint64_t> {
   }
 };
 
+// A chain starts at `base` plus 4 x (%laneid - threadIdx.x % 32), zero in the 1-D chase block.
+// The compiler cannot know that, so the chained value is not warp-uniform: otherwise it is kept
+// in a uniform register, and each unrolled pass of the segment loop ends in an R2UR back to it
+// (about one cycle a load more than the pure `ld.shared.u32 r, [r]` chase on an H100).
 struct LoadShared : NarrowLoad<LoadShared, std::uint32_t> {
   std::uint32_t base = 0;  // shared-window address
+  std::uint32_t lane = 0;  // %laneid
   static __device__ LoadShared make(const ChaseArray& a, std::uint32_t dynamic_base) {
     LoadShared l;
     l.base = dynamic_base + a.shared_word * 4;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l.lane));
     return l;
   }
   __device__ __forceinline__ std::uint32_t address(std::uint32_t j) const { return base + j * 4; }
@@ -140,7 +146,9 @@ struct LoadShared : NarrowLoad<LoadShared, std::uint32_t> {
     asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(p) : "memory");
     return v;
   }
-  __device__ __forceinline__ std::uint32_t chain_start() const { return base; }
+  __device__ __forceinline__ std::uint32_t chain_start() const {
+    return base + (lane - threadIdx.x % 32) * 4;
+  }
   __device__ __forceinline__ std::uint32_t chain_next(std::uint32_t p) const {
     return load<std::uint32_t>(p);
   }

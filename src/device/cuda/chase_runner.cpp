@@ -39,7 +39,7 @@ double bound_ns(const ChaseUnit& u, const ChaseLayout& la, const std::optional<C
 
 // Cycle counts a request returns: one per load, or one per chain segment.
 std::uint32_t recorded_values(const ChaseRequest& r) {
-  return chain_timed(r) ? r.recorded_loads / kChainSegmentLoads : r.recorded_loads;
+  return chain_timed(r) ? r.recorded_loads / segment_loads(r) : r.recorded_loads;
 }
 
 template <class T>
@@ -73,6 +73,7 @@ JobTable make_jobs(const std::vector<const ChaseUnit*>& units, const LaunchArray
     job.mode = static_cast<std::uint32_t>(u.mode);
     job.chain = chain_timed(u.a) ? 1 : 0;
     job.recorded_loads = u.a.recorded_loads;
+    job.segment_loads = chain_timed(u.a) ? segment_loads(u.a) : 0;
     job.thread_a = u.thread_a;
     job.thread_b = u.thread_b;
     job.cycles_out = device_address(records + record_offsets[2 * i]);
@@ -269,7 +270,7 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
                         " chase ran past its deadline and was stopped; the GPU may be busy with "
                         "other work");
       for (const auto k : verdict.accepted) {
-        results[k].overhead_cycles = chain_timed(units[pending[k]].a) ? 0 : overhead;
+        if (!chain_timed(units[pending[k]].a)) results[k].overhead_cycles = overhead;
         out.results[pending[k]] = std::move(results[k]);
       }
       out.conditions.elapsed_ns += done.span_ns;
@@ -393,6 +394,10 @@ ChaseRunner::Attempt ChaseRunner::collect(const std::vector<const ChaseUnit*>& u
                                         job.globaltimer_end));
     auto& r = results[i];
     r.sm = job.smid;
+    if (job.chain != 0) {
+      r.segment_loads = job.segment_loads;
+      r.overhead_cycles = job.chain_overhead;
+    }
     r.cycles.resize(recorded_values(units[i]->a));
     std::memcpy(r.cycles.data(), host_records.data() + record_offsets[2 * i],
                 r.cycles.size() * sizeof(std::uint32_t));

@@ -55,6 +55,7 @@ struct ChaseArray {
   std::uint32_t warmup_passes = 1;
   std::uint32_t recorded_loads = 0;
   bool chain = false;
+  std::uint32_t segment_loads = 256;  // chain: loads between two clock reads
 };
 
 enum class Mode : int { Single = 0, SameThread = 1, TwoThreads = 2, TwoCus = 3 };

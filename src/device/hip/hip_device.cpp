@@ -118,6 +118,7 @@ ChaseArray make_array(const ChaseRequest& r, const DeviceInfo& info, std::uint64
   a.warmup_passes = r.warmup_passes;
   a.recorded_loads = r.recorded_loads;
   a.chain = chain_timed(r);
+  a.segment_loads = segment_loads(r);
   return a;
 }
 
@@ -227,6 +228,7 @@ class HipDevice final : public Device {
     // The s_memtime pair around a load is not subtracted here: per-load samples classify loads,
     // chains give latencies (docs/amd.md).
     r.overhead_cycles = 0;
+    r.segment_loads = run.a.chain ? run.a.segment_loads : 0;
     elapsed_ns_ = o.elapsed_ns;
     return r;
   }

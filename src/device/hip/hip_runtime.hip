@@ -62,6 +62,7 @@ struct Chase {
   std::uint32_t recorded_loads;
   int space;
   bool chain;
+  std::uint32_t segment_loads;
 };
 
 template <int Space>
@@ -75,9 +76,9 @@ template <int Space>
 __device__ void timed(const Chase& c, const std::uint32_t* lds, std::uint32_t j,
                       std::uint32_t* cycles, std::uint64_t* indices, bool lane0) {
   if (c.chain) {
-    for (std::uint32_t s = 0; s < c.recorded_loads / 256; ++s) {
+    for (std::uint32_t s = 0; s < c.recorded_loads / c.segment_loads; ++s) {
       const std::uint64_t t0 = __builtin_amdgcn_s_memtime();
-      for (int i = 0; i < 256; ++i) j = load<Space>(c.base, lds, j);
+      for (std::uint32_t i = 0; i < c.segment_loads; ++i) j = load<Space>(c.base, lds, j);
       const std::uint64_t t1 = __builtin_amdgcn_s_memtime();
       if (lane0) cycles[s] = static_cast<std::uint32_t>(t1 - t0);
     }
@@ -222,7 +223,8 @@ struct Buffer {
 
 Chase to_chase(const ChaseArray& a, const Buffer& b) {
   const auto* base = reinterpret_cast<const std::uint32_t*>(b.as<char>() + a.offset_bytes);
-  return {base, a.elements, a.stride_words, a.warmup_passes, a.recorded_loads, a.space, a.chain};
+  return {base, a.elements, a.stride_words, a.warmup_passes, a.recorded_loads, a.space, a.chain,
+          a.segment_loads};
 }
 
 void upload(const ChaseArray& a, const Buffer& b) {
@@ -342,7 +344,7 @@ ChaseOutput run_chase(const ChaseRun& run, bool record_indices) {
   ChaseOutput out;
   out.cu = host_ctl[4];
   out.elapsed_ns = ms * 1e6;
-  const std::uint32_t n = run.a.chain ? run.a.recorded_loads / 256 : run.a.recorded_loads;
+  const std::uint32_t n = run.a.chain ? run.a.recorded_loads / run.a.segment_loads : run.a.recorded_loads;
   out.cycles.resize(n);
   check(hipMemcpy(out.cycles.data(), cycles.p, n * 4ull, hipMemcpyDeviceToHost), "reading cycles");
   if (record_indices) {

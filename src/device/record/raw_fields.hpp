@@ -29,6 +29,7 @@ void visit_fields(R& r, F&& f) {
   f("recordIndices", r.record_indices);
   f("region", r.region);
   f("timing", r.timing);
+  f("segmentLoads", r.segment_loads);
   f("sequence", r.sequence);
   f("warmup", r.warmup);
 }
@@ -117,8 +118,9 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region", "timing",    "space",  "unroll", "candidates", "arg", "smB",
-    "sequence",          "warmup", "dataBytes", "sharing"};
+    "l2FetchLimitBytes", "region",  "timing",      "space",    "unroll",
+    "candidates",        "arg",     "smB",         "sequence", "warmup",
+    "dataBytes",         "sharing", "segmentLoads"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -24,8 +24,16 @@ class ReplayDevice final : public Replay {
   const DeviceInfo& info() const override { return rec_.info; }
   bool cut_short() const override { return !rec_.complete; }
 
+  // A recording made before chain requests named their segment length holds those chains in
+  // segments of kChainSegmentLoads: a request that names one is answered from them, and each
+  // result says how many loads its segments hold.
   ChaseBatchResult chase(const ChaseBatch& batch) override {
-    return answer(Op::Chase, identity(batch)).batch;
+    const auto key = identity(batch);
+    if (by_identity_.contains(dump_flat(key)) || !names_segments(batch))
+      return with_segments(answer(Op::Chase, key).batch, batch);
+    ChaseBatch older = batch;
+    for (auto& r : older.requests) r.segment_loads.reset();
+    return with_segments(answer(Op::Chase, identity(older)).batch, older);
   }
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {
@@ -71,6 +79,18 @@ class ReplayDevice final : public Replay {
     const RecordedCall& call = rec_.calls[index];
     if (call.error) throw Error(*call.error, call.error_message);
     return call;
+  }
+
+  static bool names_segments(const ChaseBatch& batch) {
+    return std::any_of(batch.requests.begin(), batch.requests.end(),
+                       [](const ChaseRequest& r) { return r.segment_loads.has_value(); });
+  }
+
+  static ChaseBatchResult with_segments(ChaseBatchResult result, const ChaseBatch& batch) {
+    for (std::size_t i = 0; i < result.results.size() && i < batch.requests.size(); ++i)
+      if (chain_timed(batch.requests[i]))
+        result.results[i].segment_loads = segment_loads(batch.requests[i]);
+    return result;
   }
 
   Error not_recorded(Op op, std::string shown) const {

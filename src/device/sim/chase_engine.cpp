@@ -164,10 +164,11 @@ void ChaseEngine::timed(Run& run, Rng& noise, ChaseResult& result, double& busy_
   const ChaseRequest& request = *run.request;
   if (chain_timed(request)) {
     // Segment totals of the loads' own latencies: no clock read inside a segment.
-    for (std::uint32_t s = 0; s < request.recorded_loads / kChainSegmentLoads; ++s) {
+    const std::uint32_t loads = segment_loads(request);
+    result.segment_loads = loads;
+    for (std::uint32_t s = 0; s < request.recorded_loads / loads; ++s) {
       double total = 0;
-      for (std::uint32_t i = 0; i < kChainSegmentLoads; ++i)
-        total += served_cycles(run, noise, busy_cycles);
+      for (std::uint32_t i = 0; i < loads; ++i) total += served_cycles(run, noise, busy_cycles);
       result.cycles.push_back(static_cast<std::uint32_t>(std::min(std::round(total), 4e9)));
     }
     return;

@@ -1,6 +1,7 @@
 #include "discovery/probes/geometry/hit_classifier.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/summary.hpp"
 #include "discovery/measure.hpp"
@@ -65,16 +66,35 @@ std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
   return c;
 }
 
+namespace {
+
+// Lines that chance alone (a share `rate` of slow loads, independent) makes miss at least `k`
+// times in `passes` passes, and the count past which more is not chance: four standard deviations
+// above that mean, at least `least`.
+std::uint32_t past_chance(std::uint64_t lines, double passes, double rate, int k,
+                          std::uint32_t least) {
+  double ways = 1;  // passes choose k
+  for (int i = 0; i < k; ++i) ways *= (passes - i) / (i + 1);
+  const double mean = static_cast<double>(lines) * ways * std::pow(rate, k);
+  return std::max(least, static_cast<std::uint32_t>(std::ceil(mean + 4 * std::sqrt(mean))) + 1);
+}
+
+}  // namespace
+
 bool overflowed(const device::ChaseResult& r, std::uint64_t lines, const HitClassifier& c) {
   const auto loads = after_first_pass(r, lines);
   if (loads.empty()) return true;
+  const double passes = static_cast<double>(loads.size()) / static_cast<double>(lines);
+  const std::uint32_t need_thrice = past_chance(lines, passes, c.outlier_rate, 3, 1);
+  const std::uint32_t need_twice = past_chance(lines, passes, c.outlier_rate, 2, 2);
   std::vector<std::uint32_t> per_line(lines, 0);
-  std::uint32_t repeated = 0;
+  std::uint32_t twice = 0;
+  std::uint32_t thrice = 0;
   for (std::size_t i = 0; i < loads.size(); ++i) {
     if (!c.miss(loads[i])) continue;
     const std::uint32_t n = ++per_line[i % lines];
-    if (n >= 3) return true;
-    if (n == 2 && ++repeated >= 2) return true;
+    if (n == 3 && ++thrice >= need_thrice) return true;
+    if (n == 2 && ++twice >= need_twice) return true;
   }
   return false;
 }

@@ -40,8 +40,11 @@ std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
                                              std::string& why);
 
 // Whether a passes_request over `lines` lines overflowed the cache: after the first pass, one line
-// missed three times or two lines twice each. A lone slow load (an interrupt, a refresh) repeats
-// on one line in 1 of about 10^4 requests; an overflowing set misses again and again.
+// missed three times or two lines twice each, or more where the reference's share of slow loads
+// (`outlier_rate`) makes that many by chance (four standard deviations past the lines chance alone
+// makes miss so often). At one slow load in 10^4 a repeat on one line comes in 1 of about 10^4
+// requests; at one in a hundred two lines of a few hundred miss twice by chance in most of them,
+// while an overflowing set misses again and again.
 bool overflowed(const device::ChaseResult& r, std::uint64_t lines, const HitClassifier& c);
 
 }  // namespace gputopo::discovery

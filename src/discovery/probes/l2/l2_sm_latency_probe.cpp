@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/clean_level.hpp"
 #include "analysis/spread.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
@@ -15,22 +16,22 @@ constexpr std::uint32_t kElements = 512;
 constexpr std::uint32_t kSmLoads = 8 * device::kChainSegmentLoads;
 
 // The near-hit latency of every SM: one small warm L2 chain per SM, all in one batch (the backend
-// runs them one after another), each timed in segments. Per SM: the median over its segments and
-// its standard error. The value is the spread between SMs with the noise taken out
-// (analysis::split_half_spread over the even and the odd segments); the per-SM medians and their
-// standard error are the evidence the layout probe tests SM groupings against.
+// runs them one after another), each timed in segments. Per SM: the mean of its clean segments
+// (analysis::clean_level) and its standard error. The value is the spread between SMs with the
+// noise taken out (analysis::split_half_spread over the even and the odd segments); the per-SM
+// values and their standard error are the evidence the layout probe tests SM groupings against.
 // Independent half-means of each SM: its even and its odd segments.
 struct Halves {
   std::vector<double> first;
   std::vector<double> second;
   std::vector<double> se;
-  // `sd`: the spread of one segment, scaled for a median.
+  // `sd`: the spread of one clean segment.
   void add(const std::vector<double>& segments, double sd) {
     std::vector<double> even;
     std::vector<double> odd;
     for (std::size_t i = 0; i < segments.size(); ++i) (i % 2 ? odd : even).push_back(segments[i]);
-    first.push_back(analysis::median(even));
-    second.push_back(analysis::median(odd));
+    first.push_back(analysis::clean_level(even).level);
+    second.push_back(analysis::clean_level(odd).level);
     se.push_back(sd / std::sqrt(static_cast<double>(segments.size() / 2)));
   }
 };
@@ -65,9 +66,10 @@ class L2SmLatencyProbe final : public Probe {
     for (const auto& r : result.results) {
       const auto segments = segment_latencies(r);
       if (r.sm < 0 || r.sm >= sms || segments.size() < 4) continue;
-      // Medians and robust standard errors: a rare slow load spoils one segment, not the SM.
-      const double sd = 1.2533 * analysis::robust_sd(segments);
-      const double m = analysis::median(segments);
+      // Means of the clean segments: a rare slow load spoils one segment, not the SM.
+      const auto clean = analysis::clean_level(segments);
+      const double sd = clean.sd;
+      const double m = clean.level;
       centre[static_cast<std::size_t>(r.sm)] = m;
       means.push_back(m);
       errors.push_back(sd / std::sqrt(static_cast<double>(segments.size())));

@@ -224,8 +224,9 @@ class TlbProbe final : public Probe {
                 std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
     const double base = cycles_of(sw.result.results[0]);
     {
-      const auto sum = analysis::summarize(segment_latencies(sw.result.results[0]));
-      load_sd_ = 1.4826 * sum.mad * std::sqrt(double{device::kChainSegmentLoads});
+      const auto& reference = sw.result.results[0];
+      const auto sum = analysis::summarize(segment_latencies(reference));
+      load_sd_ = 1.4826 * sum.mad * std::sqrt(static_cast<double>(segment_loads_of(reference)));
     }
     tolerance_ = std::max(2.0, 0.02 * base);
     for (std::size_t i = 0; i < sw.strides.size(); ++i) {
@@ -377,11 +378,13 @@ class TlbProbe final : public Probe {
         std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
     auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
                            static_cast<std::uint32_t>(timed));
+    r.segment_loads = device::kChainSegmentLoads;
     r.sm = kLatencySm;
     return r;
   }
-  // Cycles per load: the lower quartile of the segments (a rare slow load lengthens one segment;
-  // a level missing in some of its sets lengthens every segment alike).
+  // Cycles per load: the lower quartile of the 256-load segments (a rare slow load lengthens one
+  // segment; a level missing in some of its sets lengthens every segment alike, where in short
+  // segments it would lengthen a few, which a clean level leaves out).
   static double cycles_of(const device::ChaseResult& r) {
     const auto s = segment_latencies(r);
     return s.empty() ? 0 : analysis::quantile(s, 0.25);
