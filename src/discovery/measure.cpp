@@ -43,6 +43,7 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   ChainLatency out;
   out.evidence = model::Json::array();
   std::vector<double> medians;
+  analysis::Bounds hull;
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     const auto bytes = distinct[k];
     std::vector<double> pooled;
@@ -68,6 +69,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
                      {"segments", sum.n},
                      {"loadsPerSegment", device::kChainSegmentLoads}};
     double level = quartile;
+    analysis::Bounds bounds{analysis::quantile_interval(pooled, 0.25).lo,
+                            analysis::quantile_interval(pooled, 0.5).hi};
     if (faster && k < faster->shares.size()) {
       const double share = faster->shares[k];
       e["fasterHitShare"] = share;
@@ -77,15 +80,25 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
         continue;
       }
       // The share counts all the loads, so the mixture is taken over all of them: the mean.
-      if (share > 0) level = (sum.mean - share * faster->cycles) / (1 - share);
+      const auto without = [&](double mean) {
+        return (mean - share * faster->cycles) / (1 - share);
+      };
+      if (share > 0) {
+        level = without(sum.mean);
+        const auto m = analysis::mean_interval(pooled);
+        bounds = {without(m.lo), without(m.hi)};
+      }
       e["withoutFasterHits"] = level;
     }
+    hull = medians.empty() ? analysis::holding(bounds, level)
+                           : analysis::hull(hull, analysis::holding(bounds, level));
     medians.push_back(level);
     out.evidence.push_back(std::move(e));
   }
   if (medians.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   out.cycles = analysis::median(medians);
+  out.interval = {hull.lo, hull.hi};
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
   out.confidence = std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0);
   if (medians.size() < 2) out.confidence = std::min(out.confidence, 0.5);
@@ -98,12 +111,14 @@ void put_chain_latency(Context& ctx, const std::string& element, const LatencyKe
   const double confidence = std::min(latency.confidence, cap);
   auto cycles = model::Attribute::measured(latency.cycles, "cycles", method, confidence);
   cycles.evidence = {{"footprints", latency.evidence}};
+  cycles.interval = latency.interval;
   cycles.reason = reason;
   ctx.put(element, key.cycles, cycles);
   if (const auto ns = ctx.ns_per_cycle(conditions)) {
     auto a = model::Attribute::measured(latency.cycles * *ns, "ns",
                                         method + ", " + Context::ns_method(conditions), confidence);
     a.evidence = {{"cycles", latency.cycles}, {"nsPerCycle", *ns}};
+    a.interval = model::scaled(latency.interval, *ns);
     a.reason = reason;
     ctx.put(element, key.ns, a);
   } else {

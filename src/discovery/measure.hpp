@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/interval.hpp"
 #include "analysis/summary.hpp"
 #include "analysis/sweep.hpp"
 #include "device/requests.hpp"
@@ -36,9 +37,12 @@ std::vector<double> segment_latencies(const device::ChaseResult& r);
 // slow load lengthens a segment, never shortens one); the value is the median over footprints, the
 // confidence their agreement (full within 1 %, none at 10 %): a footprint that leaks into the next
 // level, or a level that is no plateau, shows as disagreement.
+// The interval: per footprint, from the order-statistic interval of the lower quartile of its
+// segments to that of their median (analysis/interval.hpp), the hull over footprints.
 struct ChainLatency {
   double cycles = 0;
   double confidence = 0;
+  model::Interval interval;
   model::Json evidence;  // per footprint: bytes, SM, median, spread of its segments
 };
 // Where a footprint still lets some loads hit a faster level (a share of near hits in a chase past

@@ -160,7 +160,10 @@ class L2SegmentProbe final : public Probe {
     const model::Interval step = profile.found
                                      ? model::Interval{profile.lo, profile.hi}
                                      : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
-    const model::Interval interval{std::min(step.lo, measured), std::max(step.hi, measured)};
+    // Widened by the profile's resolution: its sizes lie half a search step apart.
+    const double resolution = profile.found ? static_cast<double>(spec.step) / 2 : 0.0;
+    const model::Interval interval{std::min(step.lo, measured) - resolution,
+                                   std::max(step.hi, measured) + resolution};
     const auto f = nearest_segment_count(measured, api);
     model::Json evidence = r.evidence;
     evidence["searchOnsetBytes"] = r.value;
@@ -188,7 +191,11 @@ class L2SegmentProbe final : public Probe {
     segment.evidence = evidence;
     segment.reason = join(weaker);
     ctx.put("l2", keys::segmentSize, segment);
-    auto raw = model::Attribute::measured(measured, "B", step_method, r.confidence);
+    // The step as measured claims no more precision than its interval allows
+    // (model::kSizePrecision).
+    auto raw = model::Attribute::measured(
+        measured, "B", step_method,
+        r.confidence * model::precision_share(interval, measured, model::kSizePrecision));
     raw.interval = interval;
     raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
     raw.reason = segment.reason;
