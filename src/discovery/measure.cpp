@@ -98,6 +98,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   if (medians.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   out.cycles = analysis::median(medians);
+  // The clock's resolution: a segment's count is whole cycles, read twice.
+  hull = analysis::widen(hull, 2.0 / static_cast<double>(device::kChainSegmentLoads));
   out.interval = {hull.lo, hull.hi};
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
   out.confidence = std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0);

@@ -38,7 +38,8 @@ std::vector<double> segment_latencies(const device::ChaseResult& r);
 // confidence their agreement (full within 1 %, none at 10 %): a footprint that leaks into the next
 // level, or a level that is no plateau, shows as disagreement.
 // The interval: per footprint, from the order-statistic interval of the lower quartile of its
-// segments to that of their median (analysis/interval.hpp), the hull over footprints.
+// segments to that of their median (analysis/interval.hpp), the hull over footprints, widened by
+// the clock's resolution (2 cycles a segment).
 struct ChainLatency {
   double cycles = 0;
   double confidence = 0;

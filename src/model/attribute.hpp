@@ -67,6 +67,8 @@ struct Attribute {
 // interval, and what a continuous one says when its probe gave neither interval nor reason.
 inline constexpr std::string_view kDiscreteNoInterval =
     "a discrete value picked among candidates: its confidence is the probability that it is right";
+inline constexpr std::string_view kExactNoInterval =
+    "derived from the driver's values by a formula: exact";
 inline constexpr std::string_view kNoIntervalGiven = "the probe states no interval for this value";
 // Counts, sizes, flags and names (unit "", "B" or "bit"): a wrong one is a wrong structure.
 bool discrete(const Attribute& a);

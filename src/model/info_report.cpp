@@ -52,6 +52,7 @@ Attribute peak_bandwidth(const AttributeList& dram) {
       peak_dram_gbps(clock->value.get<double>(), width->value.get<double>()), "GB/s");
   a.source = Source::Derived;
   a.method = "2 * dram.clock * dram.busWidth / 8";
+  a.no_interval = kExactNoInterval;
   return a;
 }
 }  // namespace
