@@ -110,10 +110,7 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
 void put_chain_latency(Context& ctx, const std::string& element, const LatencyKeys& key,
                        const ChainLatency& latency, const device::RunConditions& conditions,
                        const std::string& method, double cap, const std::string& reason) {
-  // A latency claims no more precision than its interval allows (model::kLatencyPrecision).
-  const double confidence = std::min(
-      {latency.confidence, cap,
-       model::precision_share(latency.interval, latency.cycles, model::kLatencyPrecision)});
+  const double confidence = std::min(latency.confidence, cap);
   auto cycles = model::Attribute::measured(latency.cycles, "cycles", method, confidence);
   cycles.evidence = {{"footprints", latency.evidence}};
   cycles.interval = latency.interval;

@@ -36,8 +36,6 @@ std::optional<Interval> difference(const std::optional<Interval>& a,
 
 // The precision a measured size claims at full confidence (docs/methods.md, "Intervals").
 inline constexpr double kSizePrecision = 0.01;
-// The precision a chain latency claims at full confidence.
-inline constexpr double kLatencyPrecision = 0.05;
 // The share of `i` within `relative` x |value| of `value`: a confidence times it claims no more
 // precision than the interval allows.
 double precision_share(const Interval& i, double value, double relative);
