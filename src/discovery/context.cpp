@@ -173,6 +173,7 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
+  model::settle_interval(attribute, key.name, strict_findings());
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -215,11 +216,6 @@ void Context::restore(const Snapshot& s) {
 
 namespace {
 
-// Counts, sizes, flags, names and lists: a wrong one is a wrong structure.
-bool discrete(const model::Attribute& a) {
-  return !a.value.is_number() || a.unit.empty() || a.unit == "B";
-}
-
 void demote(model::AttributeList& list, const model::AttributeList* before,
             const std::string& why) {
   for (auto& [key, a] : list) {
@@ -227,10 +223,11 @@ void demote(model::AttributeList& list, const model::AttributeList* before,
     const model::Attribute* old = before ? model::find(*before, key) : nullptr;
     if (old && model::to_json(*old) == model::to_json(a)) continue;
     if (!a.available()) continue;
-    if (discrete(a)) {
+    if (model::discrete(a)) {
       a.evidence["valueWhileBusy"] = a.value;
       a.value = nullptr;
       a.interval.reset();
+      a.no_interval.clear();
       a.reason = "not established (GPU busy: " + why + ")";
     } else {
       a.reason = "GPU busy: " + why + (a.reason.empty() ? "" : "; " + a.reason);
@@ -259,6 +256,7 @@ void Context::put_compute(const model::KeyFamily& family, std::string_view membe
 }
 
 void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
+  model::settle_interval(attribute, name, strict_findings());
   for (auto& [k, a] : compute_) {
     if (k == name) {
       a = std::move(attribute);

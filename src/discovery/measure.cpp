@@ -50,8 +50,20 @@ SegmentLevel segment_level(std::span<const device::ChaseResult> results) {
     loads = segment_loads_of(r);
   }
   const auto clean = analysis::clean_level(pooled);
-  return {clean.level, clean.sd * std::sqrt(loads), clean.outlier_share, clean.n};
+  return {clean.level, clean.sd * std::sqrt(loads), clean.outlier_share, clean.n, clean.sd,
+          clean.clean};
 }
+
+namespace {
+
+// The 95 % repeat interval of the mean of `n` clean segments whose spread is `sd`.
+analysis::Bounds clean_interval(double mean, double sd, std::size_t n) {
+  const double half =
+      n > 1 ? analysis::t95(n - 1) * sd * std::sqrt(2.0 / static_cast<double>(n)) : 0.0;
+  return {mean - half, mean + half};
+}
+
+}  // namespace
 std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
                                           std::span<const std::uint64_t> footprints,
                                           const std::optional<FasterHits>& faster) {
@@ -62,6 +74,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   out.evidence = model::Json::array();
   std::vector<double> medians;
   double worst_share = 0;
+  analysis::Bounds hull;
+  double resolution = 0;
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     const auto bytes = distinct[k];
     std::vector<device::ChaseResult> chosen;
@@ -94,6 +108,8 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
                      {"segmentOverheadCycles", chosen.front().overhead_cycles}};
     double level = clean.cycles;
     double outlier_share = clean.outlier_share;
+    analysis::Bounds bounds = clean_interval(clean.cycles, clean.segment_sd, clean.clean);
+    resolution = std::max(resolution, 2.0 / segment_loads_of(chosen.front()));
     if (faster && k < faster->shares.size()) {
       const double share = faster->shares[k];
       e["fasterHitShare"] = share;
@@ -106,21 +122,31 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
       // segments, less those a slow load threw high (short segments of a mixture spread between
       // the two levels, so no one level of them is clean).
       if (share > 0) {
+        const auto without = [&](double mean) {
+          return (mean - share * faster->cycles) / (1 - share);
+        };
         const auto mixed = analysis::high_trimmed(pooled);
-        level = (mixed.level - share * faster->cycles) / (1 - share);
+        level = without(mixed.level);
         outlier_share = mixed.outlier_share;
+        const auto m = clean_interval(mixed.level, mixed.sd, mixed.clean);
+        bounds = {without(m.lo), without(m.hi)};
         e["mixtureMean"] = mixed.level;
         e["outlierShare"] = outlier_share;
       }
       e["withoutFasterHits"] = level;
     }
     worst_share = std::max(worst_share, outlier_share);
+    hull = medians.empty() ? analysis::holding(bounds, level)
+                           : analysis::hull(hull, analysis::holding(bounds, level));
     medians.push_back(level);
     out.evidence.push_back(std::move(e));
   }
   if (medians.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   out.cycles = analysis::median(medians);
+  // The clock's resolution: a segment's count is whole cycles, read twice.
+  hull = analysis::widen(hull, resolution);
+  out.interval = {hull.lo, hull.hi};
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;
   out.confidence = std::min(std::clamp(1.0 - (disagreement - 0.01) / 0.09, 0.0, 1.0),
                             analysis::outlier_confidence(worst_share));
@@ -134,12 +160,14 @@ void put_chain_latency(Context& ctx, const std::string& element, const LatencyKe
   const double confidence = std::min(latency.confidence, cap);
   auto cycles = model::Attribute::measured(latency.cycles, "cycles", method, confidence);
   cycles.evidence = {{"footprints", latency.evidence}};
+  cycles.interval = latency.interval;
   cycles.reason = reason;
   ctx.put(element, key.cycles, cycles);
   if (const auto ns = ctx.ns_per_cycle(conditions)) {
     auto a = model::Attribute::measured(latency.cycles * *ns, "ns",
                                         method + ", " + Context::ns_method(conditions), confidence);
     a.evidence = {{"cycles", latency.cycles}, {"nsPerCycle", *ns}};
+    a.interval = model::scaled(latency.interval, *ns);
     a.reason = reason;
     ctx.put(element, key.ns, a);
   } else {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/interval.hpp"
 #include "analysis/summary.hpp"
 #include "analysis/sweep.hpp"
 #include "device/requests.hpp"
@@ -46,6 +47,8 @@ struct SegmentLevel {
   double load_sd = 0;
   double outlier_share = 0;
   std::size_t segments = 0;
+  double segment_sd = 0;  // of the clean segments' per-load means
+  std::size_t clean = 0;  // clean segments
 };
 SegmentLevel segment_level(std::span<const device::ChaseResult> results);
 
@@ -55,9 +58,12 @@ SegmentLevel segment_level(std::span<const device::ChaseResult> results);
 // the median over footprints, the confidence their agreement (full within 1 %, none at 10 %),
 // capped by the share of outlier segments (full up to a quarter, none at half): a footprint that
 // leaks into the next level, or a level that is no plateau, shows as disagreement.
+// The interval: per footprint, the clean mean's 95 % repeat interval (analysis/interval.hpp), the
+// hull over footprints, widened by the clock's resolution (2 cycles a segment).
 struct ChainLatency {
   double cycles = 0;
   double confidence = 0;
+  model::Interval interval;
   model::Json evidence;  // per footprint: bytes, SM, median, spread of its segments
 };
 // Where a footprint still lets some loads hit a faster level (a share of near hits in a chase past

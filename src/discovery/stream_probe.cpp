@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/interval.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/measure.hpp"
 
@@ -18,6 +19,8 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
   // The best repeat, as STREAM reports: the rate the hardware sustained when nothing got in the
   // way; the median and the spread are evidence and confidence.
   b.gbps = s.max;
+  const auto bounds = analysis::best_of_interval(v);
+  b.interval = {bounds.lo, bounds.hi};
   // Repeats within 2 % of each other give full confidence; 20 % spread gives none.
   const double spread = s.median > 0 ? (s.max - s.min) / s.median : 1.0;
   b.confidence = std::clamp(1.0 - (spread - 0.02) / 0.18, 0.0, 1.0);
@@ -109,6 +112,7 @@ void StreamProbe::run(Context& ctx) {
     auto a = model::Attribute::measured(best.bandwidth->gbps, "GB/s",
                                         method_of(stream, buffers.why), best.bandwidth->confidence);
     a.evidence = best.bandwidth->evidence;
+    a.interval = best.bandwidth->interval;
     if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;
     ctx.put(element_, *key.gbps, a);
     if (per_sm) put_per_sm(ctx, *key.gbps, *key.per_sm, a, *best.conditions);
@@ -162,6 +166,7 @@ void StreamProbe::put_per_sm(Context& ctx, const model::Key& key, const model::K
       key.str() + " x ns per SM cycle / SMs (" + Context::ns_method(conditions) + ")",
       gbps.confidence.value_or(0));
   a.source = model::Source::Derived;
+  a.interval = model::scaled(gbps.interval, *ns / sms);
   a.evidence = {{"gbps", gbps.value}, {"nsPerCycle", *ns}, {"sms", sms}};
   ctx.put(element_, per_sm_key, std::move(a));
 }

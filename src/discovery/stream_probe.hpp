@@ -26,6 +26,7 @@ struct Buffers {
 struct Bandwidth {
   double gbps = 0;
   double confidence = 0;
+  model::Interval interval;  // analysis::best_of_interval of the repeats
   model::Json evidence;
 };
 std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64_t bytes);

@@ -1,6 +1,8 @@
 #include "model/attribute.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 namespace gputopo::model {
 
@@ -53,6 +55,47 @@ Attribute Attribute::measured(Json v, std::string unit, std::string method, doub
   return a;
 }
 
+std::optional<Interval> scaled(const std::optional<Interval>& i, double factor) {
+  if (!i) return std::nullopt;
+  const double a = i->lo * factor;
+  const double b = i->hi * factor;
+  return Interval{std::min(a, b), std::max(a, b)};
+}
+
+std::optional<Interval> difference(const std::optional<Interval>& a,
+                                   const std::optional<Interval>& b) {
+  if (!a || !b) return std::nullopt;
+  return Interval{a->lo - b->hi, a->hi - b->lo};
+}
+
+double precision_share(const Interval& i, double value, double relative) {
+  const double width = i.hi - i.lo;
+  if (!(width > 0)) return 1.0;
+  const double tol = relative * std::abs(value);
+  const double inside = std::min(i.hi, value + tol) - std::max(i.lo, value - tol);
+  return std::clamp(inside / width, 0.0, 1.0);
+}
+
+bool Attribute::needs_interval() const {
+  return (source == Source::Measured || source == Source::Derived) && value.is_number();
+}
+
+bool discrete(const Attribute& a) {
+  return !a.value.is_number() || a.unit.empty() || a.unit == "B" || a.unit == "bit";
+}
+
+void settle_interval(Attribute& a, std::string_view key, bool strict) {
+  if (!a.needs_interval() || a.interval || !a.no_interval.empty()) return;
+  if (discrete(a)) {
+    a.no_interval = kDiscreteNoInterval;
+    return;
+  }
+  if (strict)
+    throw std::logic_error("measured " + std::string(key) +
+                           " carries neither an interval nor the reason it has none");
+  a.no_interval = kNoIntervalGiven;
+}
+
 const Attribute* find(const AttributeList& list, std::string_view key) {
   for (const auto& [k, a] : list)
     if (k == key) return &a;
@@ -78,6 +121,7 @@ Json to_json(const Attribute& a) {
   if (!a.method.empty()) j["method"] = a.method;
   if (a.confidence) j["confidence"] = *a.confidence;
   if (a.interval) j["interval"] = {a.interval->lo, a.interval->hi};
+  if (!a.no_interval.empty()) j["noInterval"] = a.no_interval;
   if (!a.available()) j["available"] = false;
   if (!a.reason.empty()) j["reason"] = a.reason;
   if (!a.evidence.is_null()) j["evidence"] = a.evidence;

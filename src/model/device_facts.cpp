@@ -107,6 +107,7 @@ Attribute derived(Json value, std::string method) {
   Attribute a = Attribute::api(std::move(value));
   a.source = Source::Derived;
   a.method = std::move(method);
+  if (a.value.is_number()) a.no_interval = kExactNoInterval;
   return a;
 }
 

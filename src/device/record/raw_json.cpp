@@ -102,6 +102,7 @@ model::Attribute parse_attribute(const JsonField& f) {
     if (interval.size() != 2) interval.fail("expected [lo, hi]");
     a.interval = model::Interval{interval.at(0).number(), interval.at(1).number()};
   }
+  if (f.has("noInterval")) a.no_interval = f["noInterval"].string();
   if (f.has("reason")) a.reason = f["reason"].string();
   if (f.has("evidence")) a.evidence = f["evidence"].json();
   return a;

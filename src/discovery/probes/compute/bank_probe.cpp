@@ -145,7 +145,7 @@ class BankProbe final : public Probe {
     const device::ComputeBatchResult& r = *result;
 
     Measured m = costs(r, patterns);
-    auto& [cycles, rows, confidence] = m;
+    auto& [cycles, rows, confidence, range] = m;
     const std::size_t n = patterns.size();
     const auto fit = fit_banks(cycles);
     const std::string method =
@@ -178,18 +178,20 @@ class BankProbe final : public Probe {
     std::vector<double> cycles;  // per pattern, cycles per load
     model::Json rows;
     double confidence = 1;
+    double range = 0;  // the widest range of one pattern's repeats, cycles
   };
 
   // Cycles per load of each pattern, from the slope over the two chain lengths of every repeat.
   static Measured costs(const device::ComputeBatchResult& r,
                         const std::vector<BankPattern>& patterns) {
-    Measured m{{}, model::Json::array(), 1};
+    Measured m{{}, model::Json::array(), 1, 0};
     const std::size_t n = patterns.size();
     for (std::size_t k = 0; k < n; ++k) {
       const Slope slope =
           item_slope(r, k, n, kPipelineRepeats, kLatencyShortSteps, kLatencyLongSteps);
       m.cycles.push_back(slope.value);
       m.confidence = std::min(m.confidence, slope.confidence);
+      m.range = std::max(m.range, slope.hi - slope.lo);
       m.rows.push_back({{"accessBytes", patterns[k].access_bytes},
                         {"strideBytes", patterns[k].stride_bytes},
                         {"cyclesPerLoad", slope.value},
@@ -201,7 +203,7 @@ class BankProbe final : public Probe {
   // The bank layout found, its conflict cost and the conflict-free latency.
   static void put_fit(Context& ctx, const BankFit& fit, const Measured& m,
                       const std::string& method) {
-    const auto& [cycles, rows, confidence] = m;
+    const auto& [cycles, rows, confidence, range] = m;
     const std::size_t n = cycles.size();
     // How clearly the layout won, next to how well the repeats agreed.
     const double decided = std::clamp((fit.runner_up - fit.residual) / (kMisses + kFits), 0.0, 1.0);
@@ -227,11 +229,14 @@ class BankProbe final : public Probe {
     for (std::size_t k = 0; k < n; ++k)
       per_way.push_back({{"ways", fit.passes[k]}, {"cyclesPerLoad", cycles[k]}});
     conflict.evidence = {{"cyclesByWays", per_way}};
+    // Each pattern's cost is known to its repeats' range; the fit's slope and intercept no better.
+    conflict.interval = model::Interval{fit.conflict - range, fit.conflict + range};
     auto latency = model::Attribute::measured(
         fit.latency, "cycles",
         "intercept of the same fit for 4-byte loads: a conflict-free (or broadcast) shared load's "
         "latency",
         confidence);
+    latency.interval = model::Interval{fit.latency - range, fit.latency + range};
     latency.evidence = {{"eightByteStepCycles", fit.latency64},
                         {"eightByteStep", std::string("LDS.64 + VIMNMX (both words used)")}};
     ctx.put_compute(model::keys::sharedBankCount, std::move(count));

@@ -35,6 +35,7 @@ void put_fraction_of_peak(Context& ctx) {
       model::Attribute::measured(100.0 * read->value.get<double>() / peak, "%",
                                  "readBandwidth / peakBandwidth", read->confidence.value_or(0));
   f.source = model::Source::Derived;
+  f.interval = model::scaled(read->interval, 100.0 / peak);
   ctx.put("dram", keys::readFractionOfPeak, f);
 }
 

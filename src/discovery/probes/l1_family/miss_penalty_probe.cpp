@@ -223,10 +223,12 @@ class MissPenaltyProbe final : public Probe {
     a.evidence = {
         {"missLatency", miss.cycles}, {"hitLatency", hit_cycles}, {"footprints", miss.evidence}};
     a.reason = reason;
+    a.interval = model::difference(miss.interval, hit.interval);
     ctx.put(t_.element, keys::missPenalty, a);
     if (const auto ns = ctx.ns_per_cycle(conditions)) {
       auto b = a;
       b.value = penalty * *ns;
+      b.interval = model::scaled(a.interval, *ns);
       b.unit = "ns";
       b.evidence["nsPerCycle"] = *ns;
       ctx.put(t_.element, keys::missPenaltyNs, b);

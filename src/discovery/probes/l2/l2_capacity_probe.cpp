@@ -34,7 +34,7 @@ class L2CapacityProbe final : public Probe {
       return;
     }
     const double api = static_cast<double>(ctx.info().l2_bytes());
-    const double near_hi = segment->interval->hi;
+    const double near_hi = segment->evidence.value("nearEndBytes", segment->interval->hi);
     if (*count.value == 1) {
       model::Json e = {
           {"dramStepBytes", segment->evidence.value("measuredBytes", near_hi)},

@@ -166,10 +166,12 @@ class L2LatencyProbe final : public Probe {
         miss - hit, "cycles", "device-memory latency minus near-hit latency, chains on one SM",
         std::min(near->confidence.value_or(0), dram->confidence.value_or(0)));
     a.evidence = {{"missLatency", miss}, {"hitLatency", hit}};
+    a.interval = model::difference(dram->interval, near->interval);
     ctx.put("l2", keys::missPenalty, a);
     if (const auto ns = ctx.ns_per_cycle(conditions)) {
       auto b = a;
       b.value = (miss - hit) * *ns;
+      b.interval = model::scaled(a.interval, *ns);
       b.unit = "ns";
       b.evidence["nsPerCycle"] = *ns;
       ctx.put("l2", keys::missPenaltyNs, b);

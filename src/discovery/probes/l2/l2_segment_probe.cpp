@@ -48,6 +48,18 @@ SegmentFit nearest_segment_count(double measured, double api) {
 
 // The near->far step on one SM, profiled at half the search step around the search's onset
 // (locate_step in l2_sweep.hpp says how it is read).
+// Where the measured near-partition step lies: the profile's bracket widened by its resolution
+// (its sizes lie half a search step apart); without a profile, between the last size that fit
+// and the first that missed.
+model::Interval step_interval(const StepProfile& profile, const SizeSearchResult& r,
+                              const SizeSearchSpec& spec, double measured, double widen = 1) {
+  const model::Interval step = profile.found
+                                   ? model::Interval{profile.lo, profile.hi}
+                                   : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
+  const double resolution = profile.found ? widen * static_cast<double>(spec.step) / 2 : 0.0;
+  return {std::min(step.lo, measured) - resolution, std::max(step.hi, measured) + resolution};
+}
+
 StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset, int sm) {
   const StepProfile none;
   const std::uint64_t half =
@@ -156,17 +168,16 @@ class L2SegmentProbe final : public Probe {
 
     const auto profile = profile_step(ctx, spec, r.value, kLatencySm);
     const double measured = profile.found ? profile.onset : r.value;
-    // Without a profile the step lies between the last size that fit and the first that missed.
-    const model::Interval step = profile.found
-                                     ? model::Interval{profile.lo, profile.hi}
-                                     : model::Interval{r.lo, r.lo + static_cast<double>(spec.step)};
-    const model::Interval interval{std::min(step.lo, measured), std::max(step.hi, measured)};
+    const model::Interval interval = step_interval(profile, r, spec, measured);
     const auto f = nearest_segment_count(measured, api);
     model::Json evidence = r.evidence;
     evidence["searchOnsetBytes"] = r.value;
     evidence["profile"] = profile.evidence;
     evidence["measuredBytes"] = measured;
     evidence["measuredInterval"] = {interval.lo, interval.hi};
+    // Where the near level surely ends (the bracket before its resolution widening, or the aligned
+    // value): l2.capacity searches past it.
+    evidence["nearEndBytes"] = std::max(step_interval(profile, r, spec, measured, 0).hi, f.value);
     if (profile.found) evidence["nearLevelLatency"] = profile.near_latency;
     evidence["batches"] = r.batches;
     evidence["strideBytes"] = fg;
@@ -188,7 +199,11 @@ class L2SegmentProbe final : public Probe {
     segment.evidence = evidence;
     segment.reason = join(weaker);
     ctx.put("l2", keys::segmentSize, segment);
-    auto raw = model::Attribute::measured(measured, "B", step_method, r.confidence);
+    // The step as measured claims no more precision than its interval allows
+    // (model::kSizePrecision).
+    auto raw = model::Attribute::measured(
+        measured, "B", step_method,
+        r.confidence * model::precision_share(interval, measured, model::kSizePrecision));
     raw.interval = interval;
     raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
     raw.reason = segment.reason;

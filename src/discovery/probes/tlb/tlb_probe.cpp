@@ -456,13 +456,17 @@ class TlbProbe final : public Probe {
                                         l.above ? "the onset of misses does not divide the entries "
                                                   "into whole sets"
                                                 : "the sweep ended before every load missed"));
-    if (l.above)
-      put(keys::missPenalty,
-          model::Attribute::measured(*l.above - l.below, "cycles",
-                                     "latency once every load misses the level minus while it "
-                                     "holds every page (chains)",
-                                     0.9));
-    else
+    if (l.above) {
+      // Each plateau's points lie within the sweep's tolerance of its first: the difference of
+      // two plateaus is known to twice that.
+      auto penalty = model::Attribute::measured(*l.above - l.below, "cycles",
+                                                "latency once every load misses the level minus "
+                                                "while it holds every page (chains)",
+                                                0.9);
+      penalty.interval =
+          model::Interval{*l.above - l.below - 2 * tolerance_, *l.above - l.below + 2 * tolerance_};
+      put(keys::missPenalty, std::move(penalty));
+    } else
       put(keys::missPenalty,
           model::Attribute::unavailable(model::Source::Measured, "cycles",
                                         "the sweep ended before every load missed"));
