@@ -431,6 +431,22 @@ discovery::Options discovery_options(const Options& o, bool no_backoff) {
   return d;
 }
 
+// -o FILE into `o`; the result to return where it is empty or cannot be written.
+std::optional<ParseResult> read_output(const CLI::App& app, const Typed& t, Options& o,
+                                       std::ostream& err) {
+  if (app.count("--output") == 0) return std::nullopt;
+  if (t.output.empty()) {
+    err << "gputopo: -o needs a file name (an empty name is not one) (see gputopo --help)\n";
+    return ParseResult{std::nullopt, kExitUsage};
+  }
+  if (std::string why = files::why_not_writable(t.output); !why.empty()) {
+    err << "gputopo: " << model::printable("-o " + t.output + ": " + why) << "\n";
+    return ParseResult{std::nullopt, kExitUsage};
+  }
+  o.output = t.output;
+  return std::nullopt;
+}
+
 ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err) {
   Options o;
@@ -495,14 +511,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     return usage(std::string(to_string(o.command)) + " works on one GPU: give -d N, not -d all");
   if (!t.sim.empty()) o.sim = t.sim;
   if (app.count("--sim") > 0 && t.sim.empty()) return usage("--sim needs a preset name or a file");
-  if (app.count("--output") > 0) {
-    if (t.output.empty()) return usage("-o needs a file name (an empty name is not one)");
-    if (std::string why = files::why_not_writable(t.output); !why.empty()) {
-      err << "gputopo: " << model::printable("-o " + t.output + ": " + why) << "\n";
-      return {std::nullopt, kExitUsage};
-    }
-    o.output = t.output;
-  }
+  if (auto exit = read_output(app, t, o, err)) return std::move(*exit);
   if (auto why = read_carveout(t, o)) return usage(*why);
   if (auto why = read_fleet(app, o)) return usage(*why);
   read_verbose(o);

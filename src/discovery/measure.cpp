@@ -64,6 +64,75 @@ analysis::Bounds clean_interval(double mean, double sd, std::size_t n) {
 }
 
 }  // namespace
+namespace {
+
+// One footprint's level: its chains' clean mean (less the faster level's hits, where some hit
+// it), the interval and outlier share around it, and the evidence; nullopt where the footprint is
+// left out (its evidence still added).
+struct FootprintLevel {
+  double level = 0;
+  double outlier_share = 0;
+  analysis::Bounds bounds;
+  double resolution = 0;  // the clock's, a load: a segment's count is whole cycles, read twice
+};
+std::optional<FootprintLevel> footprint_level(std::span<const device::ChaseResult> chosen,
+                                              std::uint64_t bytes, std::optional<double> share,
+                                              double faster_cycles, model::Json& evidence) {
+  std::vector<double> pooled;
+  model::Json sms = model::Json::array();
+  for (const auto& r : chosen) {
+    const auto s = segment_latencies(r);
+    pooled.insert(pooled.end(), s.begin(), s.end());
+    sms.push_back(r.sm);
+  }
+  const auto sum = analysis::summarize(pooled);
+  // Rare slow loads (an interrupt, a refresh) lengthen a segment and never shorten one: the mean
+  // of the clean segments is the level's latency, the median and the extremes are evidence.
+  const SegmentLevel clean = segment_level(chosen);
+  model::Json e = {{"bytes", bytes},
+                   {"sms", sms},
+                   {"cleanMean", clean.cycles},
+                   {"outlierShare", clean.outlier_share},
+                   {"median", sum.median},
+                   {"mean", sum.mean},
+                   {"min", sum.min},
+                   {"max", sum.max},
+                   {"segments", sum.n},
+                   {"loadsPerSegment", segment_loads_of(chosen.front())},
+                   {"segmentOverheadCycles", chosen.front().overhead_cycles}};
+  FootprintLevel f{clean.cycles, clean.outlier_share,
+                   clean_interval(clean.cycles, clean.segment_sd, clean.clean),
+                   2.0 / segment_loads_of(chosen.front())};
+  if (share) {
+    e["fasterHitShare"] = *share;
+    if (*share > 0.9) {
+      e["leftOut"] = "over 90 % of the loads hit the faster level";
+      evidence.push_back(std::move(e));
+      return std::nullopt;
+    }
+    // The share counts all the loads, so the mixture is taken over all of them: the mean of the
+    // segments, less those a slow load threw high (short segments of a mixture spread between
+    // the two levels, so no one level of them is clean).
+    if (*share > 0) {
+      const auto without = [&](double mean) {
+        return (mean - *share * faster_cycles) / (1 - *share);
+      };
+      const auto mixed = analysis::high_trimmed(pooled);
+      f.level = without(mixed.level);
+      f.outlier_share = mixed.outlier_share;
+      const auto m = clean_interval(mixed.level, mixed.sd, mixed.clean);
+      f.bounds = {without(m.lo), without(m.hi)};
+      e["mixtureMean"] = mixed.level;
+      e["outlierShare"] = f.outlier_share;
+    }
+    e["withoutFasterHits"] = f.level;
+  }
+  evidence.push_back(std::move(e));
+  return f;
+}
+
+}  // namespace
+
 std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> results,
                                           std::span<const std::uint64_t> footprints,
                                           const std::optional<FasterHits>& faster) {
@@ -77,74 +146,24 @@ std::optional<ChainLatency> chain_latency(std::span<const device::ChaseResult> r
   analysis::Bounds hull;
   double resolution = 0;
   for (std::size_t k = 0; k < distinct.size(); ++k) {
-    const auto bytes = distinct[k];
     std::vector<device::ChaseResult> chosen;
-    model::Json sms = model::Json::array();
-    for (std::size_t i = 0; i < results.size() && i < footprints.size(); ++i) {
-      if (footprints[i] != bytes) continue;
-      chosen.push_back(results[i]);
-      sms.push_back(results[i].sm);
-    }
+    for (std::size_t i = 0; i < results.size() && i < footprints.size(); ++i)
+      if (footprints[i] == distinct[k]) chosen.push_back(results[i]);
     if (chosen.empty()) continue;
-    std::vector<double> pooled;
-    for (const auto& r : chosen) {
-      const auto s = segment_latencies(r);
-      pooled.insert(pooled.end(), s.begin(), s.end());
-    }
-    const auto sum = analysis::summarize(pooled);
-    // Rare slow loads (an interrupt, a refresh) lengthen a segment and never shorten one: the mean
-    // of the clean segments is the level's latency, the median and the extremes are evidence.
-    const SegmentLevel clean = segment_level(chosen);
-    model::Json e = {{"bytes", bytes},
-                     {"sms", sms},
-                     {"cleanMean", clean.cycles},
-                     {"outlierShare", clean.outlier_share},
-                     {"median", sum.median},
-                     {"mean", sum.mean},
-                     {"min", sum.min},
-                     {"max", sum.max},
-                     {"segments", sum.n},
-                     {"loadsPerSegment", segment_loads_of(chosen.front())},
-                     {"segmentOverheadCycles", chosen.front().overhead_cycles}};
-    double level = clean.cycles;
-    double outlier_share = clean.outlier_share;
-    analysis::Bounds bounds = clean_interval(clean.cycles, clean.segment_sd, clean.clean);
-    resolution = std::max(resolution, 2.0 / segment_loads_of(chosen.front()));
-    if (faster && k < faster->shares.size()) {
-      const double share = faster->shares[k];
-      e["fasterHitShare"] = share;
-      if (share > 0.9) {
-        e["leftOut"] = "over 90 % of the loads hit the faster level";
-        out.evidence.push_back(std::move(e));
-        continue;
-      }
-      // The share counts all the loads, so the mixture is taken over all of them: the mean of the
-      // segments, less those a slow load threw high (short segments of a mixture spread between
-      // the two levels, so no one level of them is clean).
-      if (share > 0) {
-        const auto without = [&](double mean) {
-          return (mean - share * faster->cycles) / (1 - share);
-        };
-        const auto mixed = analysis::high_trimmed(pooled);
-        level = without(mixed.level);
-        outlier_share = mixed.outlier_share;
-        const auto m = clean_interval(mixed.level, mixed.sd, mixed.clean);
-        bounds = {without(m.lo), without(m.hi)};
-        e["mixtureMean"] = mixed.level;
-        e["outlierShare"] = outlier_share;
-      }
-      e["withoutFasterHits"] = level;
-    }
-    worst_share = std::max(worst_share, outlier_share);
-    hull = medians.empty() ? analysis::holding(bounds, level)
-                           : analysis::hull(hull, analysis::holding(bounds, level));
-    medians.push_back(level);
-    out.evidence.push_back(std::move(e));
+    const bool mixed = faster && k < faster->shares.size();
+    const auto f = footprint_level(chosen, distinct[k],
+                                   mixed ? std::optional(faster->shares[k]) : std::nullopt,
+                                   faster ? faster->cycles : 0, out.evidence);
+    if (!f) continue;
+    worst_share = std::max(worst_share, f->outlier_share);
+    resolution = std::max(resolution, f->resolution);
+    hull = medians.empty() ? analysis::holding(f->bounds, f->level)
+                           : analysis::hull(hull, analysis::holding(f->bounds, f->level));
+    medians.push_back(f->level);
   }
   if (medians.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   out.cycles = analysis::median(medians);
-  // The clock's resolution: a segment's count is whole cycles, read twice.
   hull = analysis::widen(hull, resolution);
   out.interval = {hull.lo, hull.hi};
   const double disagreement = out.cycles > 0 ? (*hi - *lo) / out.cycles : 1.0;

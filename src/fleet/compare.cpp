@@ -135,7 +135,8 @@ std::optional<Deviation> judge(const Value& v, const Consensus& c, const Compare
   const double x = v.value.get<double>();
   const double m = c.value.get<double>();
   const double consensus_sd = c.reference ? own_sd(*c.reference, x) : c.median_sd;
-  const double scale = std::hypot(std::hypot(c.fleet_sd, consensus_sd), own_sd(v, m));
+  // The fleet's spread already holds each GPU's run-to-run noise: the larger of the two counts.
+  const double scale = std::hypot(std::max(c.fleet_sd, own_sd(v, m)), consensus_sd);
   const double relative = *relative_of(v.value, c.value);
   if (!(distance(x, c) > o.threshold * scale) || !(std::abs(relative) > o.tolerance))
     return std::nullopt;

@@ -16,7 +16,7 @@ struct CompareOptions {
   // the consensus.
   double tolerance = 0.01;
   // How many combined standard deviations a measured number must lie from the consensus.
-  double threshold = 5;
+  double threshold = 4.5;
 };
 
 // One GPU's value where it differs from the consensus.

@@ -68,7 +68,8 @@ std::vector<std::string> differences(const Json& doc, const std::vector<std::siz
     for (const auto& m : d.members) {
       text += ' ';
       text += m.member;
-      text += m.value.is_null() ? std::string(" not established") : " " + m.value.dump();
+      text += ' ';
+      text += m.value.is_null() ? std::string("not established") : m.value.dump();
     }
     lines.push_back(fit("  " + text, kTextWidth));
   }

@@ -121,7 +121,7 @@ TEST(CheckCli, SameSimulatedGpuAgreesWithItsReport) {
                           kGolden + "h100-sxm.json", "--tolerance", "4"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("2 GPUs (reference, this GPU)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("(beyond 5 sd and 4 %)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(beyond 4.5 sd and 4 %)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No outliers"), std::string::npos) << r.out;
 }
 

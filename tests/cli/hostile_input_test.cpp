@@ -95,9 +95,11 @@ TEST(HostileInput, ThreadOrMemoryExhaustionIsOneLineAndExitFour) {
 #ifdef GPUTOPO_SANITIZED
   GTEST_SKIP() << "the sanitizers reserve more address space than the limit leaves";
 #endif
-  const ProcessResult r =
-      run_process({"/bin/sh", "-c",
-                   std::string("ulimit -v 15000; exec ") + GPUTOPO_BINARY + " --sim toy -q info"});
+  // Room to map the binary and the C library, and 6 MB more: too little for the run's threads.
+  const auto limit_kib = std::filesystem::file_size(GPUTOPO_BINARY) / 1024 + 6000;
+  const ProcessResult r = run_process({"/bin/sh", "-c",
+                                       "ulimit -v " + std::to_string(limit_kib) + "; exec " +
+                                           GPUTOPO_BINARY + " --sim toy -q info"});
   expect_one_line_error(r, 4);
   EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
 }

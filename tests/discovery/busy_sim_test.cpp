@@ -28,10 +28,6 @@ Result run(const device::sim::SimConfig& config, std::set<std::string> only = kO
   return discover(*dev, o, progress, nullptr);
 }
 
-bool discrete(const model::Attribute& a) {
-  return !a.value.is_number() || a.unit.empty() || a.unit == "B";
-}
-
 // Sizes are measured with noise, which re-runs draw anew: they agree within kSizeTolerance.
 constexpr double kSizeTolerance = 0.05;
 bool same(const model::Attribute& idle, const model::Attribute& busy) {
@@ -48,7 +44,7 @@ std::vector<std::string> confidently_wrong(const Result& idle, const Result& bus
   auto check = [&](const std::string& where, const model::AttributeList& b,
                    const model::AttributeList& i) {
     for (const auto& [key, a] : b) {
-      if (a.source == model::Source::Api || !discrete(a) || !a.available()) continue;
+      if (a.source == model::Source::Api || !model::discrete(a) || !a.available()) continue;
       if (a.confidence.value_or(0) < kEstablished) continue;
       const model::Attribute* twin = model::find(i, key);
       if (!twin || !same(*twin, a)) wrong.push_back(where + "." + key);
