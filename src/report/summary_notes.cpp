@@ -68,13 +68,13 @@ std::string names_of(const std::vector<Missing>& group) {
     if (!m.element.empty()) it->second.push_back(m.element);
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> merged;  // whats -> elements
-  for (const auto& [what, elements] : elements_of) {
+  for (const auto& entry : elements_of) {
     auto it = std::find_if(merged.begin(), merged.end(),
-                           [&](const auto& m) { return m.second == elements; });
+                           [&](const auto& m) { return m.second == entry.second; });
     if (it == merged.end())
-      merged.push_back({what, elements});
+      merged.push_back(entry);
     else
-      it->first += ", " + what;
+      it->first += ", " + entry.first;
   }
   std::string out;
   for (const auto& [whats, elements] : merged) {
