@@ -365,8 +365,7 @@ void read_patterns(const char* what, u64 set, int threads, int bps, bool l1) {
   read_case<W, U, OP, false>(what, "shared", set, 1, threads, bps, target);
   if (!l1)
     for (u32 g : {8u, 32u})
-      read_case<W, U, OP, false>(what, "groups" + std::to_string(g), set, g, threads, bps,
-                                 target);
+      read_case<W, U, OP, false>(what, "groups" + std::to_string(g), set, g, threads, bps, target);
 }
 
 template <int W, int OP>
@@ -425,10 +424,10 @@ template <int W, int U, int OP>
 void flat_write_case(u64 set, int threads) {
   const u64 n = set / W;
   const u32 blocks = static_cast<u32>((n + u64(threads) * U - 1) / (u64(threads) * U));
-  const double s = time_best(
-      [&] { flat_write_kernel<W, U, OP><<<blocks, threads>>>(env.a, n); }, 3, 3);
-  row("dramwrite", "flat", store_name(OP), W, U, threads, 0, set, static_cast<double>(set) / s / 1e9,
-      0);
+  const double s =
+      time_best([&] { flat_write_kernel<W, U, OP><<<blocks, threads>>>(env.a, n); }, 3, 3);
+  row("dramwrite", "flat", store_name(OP), W, U, threads, 0, set,
+      static_cast<double>(set) / s / 1e9, 0);
 }
 
 template <int OP>
@@ -495,8 +494,8 @@ void copy_case(u64 set, int threads, int bps) {
   const u64 n = set / W;
   if (bps > 0) {
     const u32 blocks = env.sms * bps;
-    const double s = time_best(
-        [&] { grid_copy_kernel<W, U><<<blocks, threads>>>(env.a, env.b, n, 1); }, 3, 3);
+    const double s =
+        time_best([&] { grid_copy_kernel<W, U><<<blocks, threads>>>(env.a, env.b, n, 1); }, 3, 3);
     row("dramcopy", "grid", "cg/wb", W, U, threads, bps, set, 2.0 * set / s / 1e9, 0);
   } else {
     const u32 blocks = static_cast<u32>((n + u64(threads) * U - 1) / (u64(threads) * U));
@@ -557,7 +556,8 @@ int main(int argc, char** argv) {
   fill<<<1024, 256>>>(env.b, env.bytes);
   check(cudaDeviceSynchronize(), "fill");
   std::printf("# %s, %d SMs\n", prop.name, env.sms);
-  std::printf("what,pattern,op,width,unroll,threads,blocks_per_sm,set_bytes,gbps,bytes_per_clk_sm\n");
+  std::printf(
+      "what,pattern,op,width,unroll,threads,blocks_per_sm,set_bytes,gbps,bytes_per_clk_sm\n");
   if (what == "l2" || what == "all") l2();
   if (what == "l2write" || what == "all") l2write();
   if (what == "l1" || what == "all") l1();
