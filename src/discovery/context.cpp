@@ -8,6 +8,7 @@
 #include "analysis/summary.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probe.hpp"
+#include "model/run_noise.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -174,6 +175,7 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
   model::settle_interval(attribute, key.name, strict_findings());
+  if (!info().simulated) model::add_run_to_run_noise(attribute);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -257,6 +259,7 @@ void Context::put_compute(const model::KeyFamily& family, std::string_view membe
 
 void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
   model::settle_interval(attribute, name, strict_findings());
+  if (!info().simulated) model::add_run_to_run_noise(attribute);
   for (auto& [k, a] : compute_) {
     if (k == name) {
       a = std::move(attribute);

@@ -1,0 +1,48 @@
+#include "model/run_noise.hpp"
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace gputopo::model {
+namespace {
+
+// The 90th percentile over each kind's attributes of the run-to-run relative standard deviation
+// on one GPU (scripts/fit-run-noise.py over docs/results/fleet-runs; its test keeps these at or
+// above the fit).
+constexpr std::array<std::pair<std::string_view, double>, 3> kKinds{{
+    {"bandwidth", 0.012},
+    {"latency", 0.0018},
+    {"rate", 0.0010},
+}};
+
+std::string_view kind_of(std::string_view unit) {
+  if (unit == "GB/s" || unit == "B/clk" || unit == "%") return "bandwidth";
+  if (unit == "cycles" || unit == "ns") return "latency";
+  if (unit == "instr/clk/SM" || unit == "thread instructions/clk/SM" || unit == "FLOP/clk/SM" ||
+      unit == "TFLOP/s" || unit == "OPS/clk/SM" || unit == "TOPS" || unit == "registers/clk")
+    return "rate";
+  return {};
+}
+
+}  // namespace
+
+std::optional<double> run_to_run_sd(std::string_view unit) {
+  const auto kind = kind_of(unit);
+  for (const auto& [k, sd] : kKinds)
+    if (k == kind) return sd;
+  return std::nullopt;
+}
+
+void add_run_to_run_noise(Attribute& a) {
+  if (!a.needs_interval() || !a.interval) return;
+  const auto sd = run_to_run_sd(a.unit);
+  if (!sd) return;
+  const double v = a.value.get<double>();
+  const double h = 1.96 * std::sqrt(2.0) * *sd * std::abs(v);
+  a.interval->lo = v - std::hypot(v - a.interval->lo, h);
+  a.interval->hi = v + std::hypot(a.interval->hi - v, h);
+}
+
+}  // namespace gputopo::model
