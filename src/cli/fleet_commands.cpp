@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -38,6 +39,17 @@ std::vector<std::string> member_names(const std::vector<std::string>& files) {
   return names;
 }
 
+// The built-in reference of a GPU named `name`, if there is one.
+std::optional<fleet::Member> builtin_reference(const std::string& name) {
+  for (const auto& [label, text] : fleet::embedded_references()) {
+    auto members =
+        fleet::members_of(model::parse_json_input(text), "reference " + std::string(label));
+    for (const auto& v : members.front().values)
+      if (v.path == "device.name" && v.value == name) return std::move(members.front());
+  }
+  return std::nullopt;
+}
+
 // The reference of check: --reference FILE, or the built-in report of a GPU named `name`.
 fleet::Member reference_for(const Options& o, const std::string& name) {
   if (o.reference) {
@@ -47,14 +59,22 @@ fleet::Member reference_for(const Options& o, const std::string& name) {
                                         std::to_string(members.size()) + " GPUs'"));
     return std::move(members.front());
   }
-  for (const auto& [label, text] : fleet::embedded_references()) {
-    auto members =
-        fleet::members_of(model::parse_json_input(text), "reference " + std::string(label));
-    for (const auto& v : members.front().values)
-      if (v.path == "device.name" && v.value == name) return std::move(members.front());
-  }
+  if (auto builtin = builtin_reference(name)) return std::move(*builtin);
   throw UsageError(model::printable("no built-in reference for " + name +
                                     ": give --reference FILE, a report of a GPU of this model"));
+}
+
+// The one model every member is, or empty.
+std::string common_model(const std::vector<fleet::Member>& members) {
+  std::string model;
+  for (const auto& m : members)
+    for (const auto& v : m.values)
+      if (v.path == "device.name") {
+        const std::string name = v.value.is_string() ? v.value.get<std::string>() : "";
+        if (name.empty() || (!model.empty() && name != model)) return {};
+        model = name;
+      }
+  return model;
 }
 
 }  // namespace
@@ -91,7 +111,10 @@ int run_compare(const Options& o, std::ostream& out, std::ostream& /*err*/) {
   if (members.size() < 2)
     throw UsageError("compare needs two GPUs or more; the reports hold " +
                      std::to_string(members.size()));
-  const auto comparison = fleet::compare(members, {.tolerance = o.tolerance});
+  const std::string model = common_model(members);
+  const auto healthy = model.empty() ? std::nullopt : builtin_reference(model);
+  const auto comparison =
+      fleet::compare(members, {.tolerance = o.tolerance, .healthy = healthy ? &*healthy : nullptr});
   if (o.output)
     files::write_file_atomically(*o.output, fleet::comparison_json(comparison).dump(2) + "\n");
   return print_comparison(comparison, o, out);

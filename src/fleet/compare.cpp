@@ -122,7 +122,8 @@ double distance(double x, const Consensus& c) {
   return std::abs(x - c.value.get<double>());
 }
 
-std::optional<Deviation> judge(const Value& v, const Consensus& c, const CompareOptions& o) {
+std::optional<Deviation> judge(const Value& v, const Consensus& c, const CompareOptions& o,
+                               double healthy_sd) {
   // A value not established on both sides does not differ: its report says why.
   if (!established(&v)) return std::nullopt;
   Deviation d{"", v.value, std::nullopt, std::nullopt, v.interval};
@@ -136,7 +137,7 @@ std::optional<Deviation> judge(const Value& v, const Consensus& c, const Compare
   const double m = c.value.get<double>();
   const double consensus_sd = c.reference ? own_sd(*c.reference, x) : c.median_sd;
   // The fleet's spread already holds each GPU's run-to-run noise: the larger of the two counts.
-  const double scale = std::hypot(std::max(c.fleet_sd, own_sd(v, m)), consensus_sd);
+  const double scale = std::hypot(std::max({c.fleet_sd, own_sd(v, m), healthy_sd}), consensus_sd);
   const double relative = *relative_of(v.value, c.value);
   if (!(distance(x, c) > o.threshold * scale) || !(std::abs(relative) > o.tolerance))
     return std::nullopt;
@@ -152,6 +153,12 @@ Comparison compare(const std::vector<Member>& members, const CompareOptions& opt
   out.tolerance = options.tolerance;
   out.threshold = options.threshold;
   for (const Member& m : members) out.members.push_back(m.name);
+  std::map<std::string_view, double> healthy;  // path -> sigma of the model's healthy runs
+  if (options.healthy && members.size() > 2) {
+    out.healthy = options.healthy->name;
+    for (const Value& v : options.healthy->values)
+      if (v.spread) healthy.emplace(v.path, v.spread->sigma);
+  }
   std::vector<std::size_t> counts(members.size(), 0);
   for (const Column& c : columns_of(members)) {
     if (c.entries.size() < 2) continue;
@@ -164,7 +171,8 @@ Comparison compare(const std::vector<Member>& members, const CompareOptions& opt
         std::string(c.path), std::string(c.unit), consensus->value, consensus->basis, {}};
     for (const auto& [m, v] : c.entries) {
       if (consensus->reference == v) continue;
-      if (auto d = judge(*v, *consensus, options)) {
+      const auto h = healthy.find(c.path);
+      if (auto d = judge(*v, *consensus, options, h == healthy.end() ? 0.0 : h->second)) {
         d->member = members[m].name;
         diff.members.push_back(std::move(*d));
         ++counts[m];

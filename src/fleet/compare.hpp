@@ -17,6 +17,9 @@ struct CompareOptions {
   double tolerance = 0.01;
   // How many combined standard deviations a measured number must lie from the consensus.
   double threshold = 4.5;
+  // A reference of the GPUs' model (scripts/make-reference.py): how far its runs on several
+  // healthy GPUs spread (`spread.sigma`) is noise a fleet's GPUs may differ by. Null: none known.
+  const Member* healthy = nullptr;
 };
 
 // One GPU's value where it differs from the consensus.
@@ -46,6 +49,7 @@ struct Comparison {
   double tolerance = 0;
   double threshold = 0;
   std::size_t compared = 0;  // attributes that two GPUs or more report
+  std::string healthy;       // the reference whose healthy spread counted as noise, or empty
   std::vector<Difference> differences;
   std::vector<Outlier> outliers;  // GPUs with a difference, the most first
 };
@@ -54,7 +58,8 @@ struct Comparison {
 // the consensus of a measured number is the median of the values, of anything else the most
 // common value. A measured number differs when it lies farther from the consensus than
 // `threshold` times the combined standard deviation of its interval, the consensus's and the
-// spread between the GPUs, and farther than `tolerance`; anything else when it is another value.
+// spread between the GPUs (at least the healthy spread of `healthy`, for three GPUs or more), and
+// farther than `tolerance`; anything else when it is another value.
 // Only values established on both sides differ (a value, at confidence 0.5 or more where one is
 // given). O(n log n) in the number of values.
 Comparison compare(const std::vector<Member>& members, const CompareOptions& options);

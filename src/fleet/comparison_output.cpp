@@ -62,12 +62,14 @@ Json comparison_json(const Comparison& c) {
   Json outliers = Json::array();
   for (const Outlier& o : c.outliers)
     outliers.push_back(Json{{"member", o.member}, {"differences", o.differences}});
-  return Json{{"members", c.members},
-              {"tolerance", c.tolerance},
-              {"threshold", c.threshold},
-              {"compared", c.compared},
-              {"differences", std::move(diffs)},
-              {"outliers", std::move(outliers)}};
+  Json j{{"members", c.members},
+         {"tolerance", c.tolerance},
+         {"threshold", c.threshold},
+         {"compared", c.compared},
+         {"differences", std::move(diffs)},
+         {"outliers", std::move(outliers)}};
+  if (!c.healthy.empty()) j["healthySpreadFrom"] = c.healthy;
+  return j;
 }
 
 void write_comparison_text(std::ostream& out, const Comparison& c) {
@@ -75,6 +77,9 @@ void write_comparison_text(std::ostream& out, const Comparison& c) {
       "{} GPUs ({}): {} attributes compared, {} differ (beyond {:g} sd and {:g} %)\n",
       c.members.size(), fmt::join(c.members, ", "), c.compared, c.differences.size(), c.threshold,
       100 * c.tolerance);
+  if (!c.healthy.empty())
+    out << fmt::format("Noise counted: at least how far healthy GPUs of this model spread ({})\n",
+                       c.healthy);
   for (const Difference& d : c.differences) {
     std::vector<std::string> who;
     const double consensus = d.consensus.is_number() ? d.consensus.get<double>() : 0;

@@ -140,6 +140,26 @@ TEST(FleetCompare, AgainstAReferenceItsRunsRangeAndSpreadCount) {
       nullptr);
 }
 
+TEST(FleetCompare, HowFarHealthyGpusOfTheModelSpreadCountsAsNoise) {
+  // Three GPUs, one 3 % off with tight intervals: a difference on the intervals alone.
+  const auto fleet = fleet_of({report(3000), report(2910), report(3000)});
+  ASSERT_NE(difference(compare(fleet, {}), "memory.dram.readBandwidth"), nullptr);
+  // Healthy GPUs of the model spread by sd 30 (1 %): 3 % is 3 sd of that, no difference.
+  const Member healthy = members_of(reference(3000, 30, 2950, 3040), "reference x").front();
+  const auto c = compare(fleet, {.healthy = &healthy});
+  EXPECT_TRUE(c.differences.empty());
+  EXPECT_EQ(c.healthy, "reference x");
+  // 15 % slower is far beyond it.
+  const auto slow =
+      compare(fleet_of({report(3000), report(2550), report(3000)}), {.healthy = &healthy});
+  ASSERT_NE(difference(slow, "memory.dram.readBandwidth"), nullptr);
+  EXPECT_NEAR(*difference(slow, "memory.dram.readBandwidth")->members[0].scale,
+              std::hypot(30.0, 1.2533 * 0.005 * 3000 / 1.96 / std::sqrt(3.0)), 1.0);
+  // Two GPUs: the first is the reference, whose own spread counts; the model's is not added.
+  EXPECT_TRUE(
+      compare(fleet_of({report(3000), report(2910)}), {.healthy = &healthy}).healthy.empty());
+}
+
 TEST(FleetCompare, DriverValuesDifferExactlyAndStringsByTheMostCommon) {
   const auto c = compare(fleet_of({report(3000, 132, "H100"), report(3000, 114, "H100"),
                                    report(3000, 132, "H100 PCIe")}),
