@@ -13,8 +13,8 @@ namespace {
 // above the fit).
 constexpr std::array<std::pair<std::string_view, double>, 4> kKinds{{
     {"bandwidth", 0.012},
-    {"latency", 0.0022},
-    {"time", 0.014},
+    {"latency", 0.0024},
+    {"time", 0.024},
     {"rate", 0.0011},
 }};
 
