@@ -14,6 +14,7 @@
 #include "model/attribute.hpp"
 #include "model/keys.hpp"
 #include "model/sweep.hpp"
+#include "model/topology.hpp"
 
 namespace gputopo::discovery {
 
@@ -75,8 +76,9 @@ class Context {
     std::map<std::string, model::AttributeList> findings;
     model::AttributeList compute;
     std::size_t sweeps = 0;
+    model::Topology topology;
   };
-  Snapshot snapshot() const { return {findings_, compute_, sweeps_.size()}; }
+  Snapshot snapshot() const { return {findings_, compute_, sweeps_.size(), topology_}; }
   void restore(const Snapshot& s);
   // Every measured or derived attribute added or changed since `s` loses its confidence: a
   // discrete one (a count, size, flag or name) its value too, "not established (GPU busy: why)";
@@ -115,6 +117,10 @@ class Context {
   void put_compute(const model::KeyFamily& family, std::string_view member,
                    model::Attribute attribute);
   const model::AttributeList& compute() const { return compute_; }
+  // The layout as objects (model/topology.hpp): the layout probes write their groups here, beside
+  // the attribute that states each level (model::set_gpcs and compute.gpcCount, ...).
+  model::Topology& topology() { return topology_; }
+  const model::Topology& topology() const { return topology_; }
 
   void warn(std::string warning);
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -149,6 +155,7 @@ class Context {
   std::map<std::string, model::AttributeList> findings_;
   const Probe* probe_ = nullptr;
   model::AttributeList compute_;
+  model::Topology topology_;
   std::vector<std::string> warnings_;
   std::vector<model::Sweep> sweeps_;
   std::size_t calls_ = 0;
