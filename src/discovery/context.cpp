@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "analysis/summary.hpp"
-#include "discovery/measure.hpp"
+#include "discovery/chase_latencies.hpp"
 #include "discovery/probe.hpp"
 #include "model/run_noise.hpp"
 
