@@ -11,7 +11,7 @@
 #include "cli/progress_printer.hpp"
 #include "cli/session.hpp"
 #include "cli/wait_idle.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "discovery/discover.hpp"
 #include "model/info_report.hpp"
 #include "model/printable.hpp"

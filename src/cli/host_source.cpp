@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "cli/device_source.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/input_file.hpp"
 #include "device/sim/host.hpp"
 #include "device/sim/sim_device.hpp"

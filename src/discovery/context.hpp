@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "device/device.hpp"
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/progress.hpp"
 #include "model/attribute.hpp"
 #include "model/keys.hpp"
-#include "model/sweep.hpp"
+#include "model/sweep_record.hpp"
 #include "model/topology.hpp"
 
 namespace gputopo::discovery {
@@ -124,7 +124,7 @@ class Context {
 
   void warn(std::string warning);
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Every chase batch of a probe so far, one point per request (model/sweep.hpp).
+  // Every chase batch of a probe so far, one point per request (model/sweep_record.hpp).
   const std::vector<model::Sweep>& sweeps() const { return sweeps_; }
 
   // Nanoseconds per SM cycle for results that ran under `conditions`: from the batch's own

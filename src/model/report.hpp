@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/attribute.hpp"
-#include "model/sweep.hpp"
+#include "model/sweep_record.hpp"
 #include "model/topology.hpp"
 
 namespace gputopo::model {

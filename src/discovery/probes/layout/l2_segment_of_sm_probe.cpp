@@ -4,7 +4,7 @@
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 #include "discovery/sm_groups.hpp"
 
