@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "analysis/summary.hpp"
-#include "discovery/measure.hpp"
+#include "discovery/chase_latencies.hpp"
 #include "discovery/probe.hpp"
 #include "model/run_noise.hpp"
 
@@ -213,6 +213,7 @@ Input Context::input(const std::string& element, const model::Key& key) const {
 void Context::restore(const Snapshot& s) {
   findings_ = s.findings;
   compute_ = s.compute;
+  topology_ = s.topology;
   sweeps_.resize(std::min(sweeps_.size(), s.sweeps));
 }
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "device/hip/backend.hpp"
+#include "device/hip/hip_backend.hpp"
 
 namespace gputopo::device::hip {
 namespace {
