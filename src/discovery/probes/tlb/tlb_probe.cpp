@@ -337,18 +337,7 @@ class TlbProbe final : public Probe {
                       evidence, true);
       return;
     }
-    const bool ended_in_rise = !levels.back().above;
-    // The steps stand on the segments that survived the slow loads: past a quarter left out in
-    // some chain, less so (analysis::outlier_confidence).
-    const double kept = analysis::outlier_confidence(worst_outliers_);
-    evidence["worstOutlierShare"] = worst_outliers_;
-    auto count = model::Attribute::measured(static_cast<std::uint64_t>(levels.size()), "", method,
-                                            (ended_in_rise ? 0.4 : 0.9) * kept);
-    count.evidence = evidence;
-    if (!full)
-      count.evidence["note"] =
-          "levels holding more than " + std::to_string(top) + " pages need --depth full";
-    ctx.put("tlb", keys::tlbLevels, count);
+    put_count(ctx, levels, method, full ? "" : std::to_string(top), evidence);
     for (std::size_t k = 0; k < levels.size(); ++k)
       put_level(ctx, static_cast<int>(k + 1), levels[k], page, method);
     for (int k = static_cast<int>(levels.size()) + 1; k <= kMaxLevels; ++k)
@@ -358,6 +347,22 @@ class TlbProbe final : public Probe {
                                                 std::to_string(levels.size()) + " steps in " +
                                                 count_text + limit_note));
     sharing(ctx, levels.front().first_rise - 1, page);
+  }
+
+  // tlb.tlbLevels. The steps stand on the segments that survived the slow loads: past a quarter
+  // left out in some chain, less so (analysis::outlier_confidence). `quick_top`: the quick run's
+  // page limit ("" at full depth).
+  void put_count(Context& ctx, const std::vector<Level>& levels, const std::string& method,
+                 const std::string& quick_top, model::Json& evidence) const {
+    const bool ended_in_rise = !levels.back().above;
+    evidence["worstOutlierShare"] = worst_outliers_;
+    auto count = model::Attribute::measured(
+        static_cast<std::uint64_t>(levels.size()), "", method,
+        (ended_in_rise ? 0.4 : 0.9) * analysis::outlier_confidence(worst_outliers_));
+    count.evidence = evidence;
+    if (!quick_top.empty())
+      count.evidence["note"] = "levels holding more than " + quick_top + " pages need --depth full";
+    ctx.put("tlb", keys::tlbLevels, count);
   }
 
   // Runs the batch with its largest arrays first, so that the backend allocates its array memory
