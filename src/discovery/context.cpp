@@ -172,10 +172,14 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 #endif
 }
 
+void Context::settle(model::Attribute& attribute, std::string_view name) const {
+  model::settle_interval(attribute, name, strict_findings());
+  if (!info().simulated) model::add_run_to_run_noise(attribute);
+}
+
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
-  model::settle_interval(attribute, key.name, strict_findings());
-  if (!info().simulated) model::add_run_to_run_noise(attribute);
+  settle(attribute, key.name);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -259,8 +263,7 @@ void Context::put_compute(const model::KeyFamily& family, std::string_view membe
 }
 
 void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
-  model::settle_interval(attribute, name, strict_findings());
-  if (!info().simulated) model::add_run_to_run_noise(attribute);
+  settle(attribute, name);
   for (auto& [k, a] : compute_) {
     if (k == name) {
       a = std::move(attribute);

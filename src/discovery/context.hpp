@@ -136,6 +136,8 @@ class Context {
 
  private:
   void put_compute_named(const std::string& name, model::Attribute attribute);
+  // Every finding's interval or the reason it has none; on a real GPU, the run-to-run term too.
+  void settle(model::Attribute& attribute, std::string_view name) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or
   // writes) a finding it did not declare.
   void check_declared(const std::string& element, const model::Key& key, bool write) const;

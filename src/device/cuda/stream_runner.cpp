@@ -24,8 +24,9 @@ constexpr double kReuseFactor = 4.0;
 // A timed launch passes over a small buffer several times, so that it moves at least this much and
 // the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
 // L1 or shared memory (about ten times faster; 2 ms a launch at 33 TB/s, since blocks that start
-// and end unevenly cost a launch of a quarter of that 1.2 % of the L1's rate on an H100). Tuning ranks the candidates with launches an
-// eighth of that (the gaps cost every candidate alike), over at most kTuningBufferBytes.
+// and end unevenly cost a launch of a quarter of that 1.2 % of the L1's rate on an H100). Tuning
+// ranks the candidates with launches an eighth of that (the gaps cost every candidate alike), over
+// at most kTuningBufferBytes.
 constexpr std::uint64_t kDeviceBytesPerLaunch = std::uint64_t{2} << 30;
 constexpr std::uint64_t kSmBytesPerLaunch = std::uint64_t{64} << 30;
 constexpr std::uint64_t kTuningShare = 8;

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "discovery/context.hpp"
-#include "discovery/measure.hpp"
 #include "discovery/discovery_options.hpp"
+#include "discovery/measure.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 #include "discovery/sm_groups.hpp"
 
