@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <thread>
 
 #include "analysis/distributions.hpp"
 
@@ -16,6 +19,8 @@ constexpr double kTinyWeight = 1e-9;
 // after.
 constexpr std::size_t kPieces = 4;
 constexpr std::size_t kNodes = kPieces + 1;
+// Sweeps of at least this many points read their knot placements on several threads.
+constexpr std::size_t kThreadedPoints = 48;
 
 // Weighted prefix sums of 1, x, x², y, x·y, y² (x centred and scaled), so that a continuous
 // piecewise-linear fit with given knots costs O(pieces) instead of O(points).
@@ -128,10 +133,10 @@ struct RiseCandidate {
   double slope = 0;
 };
 
-// Calls `visit` with every set of 0 to kPieces - 1 inner knots (strictly between the end points),
-// the end points added.
+// Calls `visit` with every set of inner knots (strictly between the end points, ascending, at most
+// kPieces - 1 of them) whose first inner knot is `first` (0: none), the end points added.
 template <typename Visit>
-void for_each_knot_set(std::size_t n, Visit&& visit) {
+void for_each_knot_set(std::size_t n, std::size_t first, Visit&& visit) {
   std::array<std::size_t, kNodes> nodes{};
   nodes[0] = 0;
   auto extend = [&](auto&& self, std::size_t used, std::size_t from) -> void {
@@ -143,40 +148,70 @@ void for_each_knot_set(std::size_t n, Visit&& visit) {
       self(self, used + 1, k + 1);
     }
   };
-  extend(extend, 1, 1);
+  if (first == 0) {
+    nodes[1] = n - 1;
+    visit(nodes, 2);
+    return;
+  }
+  nodes[1] = first;
+  extend(extend, 2, first + 1);
 }
 
-// Every placement of the knots that shows a rise, read by the knot where the slope increases most.
+// One knot placement read by the knot where the slope increases most; nullopt without a rise.
+std::optional<RiseCandidate> read_placement(const PrefixSums& sums, std::span<const double> x,
+                                            std::size_t n, double scale,
+                                            const std::array<std::size_t, kNodes>& nodes,
+                                            std::size_t count) {
+  const auto f = fit_knots(sums, nodes, count, n);
+  if (!std::isfinite(f.sse)) return std::nullopt;
+  RiseCandidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
+  double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
+  for (std::size_t m = 0; m + 1 < count; ++m) {
+    const double k = x[nodes[m]];
+    const double piece = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - k);
+    double before = piece_before, after = piece;
+    std::size_t end = nodes[m + 1];
+    piece_before = piece;
+    if (scale > 0) {
+      if (k - scale < x[0] || k + scale > x[n - 1]) continue;
+      before = (f.values[m] - fit_at(f, x, k - scale)) / scale;
+      after = (fit_at(f, x, k + scale) - f.values[m]) / scale;
+      end = first_at_or_after(x, k + scale);
+    }
+    if (after > 0 && after - before > sharpest) {
+      sharpest = after - before;
+      c.slope = after;
+      c.begin = static_cast<std::uint32_t>(nodes[m]);
+      c.end = static_cast<std::uint32_t>(end);
+    }
+  }
+  if (!(c.slope > 0)) return std::nullopt;
+  return c;
+}
+
+// Every placement of the knots that shows a rise, in one fixed order. The placements are grouped
+// by their first inner knot; long sweeps (a few hundred thousand placements at 130 points) share
+// the groups out among threads, and the groups are joined in order, so the result does not depend
+// on the threads.
 std::vector<RiseCandidate> read_placements(const PrefixSums& sums, std::span<const double> x,
                                            std::size_t n, double scale) {
+  const std::size_t groups = n - 1;  // no inner knot, then first inner knots 1 .. n - 2
+  std::vector<std::vector<RiseCandidate>> by_group(groups);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t g; (g = next.fetch_add(1)) < groups;)
+      for_each_knot_set(n, g, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
+        if (auto c = read_placement(sums, x, n, scale, nodes, count)) by_group[g].push_back(*c);
+      });
+  };
+  const std::size_t threads =
+      n < kThreadedPoints ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
   std::vector<RiseCandidate> candidates;
-  for_each_knot_set(n, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
-    const auto f = fit_knots(sums, nodes, count, n);
-    if (!std::isfinite(f.sse)) return;
-    RiseCandidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
-    double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
-    for (std::size_t m = 0; m + 1 < count; ++m) {
-      const double k = x[nodes[m]];
-      const double piece = (f.values[m + 1] - f.values[m]) / (x[nodes[m + 1]] - k);
-      double before = piece_before, after = piece;
-      std::size_t end = nodes[m + 1];
-      piece_before = piece;
-      if (scale > 0) {
-        if (k - scale < x[0] || k + scale > x[n - 1]) continue;
-        before = (f.values[m] - fit_at(f, x, k - scale)) / scale;
-        after = (fit_at(f, x, k + scale) - f.values[m]) / scale;
-        end = first_at_or_after(x, k + scale);
-      }
-      if (after > 0 && after - before > sharpest) {
-        sharpest = after - before;
-        c.slope = after;
-        c.begin = static_cast<std::uint32_t>(nodes[m]);
-        c.end = static_cast<std::uint32_t>(end);
-      }
-    }
-    if (!(c.slope > 0)) return;
-    candidates.push_back(c);
-  });
+  for (auto& group : by_group) candidates.insert(candidates.end(), group.begin(), group.end());
   return candidates;
 }
 
