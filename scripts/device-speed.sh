@@ -5,7 +5,9 @@
 #   - --depth full once more with an empty JIT cache (CUDA_CACHE_PATH in a new folder), the cost a
 #     fresh machine pays;
 #   - on a machine of several GPUs, -d all twice;
-#   - the main job once with GPUTOPO_STREAM_TRACE (every bandwidth candidate's rate, on stderr);
+#   - the main job once with GPUTOPO_STREAM_TRACE (every bandwidth candidate's rate, on stderr)
+#     and GPUTOPO_CALL_TRACE (every device call's wall and timed milliseconds);
+#   - the main job twice with every kernel loaded at the start (CUDA_MODULE_LOADING=EAGER);
 #   - bench/phases.py's phase tables of the main job and of --depth full.
 # usage: scripts/device-speed.sh OUT_DIR
 # BIN_DIR (default .devbin) holds gputopo built with the `device` preset. Everything lands in
@@ -49,11 +51,18 @@ if [ "$gpus" -gt 1 ]; then
   : > "$out/all-times.txt"
   for r in 1 2; do timed "all$r" "$out/all-times.txt" -d all --json -q -o "$out/all$r.json"; done
 fi
-GPUTOPO_STREAM_TRACE=1 timed main-trace "$out/trace-times.txt" --json -q -o "$out/main-trace.json"
+GPUTOPO_STREAM_TRACE=1 GPUTOPO_CALL_TRACE=1 timed main-trace "$out/trace-times.txt" --json -q \
+  -o "$out/main-trace.json"
 mv "$out/main-trace.err" "$out/stream-trace.txt"
+# The driver loads each kernel at its first launch (lazy loading): loading them all at the start
+# moves that cost out of the phases, which shows how much of them it is.
+: > "$out/eager-times.txt"
+for r in 1 2; do
+  CUDA_MODULE_LOADING=EAGER timed "eager$r" "$out/eager-times.txt" --json -q -o "$out/eager$r.json"
+done
 
 if command -v python3 > /dev/null; then
-  for kind in main full; do
+  for kind in main full eager; do
     python3 "$here/bench/phases.py" --min 0.01 --times "$out/$kind-times.txt" \
       "$out/$kind"[123].json > "$out/phases-$kind.md" 2>&1
     echo "== $kind" && cat "$out/phases-$kind.md"

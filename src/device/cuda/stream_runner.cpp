@@ -1,6 +1,7 @@
 #include "device/cuda/stream_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,11 +17,13 @@ constexpr double kRepeatSeconds = 0.001;  // each timed repeat lasts about this 
 // The best candidates of the tuning rounds are timed again with full launches, the best of them
 // wins: ranks from the short tuning launches can swap near the top.
 constexpr std::size_t kFinalists = 3;
-// Each finalist's best of this many full launches: one launch's time varies by about 0.5 %, as
-// much as the finalists differ.
+// Each finalist's best of up to this many full launches: one launch's time varies by about 0.5 %,
+// as much as the finalists differ; each further launch goes to the faster half only.
 constexpr std::uint32_t kFinalTimings = 3;
-// Buffers within this factor of a tuned one (same kernel) reuse its finalists.
+// Buffers within this factor of a tuned one (same kernel) time that tuning's leading finalists
+// again rather than tune anew.
 constexpr double kReuseFactor = 4.0;
+constexpr std::size_t kReused = 2;
 // A timed launch passes over a small buffer several times, so that it moves at least this much and
 // the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
 // L1 or shared memory (about ten times faster; 2 ms a launch at 33 TB/s, since blocks that start
@@ -80,6 +83,11 @@ StreamRunner::~StreamRunner() {
   if (stop_ != nullptr) cudaEventDestroy(stop_);
 }
 
+double StreamRunner::since_start_ms() const {
+  const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - started_;
+  return ms.count();
+}
+
 StreamArgs StreamRunner::args(StreamKernel kernel, const Config& c, bool tuning) {
   StreamArgs a;
   if (kernel != StreamKernel::SharedRead) {
@@ -124,26 +132,61 @@ double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t la
   return static_cast<double>(ms) / 1e3;
 }
 
+StreamRunner::Timed StreamRunner::timed(StreamKernel kernel, const Config& c, double seconds,
+                                        bool tuning) {
+  const Timed t{c, seconds, moved(kernel, c, args(kernel, c, tuning)) / seconds};
+  if (trace_)
+    std::fprintf(stderr,
+                 "gputopo: stream %d %s: %u B x %u, %u blocks/SM x %u threads: %.1f GB/s "
+                 "(%.2f ms into the run)\n",
+                 static_cast<int>(kernel), tuning ? "tuning" : "final", c.variant.access_bytes,
+                 c.variant.unroll, c.shape.blocks_per_sm, c.shape.threads, t.rate / 1e9,
+                 since_start_ms());
+  return t;
+}
+
+// Candidates move different amounts a launch (a flat launch passes over the buffer once): the
+// fastest is the one that moves the most a second.
+void StreamRunner::fastest_first(std::vector<Timed>& ranked) {
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Timed& a, const Timed& b) { return a.rate > b.rate; });
+}
+
 std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
                                                     const std::vector<Config>& all,
-                                                    double expected_s, bool tuning) {
+                                                    double expected_s) {
+  // Only the first candidate is warmed: the others find the buffer where the one before left it,
+  // and a launch passes over it many times (an L1 slice a block: over a hundred passes), so the
+  // first pass's misses weigh on every candidate alike.
   std::vector<Timed> out;
-  for (const auto& c : all) {
-    time(kernel, c, 1, expected_s, tuning);  // warm
-    double best = time(kernel, c, 1, expected_s, tuning);
-    for (std::uint32_t t = 1; t < (tuning ? 1U : kFinalTimings); ++t)
-      best = std::min(best, time(kernel, c, 1, expected_s, tuning));
-    out.push_back({c, best, moved(kernel, c, args(kernel, c, tuning)) / best});
-    if (trace_)
-      std::fprintf(stderr,
-                   "gputopo: stream %d %s: %u B x %u, %u blocks/SM x %u threads: %.1f GB/s\n",
-                   static_cast<int>(kernel), tuning ? "tuning" : "final", c.variant.access_bytes,
-                   c.variant.unroll, c.shape.blocks_per_sm, c.shape.threads, out.back().rate / 1e9);
+  if (!all.empty()) time(kernel, all.front(), 1, expected_s, true);
+  for (const auto& c : all)
+    out.push_back(timed(kernel, c, time(kernel, c, 1, expected_s, true), true));
+  fastest_first(out);
+  return out;
+}
+
+std::vector<StreamRunner::Timed> StreamRunner::final_round(StreamKernel kernel,
+                                                           const std::vector<Config>& finalists,
+                                                           double expected_s) {
+  std::vector<Timed> out;
+  for (const auto& c : finalists) {
+    time(kernel, c, 1, expected_s / kTuningShare, true);  // warm: a short launch
+    out.push_back(timed(kernel, c, time(kernel, c, 1, expected_s, false), false));
   }
-  // Candidates move different amounts a launch (a flat launch passes over the buffer once): the
-  // fastest is the one that moves the most a second.
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Timed& a, const Timed& b) { return a.rate > b.rate; });
+  // The faster half (at least two) is timed again, each keeping its best launch: a finalist a
+  // full launch already put clearly behind does not need more.
+  std::size_t alive = out.size();
+  for (std::uint32_t t = 1; t < kFinalTimings && alive > 1; ++t) {
+    fastest_first(out);
+    alive = std::max<std::size_t>(2, (alive + 1) / 2);
+    for (std::size_t i = 0; i < alive; ++i) {
+      const Timed again =
+          timed(kernel, out[i].config, time(kernel, out[i].config, 1, expected_s, false), false);
+      if (again.rate > out[i].rate) out[i] = again;
+    }
+  }
+  fastest_first(out);
   return out;
 }
 
@@ -154,17 +197,20 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
     const double ratio = static_cast<double>(std::max(t.bytes, bytes_)) /
                          static_cast<double>(std::max<std::uint64_t>(std::min(t.bytes, bytes_), 1));
     if (t.kernel != kernel || ratio > kReuseFactor) continue;
-    const auto final_round = rank(kernel, t.finalists, full_guess_s, false);
-    return {final_round.front().config, final_round.front().seconds,
-            static_cast<std::uint32_t>(t.finalists.size())};
+    const std::vector<Config> leaders(
+        t.finalists.begin(),
+        t.finalists.begin() + static_cast<std::ptrdiff_t>(std::min(kReused, t.finalists.size())));
+    const auto ranked = final_round(kernel, leaders, full_guess_s);
+    return {ranked.front().config, ranked.front().seconds,
+            static_cast<std::uint32_t>(leaders.size())};
   }
   std::vector<Config> variants;
   for (const auto& v : stream_variant_candidates(kernel == StreamKernel::Copy))
     variants.push_back({v, shapes.front()});
-  const auto by_variant = rank(kernel, variants, guess_s, true);
+  const auto by_variant = rank(kernel, variants, guess_s);
   std::vector<Config> by_shape;
   for (const auto& s : shapes) by_shape.push_back({by_variant.front().config.variant, s});
-  const auto ranked = rank(kernel, by_shape, guess_s, true);
+  const auto ranked = rank(kernel, by_shape, guess_s);
   std::vector<Config> finalists;
   for (const auto* list : {&ranked, &by_variant})
     for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
@@ -174,11 +220,11 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
       });
       if (!seen) finalists.push_back(c);
     }
-  const auto final_round = rank(kernel, finalists, full_guess_s, false);
+  const auto finals = final_round(kernel, finalists, full_guess_s);
   Tuning done{kernel, bytes_, {}};
-  for (const Timed& t : final_round) done.finalists.push_back(t.config);
+  for (const Timed& t : finals) done.finalists.push_back(t.config);
   tunings_.push_back(std::move(done));
-  return {final_round.front().config, final_round.front().seconds,
+  return {finals.front().config, finals.front().seconds,
           static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size())};
 }
 
@@ -195,6 +241,7 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
                                              " B of shared memory");
   if (per_block(kernel) && request.bytes >= (std::uint64_t{1} << 32))
     throw Error(Error::Kind::BadRequest, "stream request: a block reads under 4 GiB");
+  started_ = std::chrono::steady_clock::now();
   bytes_ = request.bytes / kAlignBytes * kAlignBytes;
   bytes_per_launch_ = per_block(kernel) ? kSmBytesPerLaunch : kDeviceBytesPerLaunch;
 

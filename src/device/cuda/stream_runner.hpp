@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,7 @@ class StreamRunner {
     StreamVariant variant;
     LaunchShape shape;
   };
+  double since_start_ms() const;
   // Seconds for `launches` launches of the kernel, timed with events; `tuning`: the shorter
   // launches (and device-memory buffers) candidates are ranked with.
   double time(StreamKernel kernel, const Config& c, std::uint32_t launches, double expected_s,
@@ -45,8 +47,8 @@ class StreamRunner {
     double seconds = 0;  // a launch
     double rate = 0;     // bytes moved a second
   };
-  // Warms, then times each candidate (tuning: one launch; else the best of kFinalTimings full
-  // launches); fastest first.
+  Timed timed(StreamKernel kernel, const Config& c, double seconds, bool tuning);
+  static void fastest_first(std::vector<Timed>& ranked);
   // The fastest configuration of `kernel`: the variants on the first shape, the shapes with the
   // best variant, then the finalists of both timed again; with how many were tried.
   struct Tuned {
@@ -55,8 +57,13 @@ class StreamRunner {
     std::uint32_t candidates = 0;
   };
   Tuned tune(StreamKernel kernel, const std::vector<LaunchShape>& shapes, double guess_s);
+  // Times each candidate with one short (tuning) launch, the first warmed; fastest first.
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
-                          double expected_s, bool tuning);
+                          double expected_s);
+  // Each finalist after a short warm-up: one full launch, then the faster half again (best of up
+  // to kFinalTimings); fastest first.
+  std::vector<Timed> final_round(StreamKernel kernel, const std::vector<Config>& finalists,
+                                 double expected_s);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
   StreamArgs args(StreamKernel kernel, const Config& c, bool tuning);
   std::uint32_t blocks(const Config& c, const StreamArgs& a) const;
@@ -74,6 +81,7 @@ class StreamRunner {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   bool trace_ = false;  // GPUTOPO_STREAM_TRACE: every candidate's rate to stderr
+  std::chrono::steady_clock::time_point started_;  // of the request being run, for the trace
   // The finalists of each tuning, fastest first, with its kernel and buffer.
   struct Tuning {
     StreamKernel kernel;
