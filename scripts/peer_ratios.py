@@ -45,6 +45,8 @@ def stream_columns(path):
 
 
 def plain_shared(path):
+    if not os.path.exists(path):
+        return None
     best_tbs = 0.0
     for row in csv.reader(open(path)):
         for cell in row:

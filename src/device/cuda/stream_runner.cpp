@@ -18,12 +18,12 @@ constexpr double kRepeatSeconds = 0.001;  // each timed repeat lasts about this 
 // wins: ranks from the short tuning launches can swap near the top.
 constexpr std::size_t kFinalists = 3;
 // Each finalist's best of up to this many full launches: one launch's time varies by about 0.5 %,
-// as much as the finalists differ; each further launch goes to the faster half only.
+// as much as the finalists differ (kernels of long launches: each further one for the faster half).
 constexpr std::uint32_t kFinalTimings = 3;
-// Buffers within this factor of a tuned one (same kernel) time that tuning's leading finalists
-// again rather than tune anew.
+// Buffers within this factor of a tuned one (same kernel) time that tuning's finalists again
+// rather than tune anew (kernels of long launches: its leading ones).
 constexpr double kReuseFactor = 4.0;
-constexpr std::size_t kReused = 2;
+constexpr std::size_t kReused = 3;
 // A timed launch passes over a small buffer several times, so that it moves at least this much and
 // the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
 // L1 or shared memory (about ten times faster; 2 ms a launch at 33 TB/s, since blocks that start
@@ -83,6 +83,11 @@ StreamRunner::~StreamRunner() {
   if (stop_ != nullptr) cudaEventDestroy(stop_);
 }
 
+bool StreamRunner::launched(StreamKernel kernel, const StreamVariant& v) const {
+  return std::any_of(launched_.begin(), launched_.end(),
+                     [&](const auto& k) { return k.first == kernel && k.second == v; });
+}
+
 double StreamRunner::since_start_ms() const {
   const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - started_;
   return ms.count();
@@ -129,6 +134,7 @@ double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t la
   wait_for(stream_, 20 * expected_s + 10, "stream kernel");
   float ms = 0;
   check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  if (!launched(kernel, c.variant)) launched_.emplace_back(kernel, c.variant);
   return static_cast<double>(ms) / 1e3;
 }
 
@@ -155,13 +161,18 @@ void StreamRunner::fastest_first(std::vector<Timed>& ranked) {
 std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
                                                     const std::vector<Config>& all,
                                                     double expected_s) {
-  // Only the first candidate is warmed: the others find the buffer where the one before left it,
-  // and a launch passes over it many times (an L1 slice a block: over a hundred passes), so the
-  // first pass's misses weigh on every candidate alike.
+  // Device-memory kernels warm every candidate with a tuning launch. The long-launch kernels warm
+  // the first candidate, and any whose module the driver has not loaded yet (it loads it at the
+  // first launch, and the events count that wait); the others find the buffer where the one before
+  // left it, and a launch passes over it many times (an L1 slice a block: over a hundred passes),
+  // so the first pass's misses weigh on every candidate alike.
+  const bool warm_each = !per_block(kernel);
   std::vector<Timed> out;
-  if (!all.empty()) time(kernel, all.front(), 1, expected_s, true);
-  for (const auto& c : all)
+  for (const auto& c : all) {
+    if (warm_each || out.empty() || !launched(kernel, c.variant))
+      time(kernel, c, 1, expected_s, true);
     out.push_back(timed(kernel, c, time(kernel, c, 1, expected_s, true), true));
+  }
   fastest_first(out);
   return out;
 }
@@ -169,17 +180,20 @@ std::vector<StreamRunner::Timed> StreamRunner::rank(StreamKernel kernel,
 std::vector<StreamRunner::Timed> StreamRunner::final_round(StreamKernel kernel,
                                                            const std::vector<Config>& finalists,
                                                            double expected_s) {
+  // Device-memory kernels' full launches take a fraction of a millisecond: every finalist is warmed
+  // with one and timed kFinalTimings times. A launch of the SM-local kernels and the shared set
+  // takes 2-3 ms: they are warmed with a short launch, and each further timing goes to the faster
+  // half (at least two), since a finalist one full launch put clearly behind does not need more.
+  const bool long_launches = per_block(kernel);
   std::vector<Timed> out;
   for (const auto& c : finalists) {
-    time(kernel, c, 1, expected_s / kTuningShare, true);  // warm: a short launch
+    time(kernel, c, 1, expected_s / (long_launches ? kTuningShare : 1), long_launches);  // warm
     out.push_back(timed(kernel, c, time(kernel, c, 1, expected_s, false), false));
   }
-  // The faster half (at least two) is timed again, each keeping its best launch: a finalist a
-  // full launch already put clearly behind does not need more.
   std::size_t alive = out.size();
   for (std::uint32_t t = 1; t < kFinalTimings && alive > 1; ++t) {
     fastest_first(out);
-    alive = std::max<std::size_t>(2, (alive + 1) / 2);
+    if (long_launches) alive = std::max<std::size_t>(2, (alive + 1) / 2);
     for (std::size_t i = 0; i < alive; ++i) {
       const Timed again =
           timed(kernel, out[i].config, time(kernel, out[i].config, 1, expected_s, false), false);
@@ -199,7 +213,9 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
     if (t.kernel != kernel || ratio > kReuseFactor) continue;
     const std::vector<Config> leaders(
         t.finalists.begin(),
-        t.finalists.begin() + static_cast<std::ptrdiff_t>(std::min(kReused, t.finalists.size())));
+        t.finalists.begin() +
+            static_cast<std::ptrdiff_t>(per_block(kernel) ? std::min(kReused, t.finalists.size())
+                                                          : t.finalists.size()));
     const auto ranked = final_round(kernel, leaders, full_guess_s);
     return {ranked.front().config, ranked.front().seconds,
             static_cast<std::uint32_t>(leaders.size())};

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "device/cuda/device_memory.hpp"
@@ -38,6 +39,8 @@ class StreamRunner {
     LaunchShape shape;
   };
   double since_start_ms() const;
+  // Whether this kernel has been launched in the process (its module is loaded).
+  bool launched(StreamKernel kernel, const StreamVariant& v) const;
   // Seconds for `launches` launches of the kernel, timed with events; `tuning`: the shorter
   // launches (and device-memory buffers) candidates are ranked with.
   double time(StreamKernel kernel, const Config& c, std::uint32_t launches, double expected_s,
@@ -57,11 +60,11 @@ class StreamRunner {
     std::uint32_t candidates = 0;
   };
   Tuned tune(StreamKernel kernel, const std::vector<LaunchShape>& shapes, double guess_s);
-  // Times each candidate with one short (tuning) launch, the first warmed; fastest first.
+  // Times each candidate with one short (tuning) launch after a warm-up where it needs one;
+  // fastest first.
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
                           double expected_s);
-  // Each finalist after a short warm-up: one full launch, then the faster half again (best of up
-  // to kFinalTimings); fastest first.
+  // Each finalist's best of up to kFinalTimings full launches after a warm-up; fastest first.
   std::vector<Timed> final_round(StreamKernel kernel, const std::vector<Config>& finalists,
                                  double expected_s);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
@@ -89,6 +92,7 @@ class StreamRunner {
     std::vector<Config> finalists;
   };
   std::vector<Tuning> tunings_;
+  std::vector<std::pair<StreamKernel, StreamVariant>> launched_;
 };
 
 }  // namespace gputopo::device::cuda
