@@ -5,12 +5,13 @@ recorded on real GPUs (docs/methods.md, "Intervals": the run-to-run term).
 usage:
   scripts/fit-run-noise.py [--check SOURCE] DIR [DIR ...]
 
-Each DIR holds the reports (run*.json) of consecutive main jobs on one GPU. For every measured
+Each DIR holds the reports (run*.json, or run*.json.gz) of consecutive main jobs on one GPU. For every measured
 or derived number, the relative sample standard deviation of its runs on one GPU, pooled (root
 mean square) over the GPUs; per kind (the units of src/model/run_noise.cpp), the 90th percentile
 of that over the kind's attributes. With --check, exit status 1 when a kind's figure in SOURCE
 (a line `{"<kind>", <sd>}`) is below the fit."""
 import glob
+import gzip
 import json
 import math
 import os
@@ -41,7 +42,8 @@ def numbers(report):
 def fit(dirs):
     per_attr = {}  # (kind, key) -> [relative sd per GPU]
     for d in dirs:
-        runs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, "run*.json")))]
+        runs = [json.load(gzip.open(f, "rt") if f.endswith(".gz") else open(f))
+                for f in sorted(glob.glob(os.path.join(d, "run*.json*")))]
         values = {}
         for r in runs:
             for key, unit, v in numbers(r):

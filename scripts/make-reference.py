@@ -24,6 +24,7 @@ Each attribute of the reference holds, over the runs that established it:
 The driver's and runtime's versions are left out: a GPU is healthy under any of them.
 """
 import glob
+import gzip
 import json
 import os
 import statistics
@@ -64,7 +65,7 @@ def why_not_a_run(run, simulated):
 def runs_of(path):
     """The GPUs of the report at `path` that are runs of the main job, and why the others are not."""
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f)
     except (OSError, ValueError) as e:
         return [], [f"{path}: {e}"]
@@ -202,7 +203,8 @@ def write(out_path, reference):
 
 
 def builtin(results):
-    reports = sorted(glob.glob(os.path.join(results, "**", "*.json"), recursive=True))
+    reports = sorted(glob.glob(os.path.join(results, "**", "*.json"), recursive=True) +
+                     glob.glob(os.path.join(results, "**", "*.json.gz"), recursive=True))
     for out_path in sorted(glob.glob(os.path.join(REFERENCES, "*.json"))):
         with open(out_path) as f:
             gpu = json.load(f)["device"]["name"]["value"]
