@@ -49,6 +49,8 @@ struct StreamResult {
   std::uint32_t vector_bytes = 16;
   std::optional<std::uint32_t> unroll;
   std::optional<std::uint32_t> candidates;
+  // Where the rate comes from two launch lengths: the fixed cost of a launch that it leaves out.
+  std::optional<double> launch_cost_ns;
   RunConditions conditions;
 };
 

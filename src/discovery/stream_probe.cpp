@@ -35,6 +35,7 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
                 {"vectorBytes", r.vector_bytes}};
   if (r.unroll) b.evidence["accessesInFlight"] = *r.unroll;
   if (r.candidates) b.evidence["kernelsTried"] = *r.candidates;
+  if (r.launch_cost_ns) b.evidence["launchCostNs"] = *r.launch_cost_ns;
   return b;
 }
 
@@ -109,8 +110,14 @@ void StreamProbe::run(Context& ctx) {
                 model::Attribute::unavailable(model::Source::Derived, "B/clk", why));
       continue;
     }
-    auto a = model::Attribute::measured(best.bandwidth->gbps, "GB/s",
-                                        method_of(stream, buffers.why), best.bandwidth->confidence);
+    std::string method = method_of(stream, buffers.why);
+    if (best.bandwidth->evidence.contains("launchCostNs"))
+      method +=
+          "; each repeat's rate taken between a full launch and the fastest eighth one, so that "
+          "a launch's fixed cost (launchCostNs: its cold first pass, the blocks' start and end) "
+          "drops out";
+    auto a = model::Attribute::measured(best.bandwidth->gbps, "GB/s", method,
+                                        best.bandwidth->confidence);
     a.evidence = best.bandwidth->evidence;
     a.interval = best.bandwidth->interval;
     if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "device/cuda/check.hpp"
@@ -244,6 +245,38 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
           static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size())};
 }
 
+void StreamRunner::time_repeats(StreamKernel kernel, const Config& best, double launch_s,
+                                std::uint32_t repeats, StreamResult& result) {
+  const double bytes = moved(kernel, best, args(kernel, best, false));
+  auto timed_s = [&](std::uint32_t launches, double expected_s, bool tuning) {
+    const double s = time(kernel, best, launches, expected_s, tuning);
+    result.conditions.elapsed_ns += s * 1e9;
+    return s;
+  };
+  if (!sm_local(kernel)) {
+    const auto launches = launches_per_repeat(launch_s, kRepeatSeconds);
+    for (std::uint32_t r = 0; r < repeats; ++r)
+      result.gbps.push_back(bytes * launches / timed_s(launches, launch_s * launches, false) / 1e9);
+    return;
+  }
+  // A launch takes its fixed cost plus bytes / rate: the fastest of the short launches and each
+  // full one give the rate without that cost.
+  const double short_bytes = moved(kernel, best, args(kernel, best, true));
+  double short_s = std::numeric_limits<double>::infinity();
+  for (std::uint32_t r = 0; r < repeats; ++r)
+    short_s = std::min(short_s, timed_s(1, launch_s / kTuningShare, true));
+  std::vector<double> full_s;
+  for (std::uint32_t r = 0; r < repeats; ++r) full_s.push_back(timed_s(1, launch_s, false));
+  const double fastest = *std::min_element(full_s.begin(), full_s.end());
+  if (!(fastest > short_s) || !(bytes > short_bytes)) {
+    for (const double s : full_s) result.gbps.push_back(bytes / s / 1e9);
+    return;
+  }
+  const double rate = (bytes - short_bytes) / (fastest - short_s);
+  result.launch_cost_ns = (fastest - bytes / rate) * 1e9;
+  for (const double s : full_s) result.gbps.push_back((bytes - short_bytes) / (s - short_s) / 1e9);
+}
+
 StreamResult StreamRunner::run(const StreamRequest& request) {
   if (request.bytes < kAlignBytes || request.repeats == 0)
     throw Error(Error::Kind::BadRequest,
@@ -295,13 +328,7 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   const double launch_s = tuned.launch_s;
 
   const StreamArgs best_args = args(kernel, best, false);
-  const double bytes = moved(kernel, best, best_args);
-  const auto launches = launches_per_repeat(launch_s, kRepeatSeconds);
-  for (std::uint32_t r = 0; r < request.repeats; ++r) {
-    const double s = time(kernel, best, launches, launch_s * launches, false);
-    result.gbps.push_back(bytes * launches / s / 1e9);
-    result.conditions.elapsed_ns += s * 1e9;
-  }
+  time_repeats(kernel, best, launch_s, request.repeats, result);
   result.blocks = blocks(best, best_args);
   result.threads_per_block = best.shape.threads;
   result.vector_bytes = best.variant.access_bytes;

@@ -67,6 +67,12 @@ class StreamRunner {
   // Each finalist's best of up to kFinalTimings full launches after a warm-up; fastest first.
   std::vector<Timed> final_round(StreamKernel kernel, const std::vector<Config>& finalists,
                                  double expected_s);
+  // The winner's timed repeats into `result`. SM-local kernels: each repeat's rate is taken
+  // between a full launch and the fastest of as many short ones (an eighth), so that a launch's
+  // fixed cost (its cold first pass over the slices, the blocks' start and end) drops out, as it
+  // does from a kernel that runs for seconds; that cost goes into `launch_cost_ns`.
+  void time_repeats(StreamKernel kernel, const Config& best, double launch_s, std::uint32_t repeats,
+                    StreamResult& result);
   // Launch arguments: the buffers, accesses per buffer (or per block slice) and passes.
   StreamArgs args(StreamKernel kernel, const Config& c, bool tuning);
   std::uint32_t blocks(const Config& c, const StreamArgs& a) const;
