@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <limits>
 #include <utility>
 
 namespace gputopo::device::sim {
@@ -44,19 +43,29 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
       sector_index_mask_(geometry.line_bytes / geometry.sector_bytes - 1),
       sectors_per_fetch_(geometry.fetch_bytes / geometry.sector_bytes),
       fetch_block_(sectors_per_fetch_ >= 32 ? ~0u : (1u << sectors_per_fetch_) - 1),
+      words_((ways_ + 7) / 8),
+      empty_words_((ways_ + 63) / 64),
       tags_(sets_ * ways_, kInvalid),
       sectors_(sets_ * ways_),
-      stamps_(sets_ * ways_),
+      prints_(sets_ * words_),
+      empty_(sets_ * empty_words_),
       set_dirty_(sets_),
       rng_(seed) {
   dirty_sets_.reserve(sets_);
   if (geometry_.hashed_index) xor_shifts_ = {set_bits_, 2 * set_bits_};
   for (const std::uint32_t bit : geometry_.index_xor_bits)
     xor_shifts_.push_back(static_cast<int>(bit) - line_shift_);
+  if (geometry_.replacement == Replacement::Lru || geometry_.replacement == Replacement::Fifo) {
+    older_.resize(sets_ * ways_);
+    newer_.resize(sets_ * ways_);
+    oldest_.resize(sets_);
+    newest_.resize(sets_);
+  }
   if (geometry_.replacement == Replacement::TreePlru) {
     plru_levels_ = log2_floor(ways_);
     plru_.resize(sets_);
   }
+  for (std::uint64_t set = 0; set < sets_; ++set) clear_set(set);
   reset();
 }
 
@@ -66,35 +75,31 @@ void Cache::set_fetch_bytes(std::uint32_t fetch_bytes) {
   fetch_block_ = sectors_per_fetch_ >= 32 ? ~0u : (1u << sectors_per_fetch_) - 1;
 }
 
+void Cache::clear_set(std::uint64_t set) {
+  const auto at = [](auto& v, std::uint64_t first, std::uint64_t n, auto value) {
+    std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(first), n, value);
+  };
+  at(tags_, set * ways_, ways_, kInvalid);
+  at(sectors_, set * ways_, ways_, 0u);
+  at(prints_, set * words_, words_, std::uint64_t{0});
+  at(empty_, set * empty_words_, empty_words_, ~std::uint64_t{0});
+  if (ways_ % 64 != 0)
+    empty_[set * empty_words_ + empty_words_ - 1] = (std::uint64_t{1} << (ways_ % 64)) - 1;
+  if (!oldest_.empty()) oldest_[set] = newest_[set] = kNone;
+  if (!plru_.empty()) plru_[set] = 0;
+  set_dirty_[set] = 0;
+}
+
 void Cache::reset() {
-  if (dirty_sets_.size() * 2 > sets_) {
-    std::fill(tags_.begin(), tags_.end(), kInvalid);
-    std::fill(sectors_.begin(), sectors_.end(), 0u);
-    std::fill(stamps_.begin(), stamps_.end(), 0u);
-    std::fill(plru_.begin(), plru_.end(), 0u);
-    std::fill(set_dirty_.begin(), set_dirty_.end(), std::uint8_t{0});
-  } else {
-    for (const std::uint64_t set : dirty_sets_) {
-      const auto first = static_cast<std::ptrdiff_t>(set * ways_);
-      const auto last = first + static_cast<std::ptrdiff_t>(ways_);
-      std::fill(tags_.begin() + first, tags_.begin() + last, kInvalid);
-      std::fill(sectors_.begin() + first, sectors_.begin() + last, 0u);
-      std::fill(stamps_.begin() + first, stamps_.begin() + last, 0u);
-      if (!plru_.empty()) plru_[set] = 0;
-      set_dirty_[set] = 0;
-    }
-  }
+  for (const std::uint64_t set : dirty_sets_) clear_set(set);
   dirty_sets_.clear();
-  clock_ = 0;
   lines_ = 0;
   rng_ = Rng(seed_);
 }
 
-void Cache::touch_plru(std::int64_t slot) {
+void Cache::touch_plru(std::uint64_t set, std::uint64_t way) {
   // Point every node on the way's path away from it.
-  const auto s = static_cast<std::uint64_t>(slot);
-  const std::uint64_t way = s % ways_;
-  std::uint64_t& bits = plru_[s / ways_];
+  std::uint64_t& bits = plru_[set];
   std::uint64_t node = 1;
   for (int level = plru_levels_ - 1; level >= 0; --level) {
     const std::uint64_t dir = (way >> level) & 1u;
@@ -106,47 +111,36 @@ void Cache::touch_plru(std::int64_t slot) {
   }
 }
 
-std::uint32_t Cache::tick() {
-  if (clock_ == std::numeric_limits<std::uint32_t>::max()) {
-    // Replace each set's stamps by their rank: order within a set is all that matters.
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> order(ways_);
-    for (std::uint64_t base = 0; base < tags_.size(); base += ways_) {
-      for (std::uint64_t w = 0; w < ways_; ++w) order[w] = {stamps_[base + w], w};
-      std::sort(order.begin(), order.end());
-      for (std::uint64_t r = 0; r < ways_; ++r)
-        if (order[r].first != 0)
-          stamps_[base + order[r].second] = static_cast<std::uint32_t>(r + 1);
-    }
-    clock_ = static_cast<std::uint32_t>(ways_ + 1);
-  }
-  return ++clock_;
+void Cache::unlink(std::uint64_t set, std::uint64_t way) {
+  const std::uint64_t base = set * ways_;
+  const std::uint16_t older = older_[base + way];
+  const std::uint16_t newer = newer_[base + way];
+  (older == kNone ? oldest_[set] : newer_[base + older]) = newer;
+  (newer == kNone ? newest_[set] : older_[base + newer]) = older;
 }
 
-std::uint64_t Cache::victim(std::uint64_t base) {
-  switch (geometry_.replacement) {
-    case Replacement::Lru:
-    case Replacement::Fifo: {
-      // Empty ways carry stamp 0 and every line a later one: the first minimum is the first empty
-      // way, or else the least recently used (inserted) line.
-      std::uint64_t best = base;
-      for (std::uint64_t w = 1; w < ways_; ++w)
-        if (stamps_[base + w] < stamps_[best]) best = base + w;
-      return best;
-    }
-    case Replacement::Random:
-    case Replacement::TreePlru:
-      break;
-  }
-  for (std::uint64_t w = 0; w < ways_; ++w)
-    if (tags_[base + w] == kInvalid) return base + w;
+void Cache::append(std::uint64_t set, std::uint64_t way) {
+  const std::uint64_t base = set * ways_;
+  const std::uint16_t last = newest_[set];
+  older_[base + way] = last;
+  newer_[base + way] = kNone;
+  (last == kNone ? oldest_[set] : newer_[base + last]) = static_cast<std::uint16_t>(way);
+  newest_[set] = static_cast<std::uint16_t>(way);
+}
+
+std::uint64_t Cache::victim(std::uint64_t set) {
+  // The lowest empty way, or else the policy's choice among the full set's lines.
+  const std::uint64_t* empty = &empty_[set * empty_words_];
+  for (std::uint64_t k = 0; k < empty_words_; ++k)
+    if (empty[k] != 0) return k * 64 + static_cast<std::uint64_t>(std::countr_zero(empty[k]));
   switch (geometry_.replacement) {
     case Replacement::Lru:
     case Replacement::Fifo:
-      break;
+      return oldest_[set];
     case Replacement::Random:
-      return base + rng_.below(ways_);
+      return rng_.below(ways_);
     case Replacement::TreePlru: {
-      const std::uint64_t bits = plru_[base / ways_];
+      const std::uint64_t bits = plru_[set];
       std::uint64_t node = 1;
       std::uint64_t way = 0;
       for (int level = 0; level < plru_levels_; ++level) {
@@ -154,10 +148,10 @@ std::uint64_t Cache::victim(std::uint64_t base) {
         way = way * 2 + dir;
         node = node * 2 + dir;
       }
-      return base + way;
+      return way;
     }
   }
-  return base;
+  return 0;
 }
 
 std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t sectors) {
@@ -166,25 +160,38 @@ std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t secto
     set_dirty_[set] = 1;
     dirty_sets_.push_back(set);
   }
-  const std::uint64_t slot = victim(set * ways_);
+  const std::uint64_t way = victim(set);
+  const std::uint64_t i = set * ways_ + way;
+  std::uint64_t& empty = empty_[set * empty_words_ + way / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (way % 64);
   std::optional<Line> evicted;
-  if (tags_[slot] != kInvalid)
-    evicted = Line{tags_[slot], sectors_[slot]};
-  else
+  if ((empty & bit) == 0) {
+    evicted = Line{tags_[i], sectors_[i]};
+    if (!oldest_.empty()) unlink(set, way);
+  } else {
+    empty &= ~bit;
     ++lines_;
-  tags_[slot] = line;
-  sectors_[slot] = sectors;
-  stamps_[slot] = tick();  // insertion time for FIFO, use time for LRU
-  if (geometry_.replacement == Replacement::TreePlru) touch_plru(static_cast<std::int64_t>(slot));
+  }
+  tags_[i] = line;
+  set_print(set, way, fingerprint(line));
+  sectors_[i] = sectors;
+  if (!oldest_.empty()) append(set, way);  // insertion order for FIFO, use order for LRU
+  if (geometry_.replacement == Replacement::TreePlru) touch_plru(set, way);
   return evicted;
 }
 
 Cache::Line Cache::remove(std::int64_t slot) {
-  const Line line{tags_[slot], sectors_[slot]};
+  const auto s = static_cast<std::uint64_t>(slot);
+  const std::uint64_t set = s >> 8;
+  const std::uint64_t way = s & 0xff;
+  const std::uint64_t i = set * ways_ + way;
+  const Line line{tags_[i], sectors_[i]};
   --lines_;
-  tags_[slot] = kInvalid;
-  sectors_[slot] = 0;
-  stamps_[slot] = 0;
+  tags_[i] = kInvalid;
+  sectors_[i] = 0;
+  set_print(set, way, 0);
+  empty_[set * empty_words_ + way / 64] |= std::uint64_t{1} << (way % 64);
+  if (!oldest_.empty()) unlink(set, way);
   return line;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -48,6 +49,7 @@ class Cache {
     std::uint64_t number = 0;
     std::uint32_t sectors = 0;
   };
+  // A slot names a way of a set: (set << 8) | way, so that no operation divides.
   static constexpr std::int64_t kAbsent = -1;
 
   // `geometry` must already be valid (see config validation).
@@ -67,8 +69,8 @@ class Cache {
     const std::int64_t slot = find(line);
     if (slot != kAbsent) {
       touch(slot);
-      if (sectors_[slot] & sector) return true;
-      sectors_[slot] |= fetch_mask(address);
+      if (sectors(slot) & sector) return true;
+      add_sectors(slot, fetch_mask(address));
       return false;
     }
     insert(line, fetch_mask(address));
@@ -90,27 +92,36 @@ class Cache {
     return fetch_block_ << first;
   }
   std::int64_t find(std::uint64_t line) const {
-    const std::uint64_t base = set_of(line) * ways_;
-    for (std::uint64_t w = 0; w < ways_; ++w)
-      if (tags_[base + w] == line) return static_cast<std::int64_t>(base + w);
+    // Compares the set's one-byte fingerprints eight at a time and the full tag only where a
+    // fingerprint matches: the lowest way that holds `line`, as a scan of the tags would find.
+    const std::uint64_t set = set_of(line);
+    const std::uint64_t* prints = &prints_[set * words_];
+    const std::uint64_t pattern = kBytes * fingerprint(line);
+    for (std::uint64_t k = 0; k < words_; ++k) {
+      const std::uint64_t x = prints[k] ^ pattern;
+      // A byte of x that is zero sets its high bit here; a byte above one may too (checked).
+      for (std::uint64_t m = (x - kBytes) & ~x & (kBytes << 7); m != 0; m &= m - 1) {
+        const std::uint64_t w = k * 8 + static_cast<std::uint64_t>(std::countr_zero(m)) / 8;
+        if (w < ways_ && tags_[set * ways_ + w] == line) return slot_of(set, w);
+      }
+    }
     return kAbsent;
   }
-  std::uint32_t sectors(std::int64_t slot) const { return sectors_[slot]; }
-  void add_sectors(std::int64_t slot, std::uint32_t mask) { sectors_[slot] |= mask; }
+  std::uint32_t sectors(std::int64_t slot) const { return sectors_[index(slot)]; }
+  void add_sectors(std::int64_t slot, std::uint32_t mask) { sectors_[index(slot)] |= mask; }
   // Replacement bookkeeping for a use of a present line.
   void touch(std::int64_t slot) {
+    const auto s = static_cast<std::uint64_t>(slot);
     if (geometry_.replacement == Replacement::Lru)
-      stamps_[slot] = tick();
+      make_newest(s >> 8, s & 0xff);
     else if (geometry_.replacement == Replacement::TreePlru)
-      touch_plru(slot);
+      touch_plru(s >> 8, s & 0xff);
   }
   // Allocates `line` (absent) with `sectors` valid; returns the line it evicted, if any.
   std::optional<Line> insert(std::uint64_t line, std::uint32_t sectors);
   // Takes a present line out of the cache.
   Line remove(std::int64_t slot);
 
-  // Continues the replacement clock from `stamp`, so that tests reach its wrap-around quickly.
-  void advance_clock(std::uint32_t stamp) { clock_ = std::max(clock_, stamp); }
   // Number of lines present.
   std::uint64_t lines() const { return lines_; }
   // Lines currently present (for tests and debugging), in slot order.
@@ -118,15 +129,41 @@ class Cache {
 
  private:
   static constexpr std::uint64_t kInvalid = ~std::uint64_t{0};
+  static constexpr std::uint64_t kBytes = 0x0101010101010101ULL;
+  static constexpr std::uint16_t kNone = 0xffff;
 
-  void touch_plru(std::int64_t slot);
+  // A byte of the line number's hash: ways whose byte differs cannot hold the line.
+  static std::uint64_t fingerprint(std::uint64_t line) {
+    return (line * 0x9e3779b97f4a7c15ULL) >> 56;
+  }
+  static std::int64_t slot_of(std::uint64_t set, std::uint64_t way) {
+    return static_cast<std::int64_t>(set << 8 | way);
+  }
+  std::uint64_t index(std::int64_t slot) const {
+    const auto s = static_cast<std::uint64_t>(slot);
+    return (s >> 8) * ways_ + (s & 0xff);
+  }
+  void set_print(std::uint64_t set, std::uint64_t way, std::uint64_t print) {
+    std::uint64_t& word = prints_[set * words_ + way / 8];
+    const int shift = static_cast<int>(way % 8) * 8;
+    word = (word & ~(std::uint64_t{0xff} << shift)) | (print << shift);
+  }
+  void touch_plru(std::uint64_t set, std::uint64_t way);
+  void clear_set(std::uint64_t set);  // empty, with no replacement state
+  // LRU and FIFO keep each set's lines in a list from the oldest (use or insertion) to the newest.
+  void make_newest(std::uint64_t set, std::uint64_t way) {
+    if (newest_[set] == way) return;
+    unlink(set, way);
+    append(set, way);
+  }
+  void unlink(std::uint64_t set, std::uint64_t way);
+  void append(std::uint64_t set, std::uint64_t way);
   std::uint64_t set_of(std::uint64_t line) const {
     std::uint64_t h = line;
     for (const int shift : xor_shifts_) h ^= line >> shift;
     return sets_pow2_ ? (h & set_mask_) : (h % sets_);
   }
-  std::uint64_t victim(std::uint64_t base);
-  std::uint32_t tick();  // the next stamp; renumbers all stamps before the clock wraps
+  std::uint64_t victim(std::uint64_t set);  // the way an insertion into `set` takes
 
   CacheGeometry geometry_;
   std::uint64_t seed_;
@@ -142,15 +179,21 @@ class Cache {
   std::uint32_t fetch_block_;
   int plru_levels_ = 0;
   std::vector<int> xor_shifts_;  // line-number shifts XORed into the index
+  std::uint64_t words_;          // fingerprint words per set: ways / 8, rounded up
+  std::uint64_t empty_words_;    // words of a set's empty-way mask: ways / 64, rounded up
 
-  std::vector<std::uint64_t> tags_;
+  std::vector<std::uint64_t> tags_;  // [set * ways + way]
   std::vector<std::uint32_t> sectors_;
-  std::vector<std::uint32_t> stamps_;  // LRU: last use; FIFO: insertion; 0: empty
-  std::vector<std::uint64_t> plru_;    // tree-PLRU node bits, one word per set
+  std::vector<std::uint64_t> prints_;  // way w's fingerprint in byte w % 8 of word w / 8
+  std::vector<std::uint64_t> empty_;   // bit w of word w / 64: way w holds no line
+  std::vector<std::uint16_t> older_;   // LRU and FIFO: the list's links, kNone at its ends
+  std::vector<std::uint16_t> newer_;
+  std::vector<std::uint16_t> oldest_;  // per set
+  std::vector<std::uint16_t> newest_;
+  std::vector<std::uint64_t> plru_;  // tree-PLRU node bits, one word per set
   // Sets that received a line since the last reset, so that reset() touches only those.
   std::vector<std::uint8_t> set_dirty_;
   std::vector<std::uint64_t> dirty_sets_;
-  std::uint32_t clock_ = 0;
   std::uint64_t lines_ = 0;  // lines present
   Rng rng_;
 };
