@@ -229,8 +229,17 @@ void place_unplaced(const Matrix& z, const std::vector<std::vector<int>>& groups
 
 }  // namespace
 
-ProfilePlacement place_by_profile(const Matrix& rows, const std::vector<std::vector<int>>& groups) {
+ProfilePlacement place_by_profile(const Matrix& rows, const std::vector<std::vector<int>>& given) {
   ProfilePlacement out;
+  if (rows.size() < 2 || rows[0].size() < 2) return out;
+  std::vector<std::vector<int>> groups;  // members that are rows, each in one group at most
+  std::vector<bool> seen(rows.size());
+  for (const auto& g : given) {
+    groups.emplace_back();
+    for (int i : g)
+      if (i >= 0 && static_cast<std::size_t>(i) < rows.size() && !seen[static_cast<std::size_t>(i)])
+        seen[static_cast<std::size_t>(i)] = true, groups.back().push_back(i);
+  }
   const Matrix z = normalized(rows);
   Matrix centroids;
   for (const auto& g : groups) centroids.push_back(centroid(z, g, -1));

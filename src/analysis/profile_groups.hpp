@@ -52,6 +52,8 @@ struct ProfilePlacement {
   double own_floor = 1;  // the least correlation of a placed row with its own set's centroid
 };
 
+// Fewer than 2 rows of 2 values give an empty placement; members that are no row index, or that
+// an earlier group holds, are left out.
 ProfilePlacement place_by_profile(const std::vector<std::vector<double>>& rows,
                                   const std::vector<std::vector<int>>& groups);
 

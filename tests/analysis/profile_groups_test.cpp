@@ -131,6 +131,14 @@ TEST(PlaceByProfile, AnSmUnlikeEveryGroupStandsApart) {
     EXPECT_EQ(p.set_of_unplaced[k] < 0, p.unplaced[k] % 3 == 2) << p.unplaced[k];
 }
 
+TEST(PlaceByProfile, IgnoresMembersThatAreNoRow) {
+  const auto rows = port_latencies(8, 2, 16, 20, 1);
+  const auto p = place_by_profile(rows, {{0, 2, 99, -1}, {1, 3, 3, 0}});
+  EXPECT_EQ(p.placed_total, 4);
+  EXPECT_EQ(p.sets.size(), 2u);
+  EXPECT_TRUE(place_by_profile({}, {{0}}).sets.empty());
+}
+
 // On the H100 the profile cannot tell the two GPCs of a port apart: the 8 co-scheduling GPCs form
 // 4 sets of 2, and the 8 SMs that clusters never place all go to one set.
 TEST(PlaceByProfile, H100GpcsPairUpAndUnplacedSmsJoinOnePair) {
