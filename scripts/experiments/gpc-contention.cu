@@ -1,11 +1,14 @@
 // Which SMs share a GPC's path to the L2, without co-scheduling: one group of SMs (the
 // aggressors) streams L2 hits with every thread while every other SM times a dependent chain of
 // L2 hits. SMs behind the same GPC link or crossbar port as the aggressors should slow down more
-// than the rest. Round 0 has no aggressors (the baseline); round g + 1 uses group g.
+// than the rest. Round 0 has no aggressors (the baseline); round g + 1 uses group g. A warm-up
+// round without aggressors runs first and is not printed (on an H100 the first round read 60-80
+// cycles slower on every SM).
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o gpc-contention gpc-contention.cu
-//   ./gpc-contention "0,1,16,17;2,3,18,19;..." > contention.csv
-// Groups are SM ids (%smid), ';' between groups. Prints "round,sm,aggressor,min,median" rows:
-// cycles per load of a chain of kChain `ld.global.cg`, kRepeats repeats per round.
+//   ./gpc-contention "0,1,16,17;2,3,18,19;..." [THREADS] > contention.csv
+// Groups are SM ids (%smid), ';' between groups; THREADS (32-1024, default 128) streaming threads
+// per aggressor SM. Prints "round,sm,aggressor,min,median" rows: cycles per load of a chain of
+// kChain `ld.global.cg`, kRepeats repeats per round.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +27,6 @@
 
 constexpr int kChain = 256;
 constexpr int kRepeats = 9;
-constexpr int kThreads = 128;
 constexpr int kMaxSm = 1024;
 constexpr size_t kChaseWords = (1u << 20) / 4;    // 1 MiB chased by each victim
 constexpr size_t kStreamWords = (16u << 20) / 4;  // 16 MiB streamed by the aggressors
@@ -43,6 +45,7 @@ struct Shared {
 
 __global__ void round_kernel(const unsigned* chase, const unsigned* stream, const char* aggressor,
                              int sms, int victims, Shared* s, unsigned* out, unsigned* sink) {
+  const unsigned threads = blockDim.x;
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   __shared__ int mine;
@@ -58,10 +61,10 @@ __global__ void round_kernel(const unsigned* chase, const unsigned* stream, cons
   __syncthreads();
   if (aggressor[sm]) {
     unsigned acc = 0;
-    size_t i = (static_cast<size_t>(sm) * kThreads + threadIdx.x) * 32 % kStreamWords;
+    size_t i = (static_cast<size_t>(sm) * threads + threadIdx.x) * 32 % kStreamWords;
     const long long start = clock64();
     while (*(volatile int*)&s->victims_done < victims && clock64() - start < (1ll << 32)) {
-      for (int k = 0; k < 64; ++k, i = (i + kThreads * 32) % kStreamWords) acc += load_cg(stream + i);
+      for (int k = 0; k < 64; ++k, i = (i + threads * 32) % kStreamWords) acc += load_cg(stream + i);
     }
     if (acc == 0xffffffffu) sink[sm] = acc;
     return;
@@ -102,7 +105,12 @@ std::vector<unsigned> chase_cycle() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: gpc-contention \"sm,sm,...;sm,...\"\n");
+    std::fprintf(stderr, "usage: gpc-contention \"sm,sm,...;sm,...\" [THREADS]\n");
+    return 2;
+  }
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 128;
+  if (threads < 32 || threads > 1024) {
+    std::fprintf(stderr, "gpc-contention: THREADS must be 32 to 1024\n");
     return 2;
   }
   const auto groups = parse_groups(argv[1]);
@@ -122,7 +130,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&aggressor, kMaxSm));
   CHECK(cudaMalloc(&shared, sizeof(Shared)));
   std::printf("round,sm,aggressor,min,median\n");
-  for (size_t round = 0; round <= groups.size(); ++round) {
+  for (int round = -1; round <= static_cast<int>(groups.size()); ++round) {
     std::vector<char> agg(kMaxSm, 0);
     if (round > 0)
       for (int sm : groups[round - 1]) agg[sm] = 1;
@@ -131,7 +139,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(aggressor, agg.data(), kMaxSm, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(shared, 0, sizeof(Shared)));
     CHECK(cudaMemset(out, 0, kMaxSm * kRepeats * 4));
-    round_kernel<<<sms * 8, kThreads>>>(chase, stream, aggressor, sms, victims, shared, out, sink);
+    round_kernel<<<sms * 8, threads>>>(chase, stream, aggressor, sms, victims, shared, out, sink);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     std::vector<unsigned> cycles(kMaxSm * kRepeats);
@@ -139,8 +147,8 @@ int main(int argc, char** argv) {
     for (int sm = 0; sm < sms; ++sm) {
       std::vector<unsigned> r(cycles.begin() + sm * kRepeats, cycles.begin() + (sm + 1) * kRepeats);
       std::sort(r.begin(), r.end());
-      if (agg[sm] || r.back() == 0) continue;
-      std::printf("%zu,%d,%d,%.2f,%.2f\n", round, sm, round == 0 ? -1 : int(round - 1),
+      if (round < 0 || agg[sm] || r.back() == 0) continue;
+      std::printf("%d,%d,%d,%.2f,%.2f\n", round, sm, round == 0 ? -1 : round - 1,
                   r.front() / double(kChain), r[kRepeats / 2] / double(kChain));
     }
   }
