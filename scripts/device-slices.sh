@@ -7,10 +7,12 @@
 # without its lowest TPC (the witness: does streaming slow the GPC's own SMs more?);
 # 4. scripts/experiments/l2-slice-contention.cu: the slice classes of 1,024 consecutive lines by
 # two-line contention, hammered from every SM (slices-all.csv.gz) and from the SMs of the first
-# co-scheduling GPC (slices-gpc.csv.gz). scripts/gpc_contention.py and scripts/l2_slices.py read
-# the results (their output lands in contention.txt, slices-all.txt, slices-gpc.txt).
+# co-scheduling GPC (slices-gpc.csv.gz); 5. scripts/experiments/gpc-port.cu: the L2 read rate of
+# each GPC, of as many SMs spread over the GPCs, and of each GPC with each unplaced SM pair
+# (port.csv). scripts/gpc_contention.py, gpc_port.py and l2_slices.py read the results (into
+# contention.txt, port.txt, slices-all.txt, slices-gpc.txt).
 # usage: scripts/device-slices.sh OUT_DIR
-# BIN_DIR (default .devbin) holds gputopo built with the `device` preset, and may hold the three
+# BIN_DIR (default .devbin) holds gputopo built with the `device` preset, and may hold the four
 # experiments prebuilt (nvcc -std=c++17 -O3 -arch=sm_90 -o BIN_DIR/NAME NAME.cu); those missing
 # are built with nvcc (ARCH, default sm_90). Everything lands in OUT_DIR: report.json,
 # table.csv.gz, contention.csv.gz, slices-*.csv.gz, groups.txt, gpu.txt, *.err, *.txt,
@@ -26,7 +28,7 @@ nvidia-smi --query-gpu=name,uuid,clocks.max.sm,driver_version --format=csv > "$o
 "$bin/gputopo" --depth full --json -o "$out/report.json" > /dev/null 2> "$out/gputopo.err"
 echo "gputopo exit $?" >> "$out/exit-codes.txt"
 
-for exp in sm-slice-latency gpc-contention l2-slice-contention; do
+for exp in sm-slice-latency gpc-contention gpc-port l2-slice-contention; do
   if [ -x "$bin/$exp" ]; then
     cp "$bin/$exp" "$out/$exp"
   else
@@ -66,6 +68,13 @@ else
   echo "gpc-contention skipped: no co-scheduling GPCs in report.json" >> "$out/exit-codes.txt"
 fi
 
+python3 "$here/gpc_port.py" sets "$out/report.json" > "$out/port-sets.txt" 2> "$out/port-sets.err"
+if [ -s "$out/port-sets.txt" ]; then
+  "$out/gpc-port" "$(cat "$out/port-sets.txt")" > "$out/port.csv" 2> "$out/gpc-port.err"
+  echo "gpc-port exit $?" >> "$out/exit-codes.txt"
+  python3 "$here/gpc_port.py" read "$out/port.csv" > "$out/port.txt" 2>&1
+fi
+
 first_gpc=$(cut -d';' -f1 "$out/groups.txt" 2> /dev/null)
 for run in all gpc; do
   sms_arg=()
@@ -78,5 +87,5 @@ for run in all gpc; do
   echo "l2-slice-contention $run exit ${PIPESTATUS[0]}" >> "$out/exit-codes.txt"
   python3 "$here/l2_slices.py" "$out/slices-$run.csv.gz" > "$out/slices-$run.txt" 2>&1
 done
-rm -f "$out/sm-slice-latency" "$out/gpc-contention" "$out/l2-slice-contention"
+rm -f "$out/sm-slice-latency" "$out/gpc-contention" "$out/gpc-port" "$out/l2-slice-contention"
 cat "$out/exit-codes.txt"
