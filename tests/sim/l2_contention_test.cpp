@@ -6,6 +6,7 @@
 
 #include "device/device.hpp"
 #include "device/sim/presets.hpp"
+#include "device/sim/sim_device.hpp"
 
 namespace gputopo::device::sim {
 namespace {
@@ -75,6 +76,27 @@ TEST(L2Contention, AGpcPortBoundsItsSmsAndAnSmOfItsOwnGpcAddsNothing) {
                    180);  // one of GPC 1 adds its own rate
   EXPECT_DOUBLE_EQ(s.rate({}, consecutive_lines(4)), 0);
   EXPECT_DOUBLE_EQ(s.rate({0}, {}), 0);
+}
+
+TEST(L2Contention, TheSimulatedDeviceTimesReadRatesAndRefusesBadSets) {
+  auto device = make_device(parse_config(sliced_toy().dump(), "sliced-toy"));
+  ReadRateRequest request;
+  request.sms = {0, 2, 4};
+  request.line_offsets = {0x0, 0x440};
+  const ReadRateResult same = device->read_rate(request);
+  request.line_offsets = {0x0, 0x40};
+  const ReadRateResult apart = device->read_rate(request);
+  ASSERT_EQ(same.gbps.size(), 3u);
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(same.gbps[r], 50, 50 * 0.15);
+    EXPECT_NEAR(apart.gbps[r], 100, 100 * 0.15);
+  }
+  request.sms = {0, 0};
+  EXPECT_THROW(device->read_rate(request), Error);
+  request.sms = {6};
+  EXPECT_THROW(device->read_rate(request), Error);
+  request.sms = {};
+  EXPECT_THROW(device->read_rate(request), Error);
 }
 
 std::string slice_config_error(const Json& json) {

@@ -9,6 +9,7 @@
 #include "device/sim/chase_engine.hpp"
 #include "device/sim/compute_model.hpp"
 #include "device/sim/environment.hpp"
+#include "device/sim/l2_contention.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
 #include "device/sim/rng.hpp"
@@ -116,6 +117,28 @@ class SimDevice final : public Device {
                       config_.device.global_memory_bytes));
     ++calls_;
     StreamResult result = model_stream(config_, request, next_seed(0));
+    result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
+    return result;
+  }
+
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    if (request.sms.empty() || request.line_offsets.empty() || request.repeats == 0)
+      bad("read rate: needs SMs, lines and repeats");
+    std::vector<char> seen(static_cast<std::size_t>(config_.device.sm_count), 0);
+    for (const int sm : request.sms) {
+      if (sm < 0 || sm >= config_.device.sm_count || seen[static_cast<std::size_t>(sm)])
+        bad(fmt::format("read rate: SM {} is out of range or listed twice", sm));
+      seen[static_cast<std::size_t>(sm)] = 1;
+    }
+    for (const std::uint64_t offset : request.line_offsets)
+      if (offset >= config_.device.global_memory_bytes)
+        bad(fmt::format("read rate: line offset {} lies past device memory", offset));
+    ++calls_;
+    const double rate = l2_read_rate_gbps(config_, topology_, request.sms, request.line_offsets);
+    Rng rng(next_seed(0));
+    ReadRateResult result;
+    for (std::uint32_t r = 0; r < request.repeats; ++r)
+      result.gbps.push_back(rate * (1 + config_.bandwidth.jitter_fraction * rng.normal()));
     result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
     return result;
   }
