@@ -75,6 +75,9 @@ def main():
     print("pair ratio histogram (bin: count):")
     for b in sorted(hist):
         print(f"  {b * 0.05:4.2f}-{b * 0.05 + 0.05:4.2f}: {hist[b]}")
+    if not cls:
+        print("no classes: the run stopped (more than 256 classes: every pair read apart)")
+        return
     sizes = Counter(cls.values())
     print(f"classes: {len(sizes)} over {len(cls)} lines; sizes {sorted(Counter(sizes.values()).items())}"
           " (size: how many classes)")

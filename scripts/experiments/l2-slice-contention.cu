@@ -10,7 +10,8 @@
 // of every class found so far, in order, until a pair takes at least kSameShare of the time of
 // the same two loads on one line; else it founds a new class. Prints "kind,a,b,us,ratio" rows:
 // kind "one" (line a alone, twice the loads), "pair" (lines a and b), with ratio = time / the
-// median "one" time; then "class,line,class" rows (the online classes).
+// median "one" time; then "class,line,class" rows (the online classes). Exit 3 where more than
+// 256 classes appear (no slice signal: every pair reads apart).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@ constexpr int kWarps = 8;          // per SM
 constexpr int kIterations = 64;    // pairs of loads per warp
 constexpr int kTimings = 3;        // launches per test, the median kept
 constexpr double kSameShare = 0.75;  // a pair at >= 0.75 of the one-line time shares its slice
+constexpr size_t kMaxClasses = 256;  // more: the signal is not there; stop
 constexpr int kMaxSm = 1024;
 constexpr size_t kBufferWords = (64u << 20) / 4;
 
@@ -129,6 +131,10 @@ int main(int argc, char** argv) {
       }
     }
     if (cls[line] == reps.size()) reps.push_back(line);
+    if (reps.size() > kMaxClasses) {
+      std::fprintf(stderr, "more than %zu classes by line %u: stopped\n", kMaxClasses, line);
+      return 3;
+    }
   }
   for (unsigned line = 0; line < lines; ++line) std::printf("class,%u,%u\n", line, cls[line]);
   std::fprintf(stderr, "%zu classes over %u lines\n", reps.size(), lines);
