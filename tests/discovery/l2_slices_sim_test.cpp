@@ -64,7 +64,7 @@ TEST(L2SlicesSim, TheSliceCountAndTheHashMasksComeFromTwoLineReadRates) {
 
 TEST(L2SlicesSim, EightSlicesOfAnotherHashAreFoundAsWell) {
   const Result r =
-      slices_of(toy_l2({{"slices_per_segment", 8}, {"slice_hash", {0x1040, 0x80, 0x2100}}}));
+      slices_of(toy_l2({{"slices_per_segment", 8}, {"slice_hash", {0x41, 0x2, 0x84}}}));
   const auto* a = slice_count(r);
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(a->available()) << a->reason;

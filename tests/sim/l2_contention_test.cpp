@@ -14,13 +14,14 @@ namespace {
 using model::Json;
 
 // The toy GPU (6 SMs; SMs 0, 2, 4 in GPC 0 and segment 0, SMs 1, 3, 5 in GPC 1 and segment 1;
-// 64 B lines) with 4 slices a segment: slice bit 0 is address bits 6 ^ 10, bit 1 is bit 7.
+// 64 B lines) with 4 slices a segment: slice bit 0 is line-index bits 0 ^ 4 (address bits 6 ^ 10),
+// bit 1 is line-index bit 1 (address bit 7).
 Json sliced_toy() {
   for (const auto& [name, text] : embedded_presets())
     if (name == "toy") {
       Json toy = Json::parse(text);
       toy["l2"]["slices_per_segment"] = 4;
-      toy["l2"]["slice_hash"] = Json::array({0x440, 0x80});
+      toy["l2"]["slice_hash"] = Json::array({0x11, 0x2});
       toy["l2"]["slice_read_gbps"] = 50;
       toy["bandwidth"]["sm_l2_read_gbps"] = 60;
       toy["bandwidth"]["gpc_port_gbps"] = 120;
@@ -113,9 +114,8 @@ TEST(L2Contention, BadSliceFieldsAreRejectedNamingFieldAndReason) {
   ASSERT_EQ(slice_config_error(good), "");
   const std::vector<std::tuple<const char*, Json, const char*>> cases{
       {"/l2/slices_per_segment", 3, "l2.slices_per_segment: must be a power of two"},
-      {"/l2/slice_hash", Json::array({0x40}), "l2.slice_hash: lists 1 masks for 4 slices"},
-      {"/l2/slice_hash", Json::array({0x40, 0x21}), "l2.slice_hash[1]: selects bits inside"},
-      {"/l2/slice_hash", Json::array({0x440, 0x440}), "l2.slice_hash[1]: is a combination"},
+      {"/l2/slice_hash", Json::array({0x1}), "l2.slice_hash: lists 1 masks for 4 slices"},
+      {"/l2/slice_hash", Json::array({0x11, 0x11}), "l2.slice_hash[1]: is a combination"},
       {"/l2/slice_hash", nullptr, "l2.slice_hash: missing"},
       {"/bandwidth/gpc_port_gbps", -1, "bandwidth.gpc_port_gbps: must be in"},
   };

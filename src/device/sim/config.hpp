@@ -110,8 +110,9 @@ struct L2Spec {
   // False: an SM reaches its own segment only (AMD's L2 per XCD): what it evicts leaves the L2,
   // and the driver reports one segment's size.
   bool far_segments = true;
-  // Each segment's slices: slice bit i of a line is the parity of (address & slice_hash[i]), so
-  // slices_per_segment is 2^(hash bits). Each slice serves at most slice_read_gbps (0: unbounded).
+  // Each segment's slices: slice bit i of a line is the parity of (line index & slice_hash[i]),
+  // the line index being address / line_bytes, so slices_per_segment is 2^(hash bits). Each slice
+  // serves at most slice_read_gbps (0: unbounded).
   int slices_per_segment = 1;
   std::vector<std::uint64_t> slice_hash;
   double slice_read_gbps = 0;

@@ -9,9 +9,10 @@
 namespace gputopo::device::sim {
 
 int slice_of(const L2Spec& l2, std::uint64_t address) {
+  const std::uint64_t line = address / l2.geometry.line_bytes;
   int slice = 0;
   for (std::size_t bit = 0; bit < l2.slice_hash.size(); ++bit)
-    slice |= (std::popcount(address & l2.slice_hash[bit]) & 1) << bit;
+    slice |= (std::popcount(line & l2.slice_hash[bit]) & 1) << bit;
   return slice;
 }
 

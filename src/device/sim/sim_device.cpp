@@ -133,9 +133,9 @@ class SimDevice final : public Device {
     for (const std::uint64_t offset : request.line_offsets)
       if (offset >= config_.device.global_memory_bytes)
         bad(fmt::format("read rate: line offset {} lies past device memory", offset));
-    ++calls_;
+    // Its own seed sequence: read rates leave the other calls' noise as it was without them.
     const double rate = l2_read_rate_gbps(config_, topology_, request.sms, request.line_offsets);
-    Rng rng(next_seed(0));
+    Rng rng(mix64(seed_, mix64(~std::uint64_t{0}, ++read_rate_calls_)));
     ReadRateResult result;
     for (std::uint32_t r = 0; r < request.repeats; ++r)
       result.gbps.push_back(rate * (1 + config_.bandwidth.jitter_fraction * rng.normal()));
@@ -243,6 +243,7 @@ class SimDevice final : public Device {
                       elements, kMaxRandomElements));
   }
 
+  std::uint64_t read_rate_calls_ = 0;
   std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
 
   // The space that decides how a request is scheduled, and the SM asked for (-1: any).
