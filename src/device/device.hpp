@@ -76,6 +76,11 @@ class Device {
     throw Error(Error::Kind::BadRequest, "GPU " + std::to_string(peer) + " is not a peer here");
   }
 
+  // The L2 read rate of a set of SMs over a set of lines. A backend without it refuses.
+  virtual ReadRateResult read_rate(const ReadRateRequest&) {
+    throw Error(Error::Kind::BadRequest, "this device times no L2 read rates of SM sets");
+  }
+
   // Timed copies between this GPU and its host or a peer (links.hpp).
   virtual TransferResult transfer(const TransferRequest&) {
     throw Error(Error::Kind::BadRequest, "this device times no transfers");

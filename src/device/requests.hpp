@@ -181,6 +181,16 @@ struct StreamRequest {
   std::optional<Space> space;
   std::optional<StreamSharing> sharing = std::nullopt;  // Own where not set
 };
+// SMs `sms` (distinct) load the lines at byte offsets `line_offsets` of one L2-resident buffer in
+// turn, each SM an equal share, as fast as they can; an untimed launch warms the lines, then each
+// repeat times one launch. Which shared paths bound the rate (a GPC's port to the L2, one L2
+// slice serving several lines) tells where SMs and lines sit.
+struct ReadRateRequest {
+  std::vector<int> sms;
+  std::vector<std::uint64_t> line_offsets;
+  std::uint32_t repeats = 3;
+};
+
 // The path a stream request measures (L2 when not set).
 inline Space stream_space(const StreamRequest& r) { return r.space.value_or(Space::L2); }
 

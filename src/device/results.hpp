@@ -40,6 +40,11 @@ struct ChaseBatchResult {
   RunConditions conditions;
 };
 
+struct ReadRateResult {
+  std::vector<double> gbps;  // one per repeat: bytes loaded per second / 1e9
+  RunConditions conditions;
+};
+
 struct StreamResult {
   std::vector<double> gbps;  // one per repeat, bytes moved (read + written) per second / 1e9
   // The fastest kernel of the family: launch shape, bytes per access, accesses in flight per

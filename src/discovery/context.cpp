@@ -142,6 +142,14 @@ device::StreamResult Context::stream(const device::StreamRequest& request) {
   return result;
 }
 
+device::ReadRateResult Context::read_rate(const device::ReadRateRequest& request) {
+  check_stop();
+  auto result = steady([&] { return device_.read_rate(request); }, "read-rate run");
+  if (result.conditions.clock_changed) warn("SM clock changed during a read-rate run");
+  step();
+  return result;
+}
+
 device::ComputeBatchResult Context::compute(const device::ComputeBatch& batch) {
   check_stop();
   auto result = steady([&] { return device_.compute(batch); }, "compute batch");

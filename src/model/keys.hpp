@@ -73,6 +73,8 @@ inline constexpr Key globalLoadsCached{"globalLoadsCached", "", "l1",
 inline constexpr Key segmentSize{"segmentSize", "B", "l2",
                                  "near-partition step aligned to the nearest 1/n of the API size"};
 inline constexpr Key segmentCount{"segmentCount", "", "l2", "L2 partitions"};
+inline constexpr Key sliceCount{"sliceCount", "", "l2",
+                                "slices told apart by two-line read rates (a segment's)"};
 inline constexpr Key measuredSegmentSize{"measuredSegmentSize", "B", "l2",
                                          "the near-partition step before alignment"};
 inline constexpr Key nearLatency{"nearLatency", "cycles", "l2", "hit latency, near partition"};

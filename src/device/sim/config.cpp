@@ -322,11 +322,51 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
   return values;
 }
 
+// Slice masks over line-index bits: one per slice bit, none a combination of the others (every
+// slice reachable).
+void parse_slices(const JsonReader& r, L2Spec& l2) {
+  l2.slices_per_segment = to_int(r.integer("slices_per_segment", 1, 256, 1));
+  l2.slice_read_gbps = r.number("slice_read_gbps", 0, 1e6, 0);
+  const auto slices = static_cast<unsigned>(l2.slices_per_segment);
+  if ((slices & (slices - 1)) != 0) r.at("slices_per_segment").fail("must be a power of two");
+  const auto bits = static_cast<std::size_t>(std::countr_zero(slices));
+  if (bits == 0 && !r.has("slice_hash")) return;
+  const auto hash = r.at("slice_hash");
+  if (hash.size() != bits)
+    hash.fail(fmt::format("lists {} masks for {} slices ({} wanted)", hash.size(), slices, bits));
+  std::vector<std::uint64_t> basis;
+  for (std::size_t i = 0; i < bits; ++i) {
+    const std::uint64_t mask = hash.at(i).integer(1, std::numeric_limits<std::uint64_t>::max());
+    std::uint64_t reduced = mask;
+    for (const std::uint64_t b : basis) reduced = std::min(reduced, reduced ^ b);
+    if (reduced == 0) hash.at(i).fail("is a combination of the masks before it");
+    basis.push_back(reduced);
+    std::sort(basis.rbegin(), basis.rend());
+    l2.slice_hash.push_back(mask);
+  }
+}
+
 void parse_l2(const JsonReader& r, SimConfig& cfg) {
-  r.only({"size_bytes", "segments", "ways", "line_bytes", "sector_bytes", "fetch_bytes",
-          "replacement", "hashed_index", "index_xor_bits", "near_latency_cycles",
-          "far_latency_cycles", "jitter_cycles", "sm_latency_spread_cycles", "sm_segment",
-          "write_policy", "write_allocate", "far_segments"});
+  r.only({"size_bytes",
+          "segments",
+          "ways",
+          "line_bytes",
+          "sector_bytes",
+          "fetch_bytes",
+          "replacement",
+          "hashed_index",
+          "index_xor_bits",
+          "near_latency_cycles",
+          "far_latency_cycles",
+          "jitter_cycles",
+          "sm_latency_spread_cycles",
+          "sm_segment",
+          "write_policy",
+          "write_allocate",
+          "far_segments",
+          "slices_per_segment",
+          "slice_hash",
+          "slice_read_gbps"});
   L2Spec& l2 = cfg.l2;
   l2.far_segments = r.boolean("far_segments", true);
   l2.segments = to_int(r.integer("segments", 1, 16, 1));
@@ -354,6 +394,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
   l2.jitter_cycles = r.number("jitter_cycles", 0, kMaxCycles, 0);
   l2.sm_latency_spread_cycles = r.number("sm_latency_spread_cycles", 0, kMaxCycles, 0);
   l2.write_back = parse_write_back(r, true);
+  parse_slices(r, l2);
 
   const int sms = cfg.device.sm_count;
   l2.sm_segment.assign(static_cast<std::size_t>(sms), 0);
@@ -424,7 +465,7 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
   const auto bw = r.at("bandwidth");
   bw.only({"l2_read_gbps", "l2_shared_read_gbps", "l2_write_gbps", "dram_read_gbps",
            "dram_write_gbps", "l1_read_bytes_per_clk", "shared_read_bytes_per_clk",
-           "launch_overhead_us", "jitter_fraction"});
+           "launch_overhead_us", "jitter_fraction", "sm_l2_read_gbps", "gpc_port_gbps"});
   BandwidthSpec& b = cfg.bandwidth;
   b.l2_read_gbps = bw.at("l2_read_gbps").number(0.001, 1e6);
   b.l2_shared_read_gbps = bw.number("l2_shared_read_gbps", 0, 1e6, 0);
@@ -435,6 +476,8 @@ void parse_rest(const JsonReader& r, SimConfig& cfg) {
   b.shared_read_bytes_per_clk = bw.number("shared_read_bytes_per_clk", 0, 1e4, 0);
   b.launch_overhead_us = bw.number("launch_overhead_us", 0, 1e6, 0);
   b.jitter_fraction = bw.number("jitter_fraction", 0, 0.5, 0);
+  b.sm_l2_read_gbps = bw.number("sm_l2_read_gbps", 0, 1e6, 0);
+  b.gpc_port_gbps = bw.number("gpc_port_gbps", 0, 1e6, 0);
 }
 
 void parse_environment(const JsonReader& r, SimConfig& cfg) {

@@ -110,6 +110,12 @@ struct L2Spec {
   // False: an SM reaches its own segment only (AMD's L2 per XCD): what it evicts leaves the L2,
   // and the driver reports one segment's size.
   bool far_segments = true;
+  // Each segment's slices: slice bit i of a line is the parity of (line index & slice_hash[i]),
+  // the line index being address / line_bytes, so slices_per_segment is 2^(hash bits). Each slice
+  // serves at most slice_read_gbps (0: unbounded).
+  int slices_per_segment = 1;
+  std::vector<std::uint64_t> slice_hash;
+  double slice_read_gbps = 0;
 };
 
 // A memory-side cache between the L2 and device memory (AMD's Infinity Cache, MALL): every L2
@@ -142,6 +148,10 @@ struct BandwidthSpec {
   double shared_read_bytes_per_clk = 0;
   double launch_overhead_us = 0;
   double jitter_fraction = 0;
+  // One SM's L2 read rate (0: l2_read_gbps / sm_count), and each GPC's port to the L2, which
+  // its SMs share (0: unbounded).
+  double sm_l2_read_gbps = 0;
+  double gpc_port_gbps = 0;
 };
 
 // Another process's work on the simulated GPU during calls [from_call, to_call) of the device

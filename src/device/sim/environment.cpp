@@ -45,6 +45,17 @@ class EnvironmentDevice final : public Device {
     return result;
   }
 
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    begin_call("read-rate kernel", request.line_offsets.size() * 128);
+    ReadRateResult result = inner_->read_rate(request);
+    mark_clock(result.conditions);
+    if (in_load()) {
+      Rng rng(mix64(seed_, call_));
+      for (double& g : result.gbps) g *= load_->bandwidth_factor * (0.9 + 0.2 * rng.uniform());
+    }
+    return result;
+  }
+
   ComputeBatchResult compute(const ComputeBatch& batch) override {
     begin_call("compute kernel", 0);
     ComputeBatchResult result = inner_->compute(batch);

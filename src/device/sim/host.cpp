@@ -130,6 +130,9 @@ class HostGpu final : public Device {
     return check(), inner_->interfere(b);
   }
   StreamResult stream(const StreamRequest& r) override { return check(), inner_->stream(r); }
+  ReadRateResult read_rate(const ReadRateRequest& r) override {
+    return check(), inner_->read_rate(r);
+  }
   std::vector<std::vector<int>> co_resident_sms(int size) override {
     return check(), inner_->co_resident_sms(size);
   }

@@ -9,6 +9,7 @@
 #include "device/sim/chase_engine.hpp"
 #include "device/sim/compute_model.hpp"
 #include "device/sim/environment.hpp"
+#include "device/sim/l2_contention.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
 #include "device/sim/rng.hpp"
@@ -120,6 +121,28 @@ class SimDevice final : public Device {
     return result;
   }
 
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    if (request.sms.empty() || request.line_offsets.empty() || request.repeats == 0)
+      bad("read rate: needs SMs, lines and repeats");
+    std::vector<char> seen(static_cast<std::size_t>(config_.device.sm_count), 0);
+    for (const int sm : request.sms) {
+      if (sm < 0 || sm >= config_.device.sm_count || seen[static_cast<std::size_t>(sm)])
+        bad(fmt::format("read rate: SM {} is out of range or listed twice", sm));
+      seen[static_cast<std::size_t>(sm)] = 1;
+    }
+    for (const std::uint64_t offset : request.line_offsets)
+      if (offset >= config_.device.global_memory_bytes)
+        bad(fmt::format("read rate: line offset {} lies past device memory", offset));
+    // Its own seed sequence: read rates leave the other calls' noise as it was without them.
+    const double rate = l2_read_rate_gbps(config_, topology_, request.sms, request.line_offsets);
+    Rng rng(mix64(seed_, mix64(~std::uint64_t{0}, ++read_rate_calls_)));
+    ReadRateResult result;
+    for (std::uint32_t r = 0; r < request.repeats; ++r)
+      result.gbps.push_back(rate * (1 + config_.bandwidth.jitter_fraction * rng.normal()));
+    result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
+    return result;
+  }
+
   ComputeBatchResult compute(const ComputeBatch& batch) override {
     if (!config_.compute)
       bad("compute: this simulated GPU models no compute pipelines (its configuration has no "
@@ -220,6 +243,7 @@ class SimDevice final : public Device {
                       elements, kMaxRandomElements));
   }
 
+  std::uint64_t read_rate_calls_ = 0;
   std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
 
   // The space that decides how a request is scheduled, and the SM asked for (-1: any).

@@ -18,5 +18,7 @@ std::unique_ptr<Probe> make_layout_probe();
 // The L2 segment each SM loads through, by two-SM interference between one SM of each GPC
 // (l2_segment_of_sm_probe.cpp).
 std::unique_ptr<Probe> make_l2_segment_of_sm_probe();
+// The L2's slices a segment and their address hash, by two-line read rates (l2_slices_probe.cpp).
+std::unique_ptr<Probe> make_l2_slices_probe();
 
 }  // namespace gputopo::discovery

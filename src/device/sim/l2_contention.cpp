@@ -1,0 +1,54 @@
+#include "device/sim/l2_contention.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace gputopo::device::sim {
+
+int slice_of(const L2Spec& l2, std::uint64_t address) {
+  const std::uint64_t line = address / l2.geometry.line_bytes;
+  int slice = 0;
+  for (std::size_t bit = 0; bit < l2.slice_hash.size(); ++bit)
+    slice |= (std::popcount(line & l2.slice_hash[bit]) & 1) << bit;
+  return slice;
+}
+
+namespace {
+
+// The rate at which a resource carrying `share` of the set's traffic reaches `capacity` (no bound
+// where either is 0).
+double bound(double capacity, double share) {
+  return capacity > 0 && share > 0 ? capacity / share : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
+                         const std::vector<int>& sms,
+                         const std::vector<std::uint64_t>& line_addresses) {
+  if (sms.empty() || line_addresses.empty()) return 0;
+  const auto n = static_cast<double>(sms.size());
+  const BandwidthSpec& bw = config.bandwidth;
+  const double sm_rate = bw.sm_l2_read_gbps > 0
+                             ? bw.sm_l2_read_gbps
+                             : bw.l2_read_gbps / static_cast<double>(config.device.sm_count);
+  double rate = std::min(n * sm_rate, bw.l2_read_gbps);
+  std::map<int, double> gpc_share;
+  std::map<std::pair<int, int>, double> slice_share;  // (segment, slice)
+  const double per_line = 1.0 / static_cast<double>(line_addresses.size());
+  for (const int sm : sms) {
+    const auto s = static_cast<std::size_t>(sm);
+    gpc_share[topology.gpc_of_sm.at(s)] += 1.0 / n;
+    for (const std::uint64_t line : line_addresses)
+      slice_share[{config.l2.sm_segment.at(s), slice_of(config.l2, line)}] += per_line / n;
+  }
+  for (const auto& [gpc, share] : gpc_share) rate = std::min(rate, bound(bw.gpc_port_gbps, share));
+  for (const auto& [slice, share] : slice_share)
+    rate = std::min(rate, bound(config.l2.slice_read_gbps, share));
+  return rate;
+}
+
+}  // namespace gputopo::device::sim

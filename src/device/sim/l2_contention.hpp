@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device/sim/config.hpp"
+#include "device/sim/layout.hpp"
+
+namespace gputopo::device::sim {
+
+// The slice of its segment that holds the line at `address` (0 where a segment is one slice).
+int slice_of(const L2Spec& l2, std::uint64_t address);
+
+// The L2 read rate, in GB/s, of the SMs `sms` loading the lines at `line_addresses` in turn, all
+// hits, each SM as fast as it can: every SM does an equal share of the work and spreads it evenly
+// over the lines, so all finish together and the tightest bound sets the pace. The bounds: each
+// SM's own rate, the whole L2's read rate, each GPC's port (shared by its SMs in the set), and
+// each slice of each segment (shared by the set's SMs that load through that segment, for the
+// lines it holds). Empty `sms` or `line_addresses` read at 0.
+double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
+                         const std::vector<int>& sms,
+                         const std::vector<std::uint64_t>& line_addresses);
+
+}  // namespace gputopo::device::sim

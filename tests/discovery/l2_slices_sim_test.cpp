@@ -1,0 +1,86 @@
+// The L2 slices probe on simulated GPUs with and without slices (docs/sim.md, slices and ports).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device/sim/config.hpp"
+#include "device/sim/presets.hpp"
+#include "device/sim/sim_device.hpp"
+#include "result_access.hpp"
+
+namespace gputopo::discovery {
+namespace {
+
+// The toy preset (4 slices a segment, masks 0x440 and 0x80 over 64 B lines) with its L2 changed.
+device::sim::SimConfig toy_l2(const nlohmann::json& l2_changes) {
+  for (const auto& [name, text] : device::sim::embedded_presets()) {
+    if (name != "toy") continue;
+    auto j = nlohmann::json::parse(text);
+    j["l2"].update(l2_changes);
+    if (j["l2"]["slices_per_segment"] == 1) j["l2"].erase("slice_hash");
+    return device::sim::parse_config(j.dump(), "toy, changed");
+  }
+  ADD_FAILURE() << "no toy preset";
+  return {};
+}
+
+Result slices_of(device::sim::SimConfig config, Depth depth = Depth::Full) {
+  auto dev = device::sim::make_device(std::move(config), 5);
+  NullProgress progress;
+  Options o;
+  o.only = {"l2.slices", "l2.line"};
+  o.depth = depth;
+  return discover(*dev, o, progress, nullptr);
+}
+
+const model::Attribute* slice_count(const Result& r) {
+  for (const auto& e : r.memory)
+    if (e.key == "l2") return model::find(e.attributes, "sliceCount");
+  return nullptr;
+}
+
+TEST(L2SlicesSim, TheSliceCountAndTheHashMasksComeFromTwoLineReadRates) {
+  const Result r = slices_of(toy_l2(nlohmann::json::object()));
+  const auto* a = slice_count(r);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->available()) << a->reason;
+  EXPECT_EQ(a->value, 4);
+  EXPECT_GT(a->confidence.value_or(0), 0.9);
+  EXPECT_TRUE(a->evidence["hashLinear"].get<bool>());
+  // The masks span 0x440 and 0x80 (reduced form: 0x440 ^ 0x80 may stand for one of them).
+  const auto masks = a->evidence["hashMasks"].get<std::vector<std::string>>();
+  ASSERT_EQ(masks.size(), 2u);
+  std::set<std::uint64_t> span{0};
+  for (const auto& m : masks) {
+    const std::uint64_t v = std::stoull(m, nullptr, 16);
+    for (const auto s : std::set<std::uint64_t>(span)) span.insert(s ^ v);
+  }
+  EXPECT_EQ(span, (std::set<std::uint64_t>{0, 0x440, 0x80, 0x4c0}));
+  EXPECT_EQ(r.topology.slices.size(), 4u);
+}
+
+TEST(L2SlicesSim, EightSlicesOfAnotherHashAreFoundAsWell) {
+  const Result r =
+      slices_of(toy_l2({{"slices_per_segment", 8}, {"slice_hash", {0x41, 0x2, 0x84}}}));
+  const auto* a = slice_count(r);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->available()) << a->reason;
+  EXPECT_EQ(a->value, 8);
+}
+
+TEST(L2SlicesSim, WithoutSliceBoundsOrAtQuickDepthNothingIsClaimed) {
+  const auto* one = slice_count(slices_of(toy_l2({{"slices_per_segment", 1}})));
+  ASSERT_NE(one, nullptr);
+  EXPECT_FALSE(one->available());
+  EXPECT_NE(one->reason.find("read faster together"), std::string::npos) << one->reason;
+  const auto* quick = slice_count(slices_of(toy_l2(nlohmann::json::object()), Depth::Quick));
+  ASSERT_NE(quick, nullptr);
+  EXPECT_FALSE(quick->available());
+  EXPECT_NE(quick->reason.find("--depth full"), std::string::npos) << quick->reason;
+}
+
+}  // namespace
+}  // namespace gputopo::discovery
