@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
@@ -74,15 +76,27 @@ class TlbProbe final : public Probe {
     declare({{"l2", &keys::lineSize}, {"l2", &keys::fetchGranularity}}, std::move(writes));
   }
 
+  // The whole measurement once per mapping of the arrays, each mapping's findings kept apart;
+  // the report takes one mapping's and names the other's in the evidence (publish).
   void run(Context& ctx) override {
-    try {
-      measure(ctx);
-    } catch (const device::Error& e) {
-      // A backend that cannot run these chases (a replayed recording without them): say so.
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-      not_established(ctx, std::string("the device refused the chases: ") + e.what(),
-                      model::Json::object());
+    for (const device::Mapping m : {device::Mapping::Driver, device::Mapping::Scattered}) {
+      mapping_ = m;
+      granule_.reset();
+      found_ = &outcome_[static_cast<std::size_t>(m)];
+      found_->clear();
+      try {
+        measure(ctx);
+      } catch (const device::Error& e) {
+        // A backend that cannot run these chases (a replayed recording without them, a driver
+        // without the virtual memory API): say so.
+        if (e.kind() != device::Error::Kind::BadRequest) throw;
+        found_->clear();
+        not_established(std::string("the device refused the chases: ") + e.what(),
+                        model::Json::object());
+      }
+      granules_[static_cast<std::size_t>(m)] = granule_;
     }
+    publish(ctx);
   }
 
  private:
@@ -114,8 +128,7 @@ class TlbProbe final : public Probe {
     StrideSweep sw = stride_sweep(ctx, memory, max_count);
     const auto& [strides, pair_count, result, memory_note] = sw;
     if (strides.empty()) {
-      not_established(ctx,
-                      "device memory too small for the stride sweep: arrays up to " +
+      not_established("device memory too small for the stride sweep: arrays up to " +
                           bytes_text(memory) + " hold no 4 elements at a stride of " +
                           bytes_text(kMinStride) + " or more",
                       model::Json::object());
@@ -149,7 +162,7 @@ class TlbProbe final : public Probe {
                  : "no translation step in " + stride_text + ": every TLB level reaches beyond " +
                        bytes_text(memory) + " or holds more than " + std::to_string(max_count) +
                        " pages" + limit_note;
-      not_established(ctx, why, evidence);
+      not_established(why, evidence);
       return;
     }
     const std::uint64_t page = strides[*page_at];
@@ -161,7 +174,7 @@ class TlbProbe final : public Probe {
             "hit; the page is the largest stride of the first run of halving pairs",
         0.9);
     page_attr.evidence = evidence;
-    ctx.put("tlb", keys::pageSize, page_attr);
+    keep("tlb", keys::pageSize, page_attr);
 
     count_levels(ctx, page, max_count, memory, full, limit_note, evidence);
   }
@@ -175,7 +188,7 @@ class TlbProbe final : public Probe {
 
   // The stride sweep's chains (see measure); where the driver has less memory free than the
   // arrays need, `memory` drops to a quarter, up to twice.
-  StrideSweep stride_sweep(Context& ctx, std::uint64_t& memory, std::uint64_t max_count) const {
+  StrideSweep stride_sweep(Context& ctx, std::uint64_t& memory, std::uint64_t max_count) {
     StrideSweep out;
     auto& [strides, pair_count, result, memory_note] = out;
     device::ChaseBatch batch;
@@ -325,8 +338,7 @@ class TlbProbe final : public Probe {
         std::to_string(kLatencySm) + ", timed as a whole, every line an L2 hit: " + count_text +
         "; a level is a step of the latency over the element count";
     if (levels.empty()) {
-      not_established(ctx,
-                      "no latency step in " + count_text + ": every TLB level holds more than " +
+      not_established("no latency step in " + count_text + ": every TLB level holds more than " +
                           std::to_string(top) + " pages of " + bytes_text(page) + limit_note,
                       evidence, true);
       return;
@@ -338,22 +350,21 @@ class TlbProbe final : public Probe {
     if (!full)
       count.evidence["note"] =
           "levels holding more than " + std::to_string(top) + " pages need --depth full";
-    ctx.put("tlb", keys::tlbLevels, count);
+    keep("tlb", keys::tlbLevels, count);
     for (std::size_t k = 0; k < levels.size(); ++k)
-      put_level(ctx, static_cast<int>(k + 1), levels[k], page, method);
+      put_level(static_cast<int>(k + 1), levels[k], page, method);
     for (int k = static_cast<int>(levels.size()) + 1; k <= kMaxLevels; ++k)
-      ctx.put(element(k), keys::entries,
-              model::Attribute::unavailable(model::Source::Measured, "",
-                                            "no level " + std::to_string(k) + ": " +
-                                                std::to_string(levels.size()) + " steps in " +
-                                                count_text + limit_note));
+      keep(element(k), keys::entries,
+           model::Attribute::unavailable(model::Source::Measured, "",
+                                         "no level " + std::to_string(k) + ": " +
+                                             std::to_string(levels.size()) + " steps in " +
+                                             count_text + limit_note));
     sharing(ctx, levels.front().first_rise - 1, page);
   }
 
   // Runs the batch with its largest arrays first, so that the backend allocates its array memory
   // once per batch rather than at every larger array; results come back in the batch's order.
-  static device::ChaseBatchResult chase_largest_first(Context& ctx,
-                                                      const device::ChaseBatch& batch) {
+  device::ChaseBatchResult chase_largest_first(Context& ctx, const device::ChaseBatch& batch) {
     std::vector<std::size_t> order(batch.requests.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -362,6 +373,7 @@ class TlbProbe final : public Probe {
     device::ChaseBatch sorted = batch;
     for (std::size_t i = 0; i < order.size(); ++i) sorted.requests[i] = batch.requests[order[i]];
     auto result = ctx.chase(sorted);
+    if (result.conditions.mapping_granule_bytes) granule_ = result.conditions.mapping_granule_bytes;
     auto results = result.results;
     for (std::size_t i = 0; i < order.size(); ++i) result.results[order[i]] = results[i];
     return result;
@@ -372,14 +384,15 @@ class TlbProbe final : public Probe {
   // A chain over `count` elements, warmed once, timing at least `loads` loads and, with
   // `whole_pass`, at least one pass (so that a level that misses in a few of its sets shows in
   // full).
-  static device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
-                                      std::uint64_t loads = 2048, bool whole_pass = true) {
+  device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
+                               std::uint64_t loads = 2048, bool whole_pass = true) const {
     const auto timed =
         std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
     auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
                            static_cast<std::uint32_t>(timed));
     r.segment_loads = device::kChainSegmentLoads;
     r.sm = kLatencySm;
+    r.mapping = mapping_;
     return r;
   }
   // Cycles per load: the lower quartile of the 256-load segments (a rare slow load lengthens one
@@ -410,21 +423,19 @@ class TlbProbe final : public Probe {
     return hi;
   }
 
-  void not_established(Context& ctx, const std::string& why, const model::Json& evidence,
+  void not_established(const std::string& why, const model::Json& evidence,
                        bool page_known = false) {
     auto a = model::Attribute::unavailable(model::Source::Measured, "", why);
     a.evidence = evidence;
-    ctx.put("tlb", keys::tlbLevels, a);
+    keep("tlb", keys::tlbLevels, a);
     if (!page_known)
-      ctx.put("tlb", keys::pageSize,
-              model::Attribute::unavailable(model::Source::Measured, "B", why));
+      keep("tlb", keys::pageSize, model::Attribute::unavailable(model::Source::Measured, "B", why));
     for (int k = 1; k <= kMaxLevels; ++k)
-      ctx.put(element(k), keys::entries,
-              model::Attribute::unavailable(model::Source::Measured, "", why));
+      keep(element(k), keys::entries,
+           model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 
-  void put_level(Context& ctx, int k, const Level& l, std::uint64_t page,
-                 const std::string& method) {
+  void put_level(int k, const Level& l, std::uint64_t page, const std::string& method) {
     const std::string e = element(k);
     auto evidence = l.evidence;
     evidence["firstMissElements"] = l.first_rise;
@@ -433,7 +444,7 @@ class TlbProbe final : public Probe {
     if (l.above) evidence["missCycles"] = *l.above;
     const auto put = [&](const model::Key& key, model::Attribute a) {
       a.evidence = evidence;
-      ctx.put(e, key, std::move(a));
+      keep(e, key, std::move(a));
     };
     const std::uint64_t entries = l.first_rise - 1;
     put(keys::pageSize, model::Attribute::measured(
@@ -484,6 +495,8 @@ class TlbProbe final : public Probe {
       device::InterferenceRequest r;
       r.a = one_pass_request(Space::L2, a_count * s, static_cast<std::uint32_t>(s));
       r.b = one_pass_request(space, n * s, static_cast<std::uint32_t>(s));
+      r.a.mapping = mapping_;
+      r.b.mapping = mapping_;
       r.sm = kLatencySm;
       return r;
     };
@@ -531,7 +544,7 @@ class TlbProbe final : public Probe {
           model::Source::Measured, "",
           "global loads over twice the entries did not evict the level's translations");
       a.evidence = evidence;
-      ctx.put("tlb1", keys::sharedWith, a);
+      keep("tlb1", keys::sharedWith, a);
       return;
     }
     model::Json with = model::Json::array();
@@ -550,9 +563,88 @@ class TlbProbe final : public Probe {
         "evicts A's translations",
         0.8);
     a.evidence = evidence;
-    ctx.put("tlb1", keys::sharedWith, a);
+    keep("tlb1", keys::sharedWith, a);
   }
 
+  using Found = std::vector<std::tuple<std::string, const model::Key*, model::Attribute>>;
+
+  void keep(const std::string& element, const model::Key& key, model::Attribute a) {
+    found_->emplace_back(element, &key, std::move(a));
+  }
+
+  const model::Attribute* found(device::Mapping m, const std::string& element,
+                                const model::Key& key) const {
+    for (const auto& [e, k, a] : outcome_[static_cast<std::size_t>(m)])
+      if (e == element && k == &key) return &a;
+    return nullptr;
+  }
+
+  std::string mapping_text(device::Mapping m) const {
+    if (m == device::Mapping::Driver) return "the driver's allocation (cudaMalloc)";
+    const auto& g = granules_[static_cast<std::size_t>(m)];
+    return (g ? bytes_text(*g) + " chunks" : std::string("chunks of the minimum granularity")) +
+           " mapped at scattered addresses (cuMemCreate, cuMemMap)";
+  }
+
+  // What one mapping found, for the other's evidence: its levels (or why none) and raw sweeps.
+  model::Json summary(device::Mapping m) const {
+    model::Json out = {{"mapping", std::string(device::to_string(m))}, {"arrays", mapping_text(m)}};
+    if (const auto* levels = found(m, "tlb", keys::tlbLevels)) {
+      if (levels->available())
+        out["tlbLevels"] = levels->value;
+      else
+        out["reason"] = levels->reason;
+      out["evidence"] = levels->evidence;
+    }
+    if (const auto* page = found(m, "tlb", keys::pageSize); page && page->available())
+      out["pageSize"] = page->value;
+    model::Json per_level = model::Json::array();
+    for (int k = 1; k <= kMaxLevels; ++k) {
+      const auto* entries = found(m, element(k), keys::entries);
+      if (!entries || !entries->available()) break;
+      const auto* penalty = found(m, element(k), keys::missPenalty);
+      per_level.push_back(
+          {{"entries", entries->value},
+           {"missPenalty", penalty && penalty->available() ? penalty->value : model::Json()}});
+    }
+    if (!per_level.empty()) out["levels"] = per_level;
+    return out;
+  }
+
+  // Reports the scattered mapping's findings where it shows a level (its pages are at most one
+  // chunk, so a level the driver's large pages hide shows there), else the driver mapping's where
+  // that shows one; with neither, why not under both. Every attribute says which mapping it came
+  // from; tlb's attributes carry the other mapping's findings.
+  void publish(Context& ctx) {
+    using device::Mapping;
+    const auto shows = [&](Mapping m) {
+      const auto* a = found(m, "tlb", keys::tlbLevels);
+      return a != nullptr && a->available();
+    };
+    const Mapping chosen =
+        shows(Mapping::Scattered) || !shows(Mapping::Driver) ? Mapping::Scattered : Mapping::Driver;
+    const Mapping other = chosen == Mapping::Scattered ? Mapping::Driver : Mapping::Scattered;
+    const bool neither = !shows(chosen);
+    for (auto [e, key, a] : outcome_[static_cast<std::size_t>(chosen)]) {
+      if (!a.evidence.is_object()) a.evidence = model::Json::object();
+      a.evidence["mapping"] = std::string(device::to_string(chosen));
+      if (a.available())
+        a.method += "; arrays: " + mapping_text(chosen);
+      else if (neither && e == "tlb") {
+        const auto* mine = found(other, e, *key);
+        a.reason = "under " + mapping_text(chosen) + ": " + a.reason +
+                   (mine ? "; under " + mapping_text(other) + ": " + mine->reason : "");
+      }
+      if (e == "tlb") a.evidence["otherMapping"] = summary(other);
+      ctx.put(e, *key, std::move(a));
+    }
+  }
+
+  device::Mapping mapping_ = device::Mapping::Driver;
+  std::optional<std::uint64_t> granule_;  // the chunk the backend reported for the mapping
+  std::array<std::optional<std::uint64_t>, 2> granules_;
+  std::array<Found, 2> outcome_;  // by mapping
+  Found* found_ = &outcome_[0];
   std::uint64_t offset_ = 128;
   double tolerance_ = 2;
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
