@@ -198,6 +198,23 @@ TEST(TlbSimConfigurations, HopperLikeLevelsOfLargePages) {
   expect_truth(c, discover_tlb(c, Depth::Full));
 }
 
+// A level whose miss costs 10 cycles, 2 % of nothing much above the H100 preset's L2 hit, under
+// its hashed, segmented L2, where a chain's hit latency grows with the lines it holds (more of them
+// in the far segment): the line-matched references take that growth out, and the noise of the
+// chains (not a share of the hit) sets the smallest step, so the level shows.
+TEST(TlbSimConfigurations, CheapMissesUnderTheHopperL2) {
+  auto c = device::sim::load_config("h100-sxm");
+  c.tlb.levels = {level("a", 16, 16, 2 << 20, 10)};
+  for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
+    c.tlb.paths[static_cast<std::size_t>(s)] = {0};
+  const auto r = discover_tlb(c, Depth::Quick);
+  expect_truth(c, r);
+  const auto* levels = attr(r, "tlb", "tlbLevels");
+  ASSERT_NE(levels, nullptr);
+  const auto lines = levels->evidence.value("lineReferences", model::Json::object());
+  EXPECT_FALSE(lines.value("points", model::Json::array()).empty()) << levels->evidence.dump();
+}
+
 // A level of 1 GiB pages under the driver's mapping reaches all 16 GiB of memory: no step shows
 // there. Scattered 2 MiB chunks (the granule) cap its pages at 2 MiB: its 16 entries show, and the
 // report says which mapping it came from and what the other found.

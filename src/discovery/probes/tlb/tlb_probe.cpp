@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,9 @@ constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
 // Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
 // level misses once a page all along the chain, and the sweep is the quick run's largest cost.
 constexpr std::uint64_t kStrideSweepLoads = 512;
+// The smallest step of the latency taken for translation, in cycles per load: below the noise of
+// the sweeps themselves (four chain standard deviations) nothing counts either.
+constexpr double kMinTolerance = 2;
 
 std::string bytes_text(std::uint64_t b) {
   if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
@@ -82,6 +86,8 @@ class TlbProbe final : public Probe {
     for (const device::Mapping m : {device::Mapping::Driver, device::Mapping::Scattered}) {
       mapping_ = m;
       granule_.reset();
+      line_cost_.clear();
+      line_points_ = model::Json::array();
       found_ = &outcome_[static_cast<std::size_t>(m)];
       found_->clear();
       try {
@@ -146,6 +152,7 @@ class TlbProbe final : public Probe {
         {"strideSweep",
          {{"columns", {"stride", "elements", "cycles", "cyclesAtHalfStrideTwiceElements"}},
           {"offset", offset_},
+          {"tolerance", tolerance_},
           {"points", stride_points}}}};
     const std::string stride_text = "chain pairs over one footprint (up to " +
                                     std::to_string(max_count) + " elements) at strides " +
@@ -199,6 +206,7 @@ class TlbProbe final : public Probe {
       for (std::uint64_t p = kMinStride; p <= kMaxStride && memory / (p + 9 * offset_) >= 4; p *= 2)
         strides.push_back(p);
       batch.requests.push_back(request(2, kMinStride / 4 + offset_));
+      std::vector<std::uint64_t> counts;
       for (const auto p : strides) {
         std::array<std::uint64_t, 2> ns{};
         for (std::size_t f = 0; f < kDivisors.size(); ++f) {
@@ -210,8 +218,10 @@ class TlbProbe final : public Probe {
           }
         }
         pair_count.push_back(ns);
+        counts.insert(counts.end(), {ns[0], 2 * ns[0], ns[1], 2 * ns[1]});
       }
       if (strides.empty()) return out;
+      add_line_references(batch, counts);
       ctx.expect_batches(1);
       try {
         result = chase_largest_first(ctx, batch);
@@ -241,18 +251,48 @@ class TlbProbe final : public Probe {
       const auto sum = analysis::summarize(segment_latencies(reference));
       load_sd_ = 1.4826 * sum.mad * std::sqrt(static_cast<double>(segment_loads_of(reference)));
     }
-    tolerance_ = std::max(2.0, 0.02 * base);
+    const auto& r = sw.result.results;
+    hit_ = base;
+    read_line_references(sw.result, 1 + 8 * sw.strides.size());
+    // Four standard errors of a stride-sweep chain, from the spread of the reference's segments
+    // (what differs between chains beyond that, the lines they hold, the references take out).
+    const double chain_sd = load_sd_ / std::sqrt(static_cast<double>(kStrideSweepLoads));
+    tolerance_ = std::max(kMinTolerance, 4 * chain_sd);
     for (std::size_t i = 0; i < sw.strides.size(); ++i) {
-      const auto& r = sw.result.results;
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
         const std::size_t at = 1 + 8 * i + 4 * f;
-        wide[f].push_back(std::min(cycles_of(r[at]), cycles_of(r[at + 2])) - base);
-        narrow[f].push_back(std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3])) - base);
-        stride_points.push_back(
-            {sw.strides[i], sw.pair_count[i][f], wide[f].back() + base, narrow[f].back() + base});
+        const auto n = sw.pair_count[i][f];
+        const double w = std::min(cycles_of(r[at]), cycles_of(r[at + 2]));
+        const double x = std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3]));
+        wide[f].push_back(w - base - line_cost(n));
+        narrow[f].push_back(x - base - line_cost(2 * n));
+        stride_points.push_back({sw.strides[i], n, w, x});
       }
     }
     return base;
+  }
+
+  // References holding the lines but not the pages: `n` elements one L2 line apart (the fewest
+  // pages n lines can take). An L2 hit costs more the more lines a chain holds (their spread over
+  // the L2); a chain's excess over its reference is translation alone.
+  void add_line_references(device::ChaseBatch& batch, std::vector<std::uint64_t> counts) {
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    reference_counts_ = counts;
+    for (const auto n : counts) batch.requests.push_back(request(n, offset_, kStrideSweepLoads));
+  }
+  // Reads the references add_line_references appended, from result `first` on.
+  void read_line_references(const device::ChaseBatchResult& result, std::size_t first) {
+    for (std::size_t k = 0; k < reference_counts_.size(); ++k) {
+      const double c = cycles_of(result.results[first + k]);
+      line_cost_[reference_counts_[k]] = c - hit_;
+      line_points_.push_back({reference_counts_[k], c});
+    }
+  }
+  // What `n` lines add to an L2 hit (0 where no reference measured n).
+  double line_cost(std::uint64_t n) const {
+    const auto it = line_cost_.find(n);
+    return it == line_cost_.end() ? 0 : it->second;
   }
 
   // The index of the page among the strides: the largest stride of the first run of pairs whose
@@ -298,20 +338,27 @@ class TlbProbe final : public Probe {
     for (const auto n : counts)
       for (const auto o : {offset_, 9 * offset_})
         sweep_batch.requests.push_back(request(n, page + o));
+    add_line_references(sweep_batch, counts);
     ctx.expect_batches(1);
     const auto sweep_result = chase_largest_first(ctx, sweep_batch);
+    read_line_references(sweep_result, 2 * counts.size());
     std::vector<SweepPoint> sweep;
     model::Json raw = model::Json::array();
     for (std::size_t i = 0; i < counts.size(); ++i) {
-      sweep.push_back({counts[i], std::min(cycles_of(sweep_result.results[2 * i]),
-                                           cycles_of(sweep_result.results[2 * i + 1]))});
-      raw.push_back({counts[i], sweep.back().cycles});
+      const double y = std::min(cycles_of(sweep_result.results[2 * i]),
+                                cycles_of(sweep_result.results[2 * i + 1]));
+      sweep.push_back({counts[i], y - line_cost(counts[i])});
+      raw.push_back({counts[i], sweep.back().cycles, y});
     }
     const auto plateaus = sweep_plateaus(sweep, tolerance_);
     const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
                                    std::to_string(stride) + " B apart (one page each, up to " +
                                    bytes_text(top * page) + ")";
-    evidence["countSweep"] = {{"stride", stride}, {"tolerance", tolerance_}, {"points", raw}};
+    evidence["countSweep"] = {{"stride", stride},
+                              {"tolerance", tolerance_},
+                              {"columns", {"elements", "cyclesLessLineCost", "cycles"}},
+                              {"points", raw}};
+    evidence["lineReferences"] = {{"stride", offset_}, {"points", line_points_}};
 
     std::vector<Level> levels;
     for (std::size_t k = 0; k < plateaus.size() && static_cast<int>(levels.size()) < kMaxLevels;
@@ -412,10 +459,13 @@ class TlbProbe final : public Probe {
       const std::uint64_t mid = lo + (hi - lo) / 2;
       device::ChaseBatch b;
       b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 2 * mid)));
+      b.requests.push_back(request(mid, offset_, std::max<std::uint64_t>(4096, 2 * mid)));
       ctx.expect_batches(1);
       const double loads = b.requests.front().recorded_loads;
       const double noise = std::max(0.5, 4 * load_sd_ / std::sqrt(loads));
-      if (rises(cycles_of(ctx.chase(b).results.front()), noise))
+      const auto result = ctx.chase(b);
+      const double lines = cycles_of(result.results[1]) - hit_;
+      if (rises(cycles_of(result.results[0]) - lines, noise))
         hi = mid;
       else
         lo = mid;
@@ -646,7 +696,11 @@ class TlbProbe final : public Probe {
   std::array<Found, 2> outcome_;  // by mapping
   Found* found_ = &outcome_[0];
   std::uint64_t offset_ = 128;
-  double tolerance_ = 2;
+  double tolerance_ = kMinTolerance;
+  double hit_ = 0;  // the L2 hit of two lines on one page (the stride sweep's reference)
+  std::vector<std::uint64_t> reference_counts_;  // of the batch being built
+  std::map<std::uint64_t, double> line_cost_;    // what n lines add to hit_
+  model::Json line_points_ = model::Json::array();
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
 };
 
