@@ -3,11 +3,14 @@
 # chased arrays. The tool's TLB probe runs each chase sweep once on the driver's allocation
 # (cudaMalloc) and once on 2 MiB chunks mapped at scattered addresses (cuMemCreate/cuMemMap);
 # the report takes one mapping's levels and keeps the other's in tlb.tlbLevels.evidence.otherMapping.
-# Then the standalone experiment (scripts/experiments/vmm-tlb.cu) over the same two mappings.
+# Then the standalone experiments over the same mappings: scripts/experiments/vmm-tlb.cu (pages in
+# random order) and vmm-tlb-sequential.cu (address order, as the probe chases; also the chunks
+# mapped in order).
 # usage: scripts/device-translation.sh OUT_DIR
 # BIN_DIR (default .devbin) holds gputopo built with the `device` preset; RUNS (default 3) runs
 # per depth. Everything lands in OUT_DIR: run-{quick,full}-N.json (+ .err, and --raw recordings
-# raw-{quick,full}-1/), summary.txt (both mappings' levels and sweeps side by side), vmm-tlb.csv;
+# raw-{quick,full}-1/), summary.txt (both mappings' levels and sweeps side by side), vmm-tlb.csv,
+# vmm-tlb-sequential.csv;
 # translation.tgz beside it. Changes nothing about the GPU.
 set -uo pipefail
 out=${1:?usage: device-translation.sh OUT_DIR}
@@ -31,10 +34,12 @@ for depth in quick full; do
 done
 
 if command -v nvcc > /dev/null; then
-  nvcc -std=c++17 -O3 -arch=sm_90 -o "$out/vmm-tlb" scripts/experiments/vmm-tlb.cu -lcuda \
-    > "$out/vmm-tlb.build" 2>&1 && timeout 300 "$out/vmm-tlb" > "$out/vmm-tlb.csv" 2> "$out/vmm-tlb.err"
-  echo "vmm-tlb exit $?" >> "$out/exit-codes.txt"
-  rm -f "$out/vmm-tlb"
+  for x in vmm-tlb vmm-tlb-sequential; do
+    nvcc -std=c++17 -O3 -arch=sm_90 -o "$out/$x" "scripts/experiments/$x.cu" -lcuda \
+      > "$out/$x.build" 2>&1 && timeout 300 "$out/$x" > "$out/$x.csv" 2> "$out/$x.err"
+    echo "$x exit $?" >> "$out/exit-codes.txt"
+    rm -f "$out/$x"
+  done
 fi
 
 python3 - "$out" "$runs" > "$out/summary.txt" 2>&1 <<'PY'
