@@ -298,9 +298,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
   const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
 
-  DeviceArena& memory =
-      mapping_of(units.front()->a) == Mapping::Scattered ? scattered_arrays_ : arrays_;
-  const LaunchArrays arrays(units, limits_, memory, successors_, stream_);
+  const LaunchArrays arrays(units, limits_, arena_for(units.front()->a), successors_, stream_);
 
   // Record buffers.
   std::vector<std::uint64_t> record_sizes;

@@ -334,22 +334,8 @@ class TlbProbe final : public Probe {
       if (counts.empty() || n > counts.back()) counts.push_back(n);
     }
     if (counts.back() != top) counts.push_back(top);
-    device::ChaseBatch sweep_batch;
-    for (const auto n : counts)
-      for (const auto o : {offset_, 9 * offset_})
-        sweep_batch.requests.push_back(request(n, page + o));
-    add_line_references(sweep_batch, counts);
-    ctx.expect_batches(1);
-    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
-    read_line_references(sweep_result, 2 * counts.size());
-    std::vector<SweepPoint> sweep;
     model::Json raw = model::Json::array();
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      const double y = std::min(cycles_of(sweep_result.results[2 * i]),
-                                cycles_of(sweep_result.results[2 * i + 1]));
-      sweep.push_back({counts[i], y - line_cost(counts[i])});
-      raw.push_back({counts[i], sweep.back().cycles, y});
-    }
+    const auto sweep = count_sweep(ctx, counts, page, raw);
     const auto plateaus = sweep_plateaus(sweep, tolerance_);
     const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
                                    std::to_string(stride) + " B apart (one page each, up to " +
@@ -409,6 +395,28 @@ class TlbProbe final : public Probe {
     sharing(ctx, levels.front().first_rise - 1, page);
   }
 
+  // The count sweep's chains (two offsets each, the faster kept) less each count's line-matched
+  // reference; `raw` gets [count, that, the chain's own cycles] per count.
+  std::vector<SweepPoint> count_sweep(Context& ctx, const std::vector<std::uint64_t>& counts,
+                                      std::uint64_t page, model::Json& raw) {
+    device::ChaseBatch sweep_batch;
+    for (const auto n : counts)
+      for (const auto o : {offset_, 9 * offset_})
+        sweep_batch.requests.push_back(request(n, page + o));
+    add_line_references(sweep_batch, counts);
+    ctx.expect_batches(1);
+    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
+    read_line_references(sweep_result, 2 * counts.size());
+    std::vector<SweepPoint> sweep;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      const double y = std::min(cycles_of(sweep_result.results[2 * i]),
+                                cycles_of(sweep_result.results[2 * i + 1]));
+      sweep.push_back({counts[i], y - line_cost(counts[i])});
+      raw.push_back({counts[i], sweep.back().cycles, y});
+    }
+    return sweep;
+  }
+
   // Runs the batch with its largest arrays first, so that the backend allocates its array memory
   // once per batch rather than at every larger array; results come back in the batch's order.
   device::ChaseBatchResult chase_largest_first(Context& ctx, const device::ChaseBatch& batch) {
@@ -439,7 +447,7 @@ class TlbProbe final : public Probe {
                            static_cast<std::uint32_t>(timed));
     r.segment_loads = device::kChainSegmentLoads;
     r.sm = kLatencySm;
-    r.mapping = mapping_;
+    if (mapping_ == device::Mapping::Scattered) r.mapping = mapping_;
     return r;
   }
   // Cycles per load: the lower quartile of the 256-load segments (a rare slow load lengthens one
@@ -545,8 +553,7 @@ class TlbProbe final : public Probe {
       device::InterferenceRequest r;
       r.a = one_pass_request(Space::L2, a_count * s, static_cast<std::uint32_t>(s));
       r.b = one_pass_request(space, n * s, static_cast<std::uint32_t>(s));
-      r.a.mapping = mapping_;
-      r.b.mapping = mapping_;
+      if (mapping_ == device::Mapping::Scattered) r.a.mapping = r.b.mapping = mapping_;
       r.sm = kLatencySm;
       return r;
     };
