@@ -20,7 +20,8 @@ import sys
 
 KINDS = {
     "bandwidth": {"GB/s", "B/clk", "%"},
-    "latency": {"cycles", "ns"},
+    "latency": {"cycles"},
+    "time": {"ns"},
     "rate": {"instr/clk/SM", "thread instructions/clk/SM", "FLOP/clk/SM", "TFLOP/s",
              "OPS/clk/SM", "TOPS", "registers/clk"},
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "check_sweeps.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/cuda/plan/chase_layout.hpp"
 #include "trace_csv.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
 

@@ -58,7 +58,8 @@ CleanLevel clean_level(std::span<const double> sample, double cut, double floor)
   return out;
 }
 
-CleanLevel high_trimmed(std::span<const double> sample, double cut, double floor) {
+CleanLevel high_trimmed(std::span<const double> sample, double cut, double floor,
+                        std::size_t max_trimmed) {
   CleanLevel out;
   out.n = sample.size();
   if (sample.empty()) {
@@ -67,15 +68,25 @@ CleanLevel high_trimmed(std::span<const double> sample, double cut, double floor
   }
   const double center = median(sample);
   const double scale = std::max(robust_sd(sample), floor * std::abs(center));
-  std::vector<double> kept;
-  for (const double v : sample)
-    if (v <= center + cut * scale) kept.push_back(v);
+  std::vector<double> kept(sample.begin(), sample.end());
+  std::sort(kept.begin(), kept.end());
+  std::size_t trimmed = 0;
+  while (trimmed < max_trimmed && !kept.empty() && kept.back() > center + cut * scale) {
+    kept.pop_back();
+    ++trimmed;
+  }
   const auto sum = summarize(kept);
   out.clean = kept.size();
   out.level = sum.mean;
   out.sd = sum.stdev;
   out.outlier_share = 1.0 - static_cast<double>(out.clean) / static_cast<double>(out.n);
   return out;
+}
+
+std::size_t outlier_allowance(std::size_t n, double outlier_share) {
+  const double expected = static_cast<double>(n) * std::clamp(outlier_share, 0.0, 1.0);
+  return static_cast<std::size_t>(
+      std::ceil(expected + 2 * std::sqrt(expected * (1 - outlier_share)) + 1));
 }
 
 double outlier_confidence(double outlier_share) {

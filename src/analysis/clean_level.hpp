@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace gputopo::analysis {
@@ -25,8 +26,15 @@ CleanLevel clean_level(std::span<const double> sample, double cut = 4.0, double 
 
 // A sample that mixes levels (e.g. segments of a chain whose loads hit two levels in a known
 // share) has no single clean level: only values more than `cut` robust standard deviations above
-// the median are outliers (slow loads only lengthen), and the level is the mean of the rest.
-CleanLevel high_trimmed(std::span<const double> sample, double cut = 4.0, double floor = 0.01);
+// the median are outliers (slow loads only lengthen), and the level is the mean of the rest. At
+// most `max_trimmed` values, the highest, are left out: where a reference sample of the same noise
+// tells how many values rare slow loads throw high, the other high values are the mixture's.
+CleanLevel high_trimmed(std::span<const double> sample, double cut = 4.0, double floor = 0.01,
+                        std::size_t max_trimmed = SIZE_MAX);
+
+// How many of `n` values rare outliers throw high, at most, where a share `outlier_share` of a
+// reference sample was (its expectation plus two binomial standard deviations, plus one).
+std::size_t outlier_allowance(std::size_t n, double outlier_share);
 
 // A confidence factor from the outlier share: 1 up to a quarter of the values, 0 at half (the
 // median then no longer lies among the clean values).

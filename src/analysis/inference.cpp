@@ -142,6 +142,22 @@ DisturbanceResult disturbance_test(std::span<const double> reference, std::span<
   return r;
 }
 
+std::vector<double> holm_adjusted(std::span<const double> p_values) {
+  const std::size_t m = p_values.size();
+  std::vector<std::size_t> order(m);
+  for (std::size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<double> adjusted(m, 1.0);
+  double running = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double scaled = static_cast<double>(m - k) * p_values[order[k]];
+    running = std::min(1.0, std::max(running, scaled));
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
 Fraction nearest_fraction(double measured, double api_size, long max_denominator,
                           double measured_sd) {
   Fraction best;

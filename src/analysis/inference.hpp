@@ -56,6 +56,12 @@ struct DisturbanceResult {
 DisturbanceResult disturbance_test(std::span<const double> reference, std::span<const double> timed,
                                    const DisturbanceOptions& options = {});
 
+// Holm's step-down adjustment of one family of p-values (e.g. every two-SM test of one round):
+// the smallest p times the tests, the next times one fewer, each at least the one before and at
+// most 1. Rejecting where an adjusted value is below alpha keeps the chance of any false rejection
+// in the family at alpha, where alpha per test lets a round of 300 tests reject 3 by chance.
+std::vector<double> holm_adjusted(std::span<const double> p_values);
+
 // The fraction p/q of api_size (q <= max_denominator, p/q <= 1) nearest to a measured size, e.g.
 // an L2 segment as 1/2 of the L2 size the API reports.
 struct Fraction {

@@ -11,11 +11,11 @@
 #include "cli/progress_printer.hpp"
 #include "cli/session.hpp"
 #include "cli/wait_idle.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "discovery/discover.hpp"
-#include "host/locality.hpp"
 #include "model/info_report.hpp"
 #include "model/printable.hpp"
+#include "numa/locality.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -46,7 +46,7 @@ bool device_abandoned() { return g_device_abandoned; }
 namespace {
 
 // Each GPU's locality as the host section writes it ("numaNodes", "cpus" or "notEstablished").
-model::Json locality_json(const host::Locality& l) {
+model::Json locality_json(const numa::Locality& l) {
   return l.established ? model::Json{{"numaNodes", l.numa_nodes}, {"cpus", l.cpus}}
                        : model::Json{{"notEstablished", l.reason}};
 }
@@ -74,7 +74,7 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
     }
   } else {
     devices = device::cuda::list_devices();
-    for (const auto& d : devices) where.push_back(locality_json(host::locality_of(d.pci_bus_id)));
+    for (const auto& d : devices) where.push_back(locality_json(numa::locality_of(d.pci_bus_id)));
   }
   if (o.json) {
     model::Json j;

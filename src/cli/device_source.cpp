@@ -1,9 +1,9 @@
 #include "cli/device_source.hpp"
 
 #include "cli/host_source.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/gpu_open.hpp"
-#include "device/hip/backend.hpp"
+#include "device/hip/hip_backend.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
 #include "device/sim/host.hpp"

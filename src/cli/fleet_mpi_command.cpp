@@ -4,7 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/mpi_plugin_loader.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "files/atomic_file.hpp"
 #include "fleet/comparison_output.hpp"
 #include "model/json_input.hpp"

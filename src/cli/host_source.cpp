@@ -5,12 +5,12 @@
 #include <sstream>
 
 #include "cli/device_source.hpp"
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/input_file.hpp"
 #include "device/sim/host.hpp"
 #include "device/sim/sim_device.hpp"
-#include "host/locality.hpp"
 #include "model/json_input.hpp"
+#include "numa/locality.hpp"
 #include "report/run_info.hpp"
 
 namespace gputopo::cli {
@@ -100,7 +100,7 @@ void open_sim_host(OpenedHost& h, const std::string& name, std::uint64_t seed) {
 void open_cuda_host(OpenedHost& h) {
   h.numa = numa_of_this_host();
   for (const auto& d : device::cuda::list_devices()) {
-    const host::Locality l = host::locality_of(d.pci_bus_id);
+    const numa::Locality l = numa::locality_of(d.pci_bus_id);
     model::Json locality =
         l.established
             ? model::Json{{"numaNodes", l.numa_nodes}, {"cpus", l.cpus}, {"source", "hwloc"}}

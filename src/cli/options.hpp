@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 
 // Flags in, options out, nothing else.
 namespace gputopo::cli {

@@ -94,11 +94,16 @@ void Session::write_partial(model::Report report) {
   std::lock_guard lock(mutex_);
   latest_ = report;
   if (!options_.output || partial_write_failed_) return;
-  outputs_.write_files(completed(std::move(report), RunStatus::Incomplete),
-                       [this](const std::string& why) {
-                         partial_write_failed_ = true;
-                         err_ << "gputopo: " << model::printable(why) << "\n";
-                       });
+  const auto now = std::chrono::steady_clock::now();
+  if (last_partial_ && now - *last_partial_ < kPartialInterval) return;
+  last_partial_ = now;
+  outputs_.write_files(
+      completed(std::move(report), RunStatus::Incomplete),
+      [this](const std::string& why) {
+        partial_write_failed_ = true;
+        err_ << "gputopo: " << model::printable(why) << "\n";
+      },
+      false);
 }
 
 int Session::finish(model::Report report, RunStatus status) {

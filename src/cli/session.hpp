@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -40,8 +41,9 @@ class Session {
   void set_run_field(const std::string& key, model::Json value);
 
   // Writes `report` as it stands to -o FILE (never to stdout), so that an interrupted or failed
-  // run leaves its results behind, and keeps it for the last words. A write failure is reported
-  // once and does not stop the run.
+  // run leaves its results behind, and keeps it for the last words. The file is rewritten at most
+  // every kPartialInterval and without fsync (each write serializes the whole report; the final
+  // one is synced). A write failure is reported once and does not stop the run.
   void write_partial(model::Report report);
 
   // Writes the final report (-o FILE, stdout) and returns the exit code.
@@ -65,6 +67,8 @@ class Session {
   model::Json phases_ = model::Json::array();
   model::Json run_fields_ = model::Json::object();
   bool partial_write_failed_ = false;
+  static constexpr std::chrono::milliseconds kPartialInterval{250};
+  std::optional<std::chrono::steady_clock::time_point> last_partial_;
   std::timed_mutex mutex_;  // the main thread against the last words
   model::Report latest_;
   bool finished_ = false;

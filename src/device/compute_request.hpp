@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "device/compute_op.hpp"
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "device/results.hpp"
 
 namespace gputopo::device {

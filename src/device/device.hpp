@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "device/compute_request.hpp"
-#include "device/device_info.hpp"
 #include "device/device_state.hpp"
+#include "device/info.hpp"
 #include "device/links.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"

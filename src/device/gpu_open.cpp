@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "device/cuda/backend.hpp"
-#include "device/hip/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
+#include "device/hip/hip_backend.hpp"
 
 namespace gputopo::device {
 

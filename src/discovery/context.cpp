@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "analysis/summary.hpp"
-#include "discovery/measure.hpp"
+#include "discovery/chase_latencies.hpp"
 #include "discovery/probe.hpp"
 #include "model/run_noise.hpp"
 
@@ -172,10 +172,14 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 #endif
 }
 
+void Context::settle(model::Attribute& attribute, std::string_view name) const {
+  model::settle_interval(attribute, name, strict_findings());
+  if (!info().simulated) model::add_run_to_run_noise(attribute);
+}
+
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
-  model::settle_interval(attribute, key.name, strict_findings());
-  if (!info().simulated) model::add_run_to_run_noise(attribute);
+  settle(attribute, key.name);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -213,6 +217,7 @@ Input Context::input(const std::string& element, const model::Key& key) const {
 void Context::restore(const Snapshot& s) {
   findings_ = s.findings;
   compute_ = s.compute;
+  topology_ = s.topology;
   sweeps_.resize(std::min(sweeps_.size(), s.sweeps));
 }
 
@@ -258,8 +263,7 @@ void Context::put_compute(const model::KeyFamily& family, std::string_view membe
 }
 
 void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
-  model::settle_interval(attribute, name, strict_findings());
-  if (!info().simulated) model::add_run_to_run_noise(attribute);
+  settle(attribute, name);
   for (auto& [k, a] : compute_) {
     if (k == name) {
       a = std::move(attribute);

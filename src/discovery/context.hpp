@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "device/device.hpp"
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/progress.hpp"
 #include "model/attribute.hpp"
 #include "model/keys.hpp"
-#include "model/sweep.hpp"
+#include "model/sweep_record.hpp"
+#include "model/topology.hpp"
 
 namespace gputopo::discovery {
 
@@ -75,8 +76,9 @@ class Context {
     std::map<std::string, model::AttributeList> findings;
     model::AttributeList compute;
     std::size_t sweeps = 0;
+    model::Topology topology;
   };
-  Snapshot snapshot() const { return {findings_, compute_, sweeps_.size()}; }
+  Snapshot snapshot() const { return {findings_, compute_, sweeps_.size(), topology_}; }
   void restore(const Snapshot& s);
   // Every measured or derived attribute added or changed since `s` loses its confidence: a
   // discrete one (a count, size, flag or name) its value too, "not established (GPU busy: why)";
@@ -115,10 +117,14 @@ class Context {
   void put_compute(const model::KeyFamily& family, std::string_view member,
                    model::Attribute attribute);
   const model::AttributeList& compute() const { return compute_; }
+  // The layout as objects (model/topology.hpp): the layout probes write their groups here, beside
+  // the attribute that states each level (model::set_gpcs and compute.gpcCount, ...).
+  model::Topology& topology() { return topology_; }
+  const model::Topology& topology() const { return topology_; }
 
   void warn(std::string warning);
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Every chase batch of a probe so far, one point per request (model/sweep.hpp).
+  // Every chase batch of a probe so far, one point per request (model/sweep_record.hpp).
   const std::vector<model::Sweep>& sweeps() const { return sweeps_; }
 
   // Nanoseconds per SM cycle for results that ran under `conditions`: from the batch's own
@@ -130,6 +136,8 @@ class Context {
 
  private:
   void put_compute_named(const std::string& name, model::Attribute attribute);
+  // Every finding's interval or the reason it has none; on a real GPU, the run-to-run term too.
+  void settle(model::Attribute& attribute, std::string_view name) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or
   // writes) a finding it did not declare.
   void check_declared(const std::string& element, const model::Key& key, bool write) const;
@@ -149,6 +157,7 @@ class Context {
   std::map<std::string, model::AttributeList> findings_;
   const Probe* probe_ = nullptr;
   model::AttributeList compute_;
+  model::Topology topology_;
   std::vector<std::string> warnings_;
   std::vector<model::Sweep> sweeps_;
   std::size_t calls_ = 0;

@@ -124,6 +124,7 @@ class Run {
   void refresh() {
     result_.memory = assemble_elements(context_.findings(), plan_.elements());
     result_.compute = context_.compute();
+    result_.topology = context_.topology();
     result_.warnings = context_.warnings();
     result_.sweeps = context_.sweeps();
     result_.seconds = seconds_since(start_);
@@ -233,7 +234,9 @@ model::Report with_result(model::Report base, const Result& result) {
   model::merge(base.memory, result.memory);
   base.warnings.insert(base.warnings.end(), result.warnings.begin(), result.warnings.end());
   base.sweeps = result.sweeps;
+  base.topology = result.topology;
   model::refuse_implausible(base);
+  model::settle_levels(base);
   return base;
 }
 

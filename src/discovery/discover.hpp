@@ -3,7 +3,7 @@
 #include <atomic>
 
 #include "device/device.hpp"
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/progress.hpp"
 #include "discovery/result.hpp"
 

@@ -8,13 +8,6 @@
 
 namespace gputopo::discovery {
 
-std::vector<double> latencies(const device::ChaseResult& r) {
-  std::vector<double> out;
-  out.reserve(r.cycles.size());
-  for (std::uint32_t c : r.cycles) out.push_back(static_cast<double>(c) - r.overhead_cycles);
-  return out;
-}
-
 device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t loads) {
   device::ChaseRequest r;
@@ -27,18 +20,6 @@ device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std
   r.recorded_loads = static_cast<std::uint32_t>(
       round_up(std::max<std::uint32_t>(loads, 1), device::kChainSegmentLoads));
   return r;
-}
-
-std::uint32_t segment_loads_of(const device::ChaseResult& r) {
-  return r.segment_loads > 0 ? r.segment_loads : device::kChainSegmentLoads;
-}
-
-std::vector<double> segment_latencies(const device::ChaseResult& r) {
-  std::vector<double> out;
-  const double loads = segment_loads_of(r);
-  for (std::uint32_t c : r.cycles)
-    out.push_back((static_cast<double>(c) - r.overhead_cycles) / loads);
-  return out;
 }
 
 SegmentLevel segment_level(std::span<const device::ChaseResult> results) {

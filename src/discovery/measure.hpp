@@ -11,6 +11,7 @@
 #include "analysis/sweep.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
+#include "discovery/chase_latencies.hpp"
 #include "discovery/context.hpp"
 #include "discovery/target.hpp"
 
@@ -21,10 +22,6 @@ namespace gputopo::discovery {
 // hit latency depends on the SM, and the miss penalty compares the two on one SM.
 inline constexpr int kLatencySm = 0;
 
-// Per-load latencies of a chase result with the timing overhead subtracted. The clock reads
-// overlap the load, so these classify loads (which level served each); they are not the latency.
-std::vector<double> latencies(const device::ChaseResult& r);
-
 // Loads per chain segment of the discovery's chains: short enough that at one slow load in a
 // hundred (an interrupt, a refresh, another process) most segments hold none, so that the clean
 // ones give the latency and the share of the others says how far to trust it.
@@ -34,11 +31,6 @@ inline constexpr std::uint32_t kSegmentLoads = 16;
 // kSegmentLoads.
 device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t loads = 2048);
-// Cycles per load of each timed segment of a chain-timed result (its own clock reads, the
-// result's overhead_cycles, taken off each segment).
-std::vector<double> segment_latencies(const device::ChaseResult& r);
-// Loads in each segment of a chain-timed result.
-std::uint32_t segment_loads_of(const device::ChaseResult& r);
 // The latency of the loads of a chain-timed result: the mean of its clean segments, those within
 // four robust standard deviations of the median (analysis::clean_level); `sd` is the standard
 // deviation of one load's latency, from the clean segments' spread.

@@ -27,6 +27,7 @@ struct Disturbance {
 struct Result {
   std::vector<model::Element> memory;  // requested elements, in report order
   model::AttributeList compute;        // measured additions to the compute section
+  model::Topology topology;            // the layout the layout probes wrote
   std::vector<ProbeTiming> timings;    // in run order
   std::vector<std::string> warnings;   // conditions that may distort results
   std::vector<model::Sweep> sweeps;    // every chase batch, by probe, in run order
@@ -40,7 +41,8 @@ struct Result {
 };
 
 // `base` (the driver's report) with what a discovery found so far: its elements and compute
-// attributes merged in, its warnings and sweeps added.
+// attributes merged in, its topology with each level's state settled, its warnings and sweeps
+// added.
 model::Report with_result(model::Report base, const Result& result);
 
 }  // namespace gputopo::discovery

@@ -407,4 +407,53 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
   return out;
 }
 
+SizeConfirmation confirm_size(Context& ctx, const SizeSearchSpec& spec, double expected) {
+  constexpr int kHalfPoints = 6;
+  constexpr double kStep = 0.02;
+  const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  std::vector<std::uint64_t> pts;
+  for (int j = -kHalfPoints; j <= kHalfPoints; ++j) {
+    const auto s =
+        std::clamp(round_up(static_cast<std::uint64_t>(expected * (1 + j * kStep)), step),
+                   round_up(spec.min_bytes, step), spec.max_bytes);
+    if (pts.empty() || s > pts.back()) pts.push_back(s);
+  }
+  SizeConfirmation out;
+  out.evidence = {{"expected", expected},
+                  {"from", pts.front()},
+                  {"to", pts.back()},
+                  {"points", pts.size()},
+                  {"sm", spec.confirm_sm}};
+  if (pts.size() < 3) {
+    out.reason = "the space leaves fewer than 3 sizes around " + std::to_string(expected) + " B";
+    return out;
+  }
+  ctx.expect_batches(1);
+  const Sweep sweep =
+      run_sweep(ctx, spec, pts, spec.confirm_sm, std::max<std::uint32_t>(spec.regions, 1));
+  out.conditions = sweep.conditions;
+  const auto levels = analysis::reduce(sweep.points, analysis::Reduction::MissFraction).levels;
+  const MissProfile profile = miss_profile(sweep, levels);
+  const auto rise = analysis::steepest_rise(profile.x, profile.fraction, profile.loads, 0.0);
+  model::Json miss = model::Json::array();
+  for (std::size_t i = 0; i < profile.x.size(); ++i)
+    miss.push_back({profile.x[i], std::round(profile.fraction[i] * 1000) / 1000});
+  out.evidence["missFraction"] = miss;
+  if (!rise.found) {
+    out.reason = "no rise of the miss fraction around " + std::to_string(expected) + " B";
+    return out;
+  }
+  out.onset = rise.onset;
+  out.p_value = rise.p_value;
+  out.evidence["onset"] = rise.onset;
+  out.evidence["pValue"] = rise.p_value;
+  const double tolerance = 3 * kStep * expected;
+  out.confirmed = rise.p_value < 0.01 && std::abs(rise.onset - expected) <= tolerance;
+  if (!out.confirmed)
+    out.reason = "this view's rise (at " + std::to_string(rise.onset) + " B, p " +
+                 std::to_string(rise.p_value) + ") does not confirm " + std::to_string(expected) +
+                 " B";
+  return out;
+}
+
 }  // namespace gputopo::discovery

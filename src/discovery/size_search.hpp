@@ -71,4 +71,18 @@ struct SizeSearchResult {
 // wider than the sweep's resolution (it cannot be narrowed further).
 SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec);
 
+// A capacity measured through another view of the same physical cache, checked in one batch:
+// sizes from 12 % below to 12 % above it in steps of 2 % (the spec's regions, on confirm_sm), read
+// by the steepest-rise estimator against the sweep's own levels. Confirmed where a significant
+// rise (p < 0.01) starts within 6 % of `expected`.
+struct SizeConfirmation {
+  bool confirmed = false;
+  double onset = 0;  // where this view's rise starts (0: none)
+  double p_value = 1;
+  std::string reason;  // why not confirmed
+  model::Json evidence;
+  device::RunConditions conditions;
+};
+SizeConfirmation confirm_size(Context& ctx, const SizeSearchSpec& spec, double expected);
+
 }  // namespace gputopo::discovery

@@ -47,6 +47,20 @@ std::optional<double> clean_split(const std::vector<analysis::DisturbanceResult>
   return cut;
 }
 
+// One round's tests are one family: each p-value becomes Holm's adjusted one, and a test is
+// disturbed where that is below the test's level (a round against 300 SMs would otherwise join
+// three of them to the reference by chance).
+void holm_family(std::vector<analysis::DisturbanceResult>& found) {
+  std::vector<double> p;
+  for (const auto& d : found) p.push_back(d.p_value);
+  const auto adjusted = analysis::holm_adjusted(p);
+  const double alpha = analysis::DisturbanceOptions{}.alpha;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    found[i].p_value = adjusted[i];
+    found[i].disturbed = found[i].disturbed && adjusted[i] < alpha;
+  }
+}
+
 // The rise this round's tests must reach: effect_cut's where some test reaches it, else a clean
 // split of the round, else the cut an earlier round split at (the level that SMs sharing the
 // segment reached there holds for the SMs left), else `min_effect`. `learned` keeps the last
@@ -120,6 +134,7 @@ SmGroupsFound group_sms_by_interference(Context& ctx, const SmGroupsSpec& spec) 
     std::vector<analysis::DisturbanceResult> found;
     for (std::size_t i = 0; i < others.size() && i + 1 < result.results.size(); ++i)
       found.push_back(analysis::disturbance_test(beside_tiny, latencies(result.results[i + 1])));
+    holm_family(found);
     const double cut = round_cut(found, spec, learned);
     for (std::size_t i = 0; i < found.size(); ++i) {
       const auto& d = found[i];

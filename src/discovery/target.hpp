@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "device/requests.hpp"
 
 namespace gputopo::discovery {

@@ -48,8 +48,8 @@ struct Box {
 
 // The GPC boxes: each GPC's TPCs (or SMs one a TPC where TPCs are unknown), unplaced SMs last.
 std::vector<Box> gpc_boxes(const model::Report& r, int sm_count) {
-  const auto gpcs = sm_groups(model::find(r.compute, "gpcCount"), "gpcs");
-  const auto tpcs = sm_groups(model::find(r.compute, "tpcCount"), "tpcs");
+  const auto gpcs = r.topology.gpc_sms();
+  const auto tpcs = r.topology.tpc_sms();
   std::vector<int> tpc_of(static_cast<std::size_t>(sm_count), -1);
   for (std::size_t t = 0; t < tpcs.size(); ++t)
     for (int sm : tpcs[t])

@@ -203,11 +203,10 @@ Json l2(const model::AttributeList& list) {
 }
 
 // AMD's scalar L1: a cache, the CU groups that share one (MT4G's sharedBetween) and their number.
-Json scalar_l1(const model::AttributeList& list) {
+Json scalar_l1(const model::Report& r, const model::AttributeList& list) {
   Json c = cache(list);
-  if (const auto* shared = found(list, "sharedBySms");
-      shared && shared->evidence.is_object() && shared->evidence.contains("smGroups"))
-    c["sharedBetween"] = shared->evidence["smGroups"];
+  if (const auto* shared = model::shared_cache(r.topology, "scalarL1"))
+    c["sharedBetween"] = shared->groups;
   if (const auto* n = found(list, "instanceCount")) c["uniqueAmount"] = n->value.get<int>();
   return c;
 }
@@ -272,7 +271,8 @@ model::Json to_mt4g(const model::Report& report) {
   if (const auto* list = section_of(report, "l2")) memory["l2"] = l2(*list);
   for (const char* key : {"l1", "texture", "readOnly"})
     if (const auto* list = section_of(report, key)) memory[key] = cache(*list);
-  if (const auto* list = section_of(report, "scalarL1")) memory["scalarL1"] = scalar_l1(*list);
+  if (const auto* list = section_of(report, "scalarL1"))
+    memory["scalarL1"] = scalar_l1(report, *list);
   if (const auto* list = section_of(report, "mall"); list && found(*list, "size"))
     memory["l3"] = l3(*list);
   memory["constant"] = constant(report);

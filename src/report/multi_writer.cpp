@@ -16,12 +16,15 @@ void MultiWriter::add_stream(const Writer& writer, std::ostream& out) {
   streams_.push_back({&writer, &out});
 }
 
-void MultiWriter::write_files(const model::Report& report, const OnFailure& on_failure) const {
+void MultiWriter::write_files(const model::Report& report, const OnFailure& on_failure,
+                              bool sync) const {
+  files::AtomicWrite how;
+  how.sync = sync;
   for (const auto& f : files_) {
     std::ostringstream text;
     f.writer->write(text, report);
     try {
-      files::write_file_atomically(f.path, text.str());
+      files::write_file_atomically(f.path, text.str(), how);
     } catch (const std::runtime_error& e) {
       on_failure(e.what());
     }

@@ -23,8 +23,10 @@ class MultiWriter {
   // Writes `report` everywhere. A file that cannot be written is passed to `on_failure` at once
   // and does not stop the others.
   void write(const model::Report& report, const OnFailure& on_failure) const;
-  // Writes `report` to the files only (a partial report while the run goes on).
-  void write_files(const model::Report& report, const OnFailure& on_failure) const;
+  // Writes `report` to the files only (a partial report while the run goes on); `sync`: fsync each
+  // before its rename (files::AtomicWrite).
+  void write_files(const model::Report& report, const OnFailure& on_failure,
+                   bool sync = true) const;
 
  private:
   struct File {

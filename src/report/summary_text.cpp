@@ -77,7 +77,7 @@ std::string sm_line(const model::Report& r) {
     tpcs += " of " + per + " SMs";
   std::string gpcs = count("gpcCount", "GPCs");
   if (gpcs.empty()) {
-    const auto found = sm_groups(model::find(r.compute, "gpcCount"), "gpcs");
+    const auto& found = r.topology.gpcs;
     if (!found.empty()) gpcs = fmt::format("{} GPCs found (count not established)", found.size());
   }
   return join_parts({count("smCount", "SMs"), tpcs, gpcs, cores}, ", ");

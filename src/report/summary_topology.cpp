@@ -28,16 +28,13 @@ std::string gpc_sizes(const std::vector<std::vector<int>>& gpcs) {
 }
 
 // "GPCs 0-3 load through L2 segment 0, GPCs 4-7 through segment 1".
-std::string near_segments(const Attribute* near, const std::vector<std::vector<int>>& gpcs) {
-  if (!near || !near->available() || !near->evidence.is_object() ||
-      !near->evidence.contains("segmentOfSm"))
-    return "";
-  const auto& of_sm = near->evidence["segmentOfSm"];
+std::string near_segments(const model::Topology& topology,
+                          const std::vector<std::vector<int>>& gpcs) {
+  const auto of_sm = topology.segment_of_sm();
   std::map<int, std::vector<std::size_t>> by_segment;
   for (std::size_t g = 0; g < gpcs.size(); ++g) {
     const auto sm = static_cast<std::size_t>(gpcs[g].front());
-    if (sm < of_sm.size() && of_sm[sm].is_number_integer() && of_sm[sm].get<int>() >= 0)
-      by_segment[of_sm[sm].get<int>()].push_back(g);
+    if (sm < of_sm.size() && of_sm[sm] >= 0) by_segment[of_sm[sm]].push_back(g);
   }
   std::string out;
   for (const auto& [segment, list] : by_segment) {
@@ -58,8 +55,7 @@ std::string topology_line(const model::Report& r) {
   const Attribute* sms = model::find(r.compute, "smCount");
   if (!sms || !sms->available()) return "";
   const int sm_count = sms->value.get<int>();
-  const Attribute* gpc_attr = model::find(r.compute, "gpcCount");
-  const auto gpcs = sm_groups(gpc_attr, "gpcs");
+  const auto gpcs = r.topology.gpc_sms();
   std::vector<std::string> parts;
   std::size_t placed = 0;
   for (const auto& g : gpcs) placed += g.size();
@@ -72,7 +68,7 @@ std::string topology_line(const model::Report& r) {
   const Attribute* per_tpc = model::find(r.compute, "smsPerTpc");
   if (per_tpc && per_tpc->available())
     parts.push_back("TPCs of " + format_value(per_tpc->value, "") + " SMs");
-  const std::string near = near_segments(model::find(r.compute, "nearL2Segments"), gpcs);
+  const std::string near = near_segments(r.topology, gpcs);
   if (!near.empty()) parts.push_back(near);
   std::string out = std::to_string(sm_count) + " SMs";
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : ": ") + parts[i];

@@ -55,25 +55,6 @@ std::string named(const std::string& name, const Attribute* a, bool full) {
   return name + " " + value_text(a, full);
 }
 
-}  // namespace
-
-std::vector<std::vector<int>> sm_groups(const Attribute* a, const char* key) {
-  Groups out;
-  if (!a || !a->evidence.is_object() || !a->evidence.contains(key)) return out;
-  for (const auto& g : a->evidence[key]) {
-    if (!g.is_array()) continue;
-    std::vector<int> sms;
-    for (const auto& sm : g)
-      if (sm.is_number_integer()) sms.push_back(sm.get<int>());
-    std::sort(sms.begin(), sms.end());
-    if (!sms.empty()) out.push_back(std::move(sms));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-namespace {
-
 // What every SM holds for itself: the L1-family caches (one entry for caches that are one
 // physical cache), the constant caches and shared memory.
 std::string sm_text(const model::Report& r, bool full) {
@@ -149,11 +130,10 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full,
                                     const std::set<int>* only = nullptr) {
   const Attribute* sm_count = model::find(r.compute, "smCount");
   const int sms = sm_count && sm_count->value.is_number_integer() ? sm_count->value.get<int>() : 0;
-  const Attribute* tpc_attr = model::find(r.compute, "tpcCount");
-  const Attribute* gpc_attr = model::find(r.compute, "gpcCount");
-  const Groups tpcs = sm_groups(tpc_attr, "tpcs");
-  const Groups gpcs = sm_groups(gpc_attr, "gpcs");
-  const Groups loose = sm_groups(gpc_attr, "uncoveredUnits");
+  const model::Topology& topology = r.topology;
+  const Groups tpcs = topology.tpc_sms();
+  const Groups gpcs = topology.gpc_sms();
+  const model::LevelState& gpc_state = topology.gpc_state;
   const std::string sm = sm_text(r, full);
 
   std::vector<TreeNode> out;
@@ -173,34 +153,29 @@ std::vector<TreeNode> compute_nodes(const model::Report& r, bool full,
     if (!placed.count(s) && wanted(s)) unplaced.push_back(s);
   if (unplaced.empty()) return out;
   // The compact form keeps the reason's first clause; the full form all of it.
-  std::string reason = gpc_attr ? gpc_attr->reason : "";
+  std::string reason = gpc_state.reason;
   if (const auto cut = reason.find("; "); !full && cut != std::string::npos)
-    reason = reason.substr(0, cut) + " (more: compute.gpcCount)";
+    reason = reason.substr(0, cut) + " (more: " + gpc_state.key + ")";
   std::string why;
-  if (!gpc_attr)
+  if (!gpc_state.measured)
     why = "GPCs not measured (the layout probe did not run)";
-  else if (!gpcs.empty() || !loose.empty())
+  else if (!gpcs.empty() || !topology.loose_units.empty())
     why = "GPC not established" + (reason.empty() ? "" : ": " + reason);
   else
     why = "GPCs not established" + (reason.empty() ? "" : ": " + reason);
   TreeNode node{"GPC", "?", " (" + count_text(unplaced.size(), "SM") + "; " + why + ")",
                 tpc_nodes(unplaced, tpcs, sm)};
-  if (!tpc_attr) node.children.insert(node.children.begin(), note("TPCs: not measured"));
+  if (!topology.tpc_state.measured)
+    node.children.insert(node.children.begin(), note("TPCs: not measured"));
   out.push_back(std::move(node));
   return out;
 }
 
-// The SMs of each near L2 segment (compute.nearL2Segments), -1 for SMs not tested; empty where
-// not measured.
+// The SMs of each near L2 segment, -1 for SMs not tested; empty where not measured.
 std::map<int, std::set<int>> sms_by_segment(const model::Report& r) {
   std::map<int, std::set<int>> out;
-  const Attribute* near = model::find(r.compute, "nearL2Segments");
-  if (!near || !near->available() || !near->evidence.is_object() ||
-      !near->evidence.contains("segmentOfSm"))
-    return out;
-  const auto& of_sm = near->evidence["segmentOfSm"];
-  for (std::size_t s = 0; s < of_sm.size(); ++s)
-    out[of_sm[s].is_number_integer() ? of_sm[s].get<int>() : -1].insert(static_cast<int>(s));
+  const auto of_sm = r.topology.segment_of_sm();
+  for (std::size_t s = 0; s < of_sm.size(); ++s) out[of_sm[s]].insert(static_cast<int>(s));
   return out;
 }
 
@@ -224,10 +199,10 @@ TreeNode l2_node(const model::Report& r, bool full) {
                        segments->value.get<double>() > 1;
   const auto by_segment = sms_by_segment(r);
   if (l2 && several && by_segment.empty()) {
-    const Attribute* near = model::find(r.compute, "nearL2Segments");
-    node.children.push_back(
-        note("near L2 segment of each GPC: ? (" +
-             (near ? near->reason : std::string("not measured: compute.nearL2Segments")) + ")"));
+    const model::LevelState& near = r.topology.segment_state;
+    node.children.push_back(note("near L2 segment of each GPC: ? (" +
+                                 (near.measured ? near.reason : "not measured: " + near.key) +
+                                 ")"));
   }
   if (by_segment.empty() || !several) {
     for (auto& n : compute_nodes(r, full)) node.children.push_back(std::move(n));

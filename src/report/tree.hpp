@@ -8,7 +8,8 @@
 
 // The GPU drawn as a tree, the way hwloc's lstopo draws a host: the memory levels shared by the
 // whole GPU on top, then GPCs, TPCs and SMs, each SM with its private caches. Built from the
-// report alone (what was measured, with "?" and a note where something is not established).
+// report's topology and attributes (what was measured, with "?" and a note where something is
+// not established).
 namespace gputopo::report {
 
 struct TreeNode {
@@ -17,10 +18,6 @@ struct TreeNode {
   std::string text;  // what follows the kind and id: " (16 SMs)", ": L1 248 KiB + ..."
   std::vector<TreeNode> children;
 };
-
-// The SM groups in `a`'s evidence under `key` ("tpcs", "gpcs", "uncoveredUnits"), each sorted,
-// in order; empty where `a` is null or has none.
-std::vector<std::vector<int>> sm_groups(const model::Attribute* a, const char* key);
 
 // The tree of `report`; `full` gives each node its intervals and marks, and every SM its ids.
 TreeNode build_tree(const model::Report& report, bool full);

@@ -114,6 +114,29 @@ TEST(Disturbance, SameDistributionIsNotDisturbed) {
   EXPECT_LE(false_alarms, 2);  // alpha = 0.01
 }
 
+// One family of 300 tests of the same distribution: at alpha per test about three reject by
+// chance; Holm's adjusted p-values reject none, and still reject the true disturbances beside them.
+TEST(Disturbance, AFamilyOfTestsRejectsNoneByChance) {
+  std::vector<double> p;
+  int by_chance = 0;
+  for (std::uint64_t seed = 100; seed < 400; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto ref = draw(rng, 1024, hit_miss(0.02));
+    const auto timed = draw(rng, 1024, hit_miss(seed % 50 == 0 ? 0.5 : 0.02));
+    const auto r = disturbance_test(ref, timed);
+    if (seed % 50 != 0 && r.disturbed) ++by_chance;
+    p.push_back(r.p_value);
+  }
+  EXPECT_GE(by_chance, 1);  // the family needs the adjustment
+  const auto adjusted = holm_adjusted(p);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    EXPECT_GE(adjusted[i], p[i]);
+    EXPECT_EQ(adjusted[i] < 0.01, (100 + i) % 50 == 0) << i << " p " << p[i];
+  }
+  EXPECT_EQ(holm_adjusted(std::vector<double>{0.01, 0.04, 0.03}),
+            (std::vector<double>{0.03, 0.06, 0.06}));
+}
+
 TEST(Disturbance, EvictionIsDisturbance) {
   std::mt19937_64 rng(11);
   const auto ref = draw(rng, 2048, hit_miss(0), {.outliers = 0.01});

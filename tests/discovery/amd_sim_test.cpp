@@ -100,11 +100,6 @@ TEST_P(AmdSim, LdsL2MallAndMemoryMatchTheConfiguration) {
   EXPECT_EQ(number(attr(r, "l2", "fetchGranularity")), cfg.l2.geometry.fetch_bytes);
   expect_within(attr(r, "l2", "nearLatency"), cfg.l2.near_latency_cycles, 0.02);
   const int instances = cfg.l2.far_segments ? 1 : cfg.l2.segments;
-  // Known wrong since the issue-31 estimators were merged together (issue 31, open): the MI300X's
-  // grouping of CUs by L2 takes 42 where 38 share one (each branch alone gave 38).
-  if (GetParam() == "mi300x" && number(attr(r, "l2", "sharedBySms")) != 38)
-    GTEST_SKIP() << "issue 31: l2.sharedBySms on mi300x reads "
-                 << number(attr(r, "l2", "sharedBySms")) << ", truth 38";
   EXPECT_EQ(number(attr(r, "l2", "sharedBySms")), cfg.device.sm_count / instances);
   EXPECT_EQ(number(attr(r, "l2", "instanceCount")), instances);
   // The memory-side cache, where there is one; else the search says there is none.

@@ -22,6 +22,32 @@ using testing::attr;
 using testing::ElementTruth;
 using testing::number;
 
+// A later view (texture, read-only) of a physical cache that an earlier view has sized takes that
+// size after its sharing test and confirm (size evidence `oneCacheWith`, confirmed, naming a view
+// of its cache); a view of a cache of its own is searched in full.
+void expect_one_cache_sized_once(const Result& r, const std::vector<ElementTruth>& truth) {
+  const auto is_view = [](const std::string& e) {
+    return e == "l1" || e == "texture" || e == "readOnly";
+  };
+  std::map<std::string, int> cache_of;
+  for (const ElementTruth& t : truth) {
+    if (!t.exists || !is_view(t.element)) continue;
+    const auto* size = attr(r, t.element, "size");
+    if (size == nullptr || !size->available()) continue;
+    const auto& ev =
+        size->evidence.contains("thisView") ? size->evidence["thisView"] : size->evidence;
+    const auto check = ev.contains("oneCacheWith") ? ev["oneCacheWith"] : model::Json();
+    const bool confirmed = check.is_object() && check.value("confirmed", false);
+    const bool shares_earlier = std::any_of(
+        cache_of.begin(), cache_of.end(), [&](const auto& c) { return c.second == t.cache_index; });
+    EXPECT_EQ(confirmed, shares_earlier) << t.element << ": " << check.dump();
+    if (confirmed) {
+      EXPECT_EQ(cache_of[check.value("view", "")], t.cache_index) << t.element;
+    }
+    cache_of[t.element] = t.cache_index;
+  }
+}
+
 class DiscoverSim : public ::testing::TestWithParam<std::string> {
  protected:
   // One discovery per preset, shared by the tests.
@@ -96,6 +122,7 @@ TEST_P(DiscoverSim, ViewsOfOneCacheReportOneSize) {
   const auto cfg = device::sim::load_config(GetParam());
   const Result& r = run(GetParam());
   const auto truth = testing::l1_family_truth(cfg, 0);
+  expect_one_cache_sized_once(r, truth);
   for (const auto& a : truth)
     for (const auto& b : truth)
       if (a.exists && b.exists && a.cache_index == b.cache_index && a.element != b.element &&

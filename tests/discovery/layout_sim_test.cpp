@@ -117,6 +117,16 @@ TEST_P(SegmentOfSmSim, EverySmLoadsThroughItsConfiguredSegment) {
   if (cfg.layout.max_cluster_size > 2) {
     EXPECT_EQ(near->evidence["units"], "GPC");
   }
+  // The report's topology says what the evidence says, and each segment holds whole GPCs.
+  const model::Report report = with_result(model::Report{}, r);
+  const auto segment_of = report.topology.segment_of_sm();
+  ASSERT_EQ(segment_of.size(), of_sm.size());
+  for (std::size_t sm = 0; sm < of_sm.size(); ++sm)
+    EXPECT_EQ(segment_of[sm], of_sm[sm].get<int>()) << "SM " << sm;
+  std::size_t gpcs_in_segments = 0;
+  for (const auto& segment : report.topology.segments) gpcs_in_segments += segment.gpcs.size();
+  EXPECT_EQ(gpcs_in_segments, report.topology.gpcs.size());
+  EXPECT_EQ(report.topology.gpc_state.measured, model::find(r.compute, "gpcCount") != nullptr);
 }
 
 TEST(SegmentOfSmSim, QuickDepthSaysHowToMeasureIt) {

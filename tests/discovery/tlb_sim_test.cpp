@@ -173,6 +173,19 @@ TEST(TlbSimConfigurations, ConstantPathWhereTheBankSpansEnoughPages) {
   }
 }
 
+// Rare slow loads (one in a hundred held up by 200-6000 cycles, the slow-loads preset's noise)
+// over two levels, the second with more sets than a short segment has loads: the levels are those
+// of the translations, not of the interruptions (issue 31, class 1).
+TEST(TlbSimConfigurations, LevelsSurviveRareSlowLoads) {
+  auto c = toy_with({level("a", 24, 24, 32 << 10, 45), level("b", 640, 10, 32 << 10, 170)}, {0, 1});
+  c.noise = device::sim::load_config("slow-loads").noise;
+  ASSERT_GT(c.noise.outlier_rate, 0);
+  for (const std::uint64_t seed : {3, 7}) {
+    SCOPED_TRACE(seed);
+    expect_truth(c, discover_tlb(c, Depth::Quick, seed));
+  }
+}
+
 // The quick run stops at 2048 pages and 8 GiB; a level beyond is found by --depth full only.
 TEST(TlbSimConfigurations, LargeLevelsNeedTheFullDepth) {
   const auto c =

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
+#include "device/hip/hip_backend.hpp"
 
-#include "device/hip/backend.hpp"
+#include <gtest/gtest.h>
 
 namespace gputopo::device::hip {
 namespace {

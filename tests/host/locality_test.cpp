@@ -1,8 +1,8 @@
-#include "host/locality.hpp"
+#include "numa/locality.hpp"
 
 #include <gtest/gtest.h>
 
-namespace gputopo::host {
+namespace gputopo::numa {
 namespace {
 
 TEST(Locality, WithoutHwlocItIsNotEstablishedAndSaysSo) {
@@ -25,4 +25,4 @@ TEST(Locality, ADeviceHwlocDoesNotListIsNotEstablished) {
 }
 
 }  // namespace
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

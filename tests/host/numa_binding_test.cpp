@@ -1,4 +1,4 @@
-#include "host/numa_binding.hpp"
+#include "numa/numa_binding.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 
 // Binding host memory to a NUMA node through hwloc loaded at run time.
-namespace gputopo::host {
+namespace gputopo::numa {
 namespace {
 
 struct Area {
@@ -40,4 +40,4 @@ TEST(NumaBinding, TheFirstNodeTakesTheBufferWhereHwlocIsPresent) {
 }
 
 }  // namespace
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

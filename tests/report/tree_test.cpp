@@ -16,13 +16,11 @@ model::Report small_gpu() {
   r.run = {{"device", 1}};
   r.device.emplace_back("name", Attribute::api("Toy GPU"));
   r.compute.emplace_back("smCount", Attribute::api(8));
-  auto tpcs = Attribute::measured(4, "", "test", 1);
-  tpcs.evidence = {{"tpcs", Json::array({{0, 1}, {2, 3}, {4, 5}, {6, 7}})}};
-  r.compute.emplace_back("tpcCount", tpcs);
-  auto gpcs = Attribute::unavailable(model::Source::Measured, "", "SMs 6-7 ran alone");
-  gpcs.evidence = {{"gpcs", Json::array({{0, 1, 2, 3}, {4, 5}})},
-                   {"uncoveredUnits", Json::array({{6, 7}})}};
-  r.compute.emplace_back("gpcCount", gpcs);
+  r.compute.emplace_back("tpcCount", Attribute::measured(4, "", "test", 1));
+  model::set_tpcs(r.topology, 8, {{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  r.compute.emplace_back("gpcCount",
+                         Attribute::unavailable(model::Source::Measured, "", "SMs 6-7 ran alone"));
+  model::set_gpcs(r.topology, 8, {{0, 1, 2, 3}, {4, 5}}, std::vector<double>(6, 0.9), {{6, 7}});
   model::Element l1{"l1", {}};
   auto size = Attribute::measured(256 * 1024, "B", "test", 0.9);
   size.interval = model::Interval{255 * 1024, 257 * 1024};
@@ -39,7 +37,9 @@ model::Report small_gpu() {
   return r;
 }
 
-std::string drawn(const model::Report& r, bool full) {
+// The tree of `report` once its topology's levels are settled, as discovery leaves them.
+std::string drawn(model::Report r, bool full) {
+  model::settle_levels(r);
   std::ostringstream out;
   write_tree(out, build_tree(r, full), full);
   return out.str();
@@ -72,9 +72,8 @@ TEST(Tree, FullFormHasEveryNodeWithItsIdsAndIntervals) {
 TEST(Tree, GpcsHangUnderTheL2SegmentTheyLoadThrough) {
   model::Report r = small_gpu();
   r.memory[2].attributes[1].second = Attribute::measured(2, "", "test", 1);
-  auto near = Attribute::measured(2, "", "test", 1);
-  near.evidence = {{"segmentOfSm", Json::array({0, 0, 0, 0, 1, 1, 1, nullptr})}};
-  r.compute.emplace_back("nearL2Segments", near);
+  r.compute.emplace_back("nearL2Segments", Attribute::measured(2, "", "test", 1));
+  model::set_segment_of_sm(r.topology, {0, 0, 0, 0, 1, 1, 1, std::nullopt});
   EXPECT_EQ(drawn(r, false),
             "GPU 1: Toy GPU, 8 SMs\n"
             "  L2 4 MiB: 2 segments of ?\n"
@@ -91,9 +90,8 @@ TEST(Tree, GpcsHangUnderTheL2SegmentTheyLoadThrough) {
 
 TEST(Tree, IdenticalGpcsFoldIntoOneLine) {
   model::Report r = small_gpu();
-  auto gpcs = Attribute::measured(2, "", "test", 0.9);
-  gpcs.evidence = {{"gpcs", Json::array({{0, 1, 2, 3}, {4, 5, 6, 7}})}};
-  r.compute[2].second = gpcs;
+  r.compute[2].second = Attribute::measured(2, "", "test", 0.9);
+  model::set_gpcs(r.topology, 8, {{0, 1, 2, 3}, {4, 5, 6, 7}}, std::vector<double>(8, 0.9), {});
   const std::string compact = drawn(r, false);
   EXPECT_NE(compact.find("    2 x GPC (4 SMs) [2 x TPC [2 x SM: L1 256 KiB (also Texture)]]\n"),
             std::string::npos)
@@ -104,6 +102,7 @@ TEST(Tree, IdenticalGpcsFoldIntoOneLine) {
 TEST(Tree, WithoutLayoutTheSmsHangInAnUnknownGpc) {
   model::Report r = small_gpu();
   r.compute.resize(1);
+  r.topology = {};
   const std::string compact = drawn(r, false);
   EXPECT_NE(compact.find("    GPC ? (8 SMs; GPCs not measured (the layout probe did not run))\n"
                          "      TPCs: not measured\n"
@@ -117,6 +116,7 @@ TEST(Tree, WithoutLayoutTheSmsHangInAnUnknownGpc) {
 TEST(Tree, AmdLdsIsTheSmsSharedMemoryAndTheMallHangsUnderTheGpu) {
   model::Report r = small_gpu();
   r.compute.resize(1);
+  r.topology = {};
   model::Element lds{"lds", {}};
   lds.attributes.emplace_back("apiSize", Attribute::api(64 * 1024, "B"));
   model::Element mall{"mall", {}};

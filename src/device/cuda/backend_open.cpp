@@ -1,6 +1,6 @@
 #include <cuda_runtime_api.h>
 
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/device_query.hpp"
 

@@ -1,9 +1,13 @@
 #include "device/cuda/code_body.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "device/compute_request.hpp"
 
@@ -76,24 +80,81 @@ struct Loaded {
   cudaKernel_t kernel = nullptr;
 };
 
+using BodyKey = std::pair<std::uint32_t, bool>;  // instructions, with a chase
+
+std::mutex& loaded_lock() {
+  static std::mutex lock;
+  return lock;
+}
+std::map<BodyKey, Loaded>& loaded_bodies() {
+  static std::map<BodyKey, Loaded> loaded;
+  return loaded;
+}
+
+// Compiles one body (the driver's JIT) and loads it into the current device's context: the
+// attribute query makes a lazily loaded library load now rather than at the first launch.
+cudaError_t compile(const BodyKey& key, int cc_major, int cc_minor, Loaded& l) {
+  const std::string ptx = ptx_for(key.first, key.second, cc_major, cc_minor);
+  cudaError_t rc =
+      cudaLibraryLoadData(&l.library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (rc != cudaSuccess) return rc;
+  rc = cudaLibraryGetKernel(&l.kernel, l.library, "gputopo_code_body");
+  if (rc != cudaSuccess) return rc;
+  cudaFuncAttributes attributes{};
+  return cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(l.kernel));
+}
+
 }  // namespace
+
+cudaError_t prepare_code_bodies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& bodies,
+                                int cc_major, int cc_minor) {
+  std::vector<BodyKey> missing;
+  {
+    const std::lock_guard<std::mutex> guard(loaded_lock());
+    for (const auto& [instructions, chase_bytes] : bodies) {
+      const BodyKey key{instructions, chase_bytes > 0};
+      const auto it = loaded_bodies().find(key);
+      if ((it == loaded_bodies().end() || it->second.kernel == nullptr) &&
+          std::find(missing.begin(), missing.end(), key) == missing.end())
+        missing.push_back(key);
+    }
+  }
+  if (missing.size() < 2) return cudaSuccess;  // the launch compiles a single body itself
+  int device = 0;
+  if (const cudaError_t rc = cudaGetDevice(&device); rc != cudaSuccess) return rc;
+  std::vector<Loaded> done(missing.size());
+  std::vector<cudaError_t> errors(missing.size(), cudaSuccess);
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < missing.size(); i = next++) {
+      errors[i] = cudaSetDevice(device);
+      if (errors[i] == cudaSuccess) errors[i] = compile(missing[i], cc_major, cc_minor, done[i]);
+    }
+  };
+  const std::size_t count =
+      std::min<std::size_t>(missing.size(), std::max(1U, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < count; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  const std::lock_guard<std::mutex> guard(loaded_lock());
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (errors[i] != cudaSuccess) return errors[i];
+    Loaded& l = loaded_bodies()[missing[i]];
+    if (l.kernel == nullptr) l = done[i];
+  }
+  return cudaSuccess;
+}
 
 cudaError_t launch_code_body(std::uint32_t instructions, std::uint32_t chase_bytes, int cc_major,
                              int cc_minor, const ComputeLaunchArgs& args, std::uint32_t blocks,
                              std::uint32_t threads, cudaStream_t s) {
-  static std::mutex lock;
-  static std::map<std::pair<std::uint32_t, bool>, Loaded> loaded;
   const bool chase = chase_bytes > 0;
   cudaKernel_t kernel = nullptr;
   {
-    const std::lock_guard<std::mutex> guard(lock);
-    Loaded& l = loaded[{instructions, chase}];
+    const std::lock_guard<std::mutex> guard(loaded_lock());
+    Loaded& l = loaded_bodies()[{instructions, chase}];
     if (l.kernel == nullptr) {
-      const std::string ptx = ptx_for(instructions, chase, cc_major, cc_minor);
-      cudaError_t rc =
-          cudaLibraryLoadData(&l.library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-      if (rc != cudaSuccess) return rc;
-      rc = cudaLibraryGetKernel(&l.kernel, l.library, "gputopo_code_body");
+      const cudaError_t rc = compile({instructions, chase}, cc_major, cc_minor, l);
       if (rc != cudaSuccess) return rc;
     }
     kernel = l.kernel;

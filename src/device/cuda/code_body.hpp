@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "device/cuda/compute_job.hpp"
 
@@ -15,5 +17,11 @@ namespace gputopo::device::cuda {
 cudaError_t launch_code_body(std::uint32_t instructions, std::uint32_t chase_bytes, int cc_major,
                              int cc_minor, const ComputeLaunchArgs& args, std::uint32_t blocks,
                              std::uint32_t threads, cudaStream_t s);
+
+// Compiles the bodies of a batch ((instructions, chase_bytes) each) that are not loaded yet, in
+// parallel threads into the current device: on a machine whose JIT cache is cold, the driver
+// compiles a large body for seconds, one after another at the launches otherwise.
+cudaError_t prepare_code_bodies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& bodies,
+                                int cc_major, int cc_minor);
 
 }  // namespace gputopo::device::cuda

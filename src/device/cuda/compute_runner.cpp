@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/cuda/check.hpp"
@@ -120,6 +121,14 @@ ComputeBatchResult ComputeRunner::run(const ComputeBatch& batch) {
   auto* sink = reinterpret_cast<std::uint32_t*>(records + clock_bytes + 2 * block_bytes);
   auto* atom_words = reinterpret_cast<std::uint32_t*>(words_.reserve(4 * words));
   check(cudaMemsetAsync(status, 0, block_bytes, stream_), "cudaMemsetAsync (compute status)");
+
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> bodies;
+  for (const auto& r : batch.requests)
+    if (r.op == ComputeOp::CodeBody)
+      bodies.emplace_back(r.arg.value_or(0), r.data_bytes.value_or(0));
+  check(prepare_code_bodies(bodies, info_.compute_capability().major,
+                            info_.compute_capability().minor),
+        "code body compilation");
 
   ComputeBatchResult out;
   out.conditions = clock_.begin();

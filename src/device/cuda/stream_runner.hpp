@@ -2,6 +2,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "device/cuda/device_memory.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/plan/launch_shape.hpp"
@@ -15,7 +18,10 @@ namespace gputopo::device::cuda {
 // the kernel variant (bytes per access x accesses in flight) at the fullest launch shape, then the
 // launch shape (blocks per SM x threads) for the best variant, with short launches; the three best
 // of each round are timed again, best of three full launches long enough that the gaps between
-// them do not count, and the fastest of them is timed `repeats` times.
+// them do not count, and the fastest of them is timed `repeats` times. A later request of the same
+// kernel over a buffer within a factor of kReuseFactor of a tuned one skips the tuning rounds: the
+// finalists of that tuning are timed again with full launches on its buffer (a probe's few buffer
+// sizes of one regime share their best configurations).
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
@@ -68,6 +74,13 @@ class StreamRunner {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   bool trace_ = false;  // GPUTOPO_STREAM_TRACE: every candidate's rate to stderr
+  // The finalists of each tuning, fastest first, with its kernel and buffer.
+  struct Tuning {
+    StreamKernel kernel;
+    std::uint64_t bytes = 0;
+    std::vector<Config> finalists;
+  };
+  std::vector<Tuning> tunings_;
 };
 
 }  // namespace gputopo::device::cuda

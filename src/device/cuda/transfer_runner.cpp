@@ -12,7 +12,7 @@
 #include "device/cuda/check.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/nvml.hpp"
-#include "host/numa_binding.hpp"
+#include "numa/numa_binding.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
@@ -53,7 +53,7 @@ class HostBuffer {
 
  private:
   void bind(int node, TransferResult& result) {
-    result.numa_reason = host::bind_to_numa_node(data_, bytes_, node);
+    result.numa_reason = numa::bind_to_numa_node(data_, bytes_, node);
     result.numa_bound = result.numa_reason.empty();
   }
   std::size_t bytes_;

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <random>
 
-#include "device/hip/backend.hpp"
 #include "device/hip/hip_api.hpp"
+#include "device/hip/hip_backend.hpp"
 #include "device/hip/rocm_smi.hpp"
 
 namespace gputopo::device::hip {

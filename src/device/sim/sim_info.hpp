@@ -1,6 +1,6 @@
 #pragma once
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "device/sim/config.hpp"
 
 namespace gputopo::device::sim {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
 #include "trace_workload.hpp"

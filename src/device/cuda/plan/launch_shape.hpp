@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "device/cuda/stream_variant.hpp"
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 
 // Launch shapes the stream kernels try, and the arithmetic around their timings. Plain C++.
 namespace gputopo::device::cuda {

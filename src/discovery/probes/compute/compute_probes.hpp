@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "discovery/probe.hpp"
 
 namespace gputopo::discovery {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "discovery/context.hpp"
-#include "discovery/options.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/probes/compute/code_body_batch.hpp"
 
 namespace gputopo::discovery {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "discovery/probe.hpp"
 
 // The device-memory probes; they reach device memory through the L2 and use its sweeps.

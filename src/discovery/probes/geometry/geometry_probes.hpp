@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "discovery/probe.hpp"
 #include "discovery/target.hpp"
 #include "model/keys.hpp"

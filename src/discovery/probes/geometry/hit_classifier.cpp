@@ -37,10 +37,10 @@ device::ChaseRequest passes_request(device::Space space, std::uint64_t lines, st
 }
 
 model::Json HitClassifier::evidence() const {
-  return {{"hitCycles", hit_cycles},
-          {"missCycles", miss_cycles},
-          {"threshold", threshold},
-          {"slowHitShare", outlier_rate}};
+  return {
+      {"hitCycles", hit_cycles},     {"missCycles", miss_cycles},
+      {"threshold", threshold},      {"slowHitShare", hit_loads > 0 ? slow_loads / hit_loads : 0.0},
+      {"hitLoadsPooled", hit_loads}, {"slowHitShareBound", outlier_rate}};
 }
 
 std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
@@ -61,9 +61,17 @@ std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
     return std::nullopt;
   }
   c.threshold = c.hit_cycles + gap_cycles / 2;
-  const auto slow = std::count_if(h.begin(), h.end(), [&](double x) { return c.miss(x); });
-  c.outlier_rate = static_cast<double>(slow) / static_cast<double>(h.size());
+  c.learn(hits, hit_lines);
   return c;
+}
+
+void HitClassifier::learn(const device::ChaseResult& r, std::uint64_t lines) {
+  const auto h = after_first_pass(r, lines);
+  if (h.empty()) return;
+  slow_loads +=
+      static_cast<double>(std::count_if(h.begin(), h.end(), [&](double x) { return miss(x); }));
+  hit_loads += static_cast<double>(h.size());
+  outlier_rate = std::min(1.0, (slow_loads + 2 * std::sqrt(slow_loads + 1) + 1) / hit_loads);
 }
 
 namespace {
@@ -71,6 +79,8 @@ namespace {
 // Lines that chance alone (a share `rate` of slow loads, independent) makes miss at least `k`
 // times in `passes` passes, and the count past which more is not chance: four standard deviations
 // above that mean, at least `least`.
+constexpr int kMostRepeats = 16;
+
 std::uint32_t past_chance(std::uint64_t lines, double passes, double rate, int k,
                           std::uint32_t least) {
   double ways = 1;  // passes choose k
@@ -85,16 +95,19 @@ bool overflowed(const device::ChaseResult& r, std::uint64_t lines, const HitClas
   const auto loads = after_first_pass(r, lines);
   if (loads.empty()) return true;
   const double passes = static_cast<double>(loads.size()) / static_cast<double>(lines);
-  const std::uint32_t need_thrice = past_chance(lines, passes, c.outlier_rate, 3, 1);
-  const std::uint32_t need_twice = past_chance(lines, passes, c.outlier_rate, 2, 2);
+  // For k = 2 .. the passes: the lines needed that missed k times; an overflowing LRU or FIFO set
+  // misses in every pass, which chance at the bound's share of slow loads does not reach.
+  const int most = std::min(static_cast<int>(passes), kMostRepeats);
+  std::vector<std::uint32_t> need(static_cast<std::size_t>(most) + 1, 0);
+  for (int k = 2; k <= most; ++k)
+    need[static_cast<std::size_t>(k)] =
+        past_chance(lines, passes, c.outlier_rate, k, k == 2 ? 2 : 1);
   std::vector<std::uint32_t> per_line(lines, 0);
-  std::uint32_t twice = 0;
-  std::uint32_t thrice = 0;
+  std::vector<std::uint32_t> reached(need.size(), 0);
   for (std::size_t i = 0; i < loads.size(); ++i) {
     if (!c.miss(loads[i])) continue;
     const std::uint32_t n = ++per_line[i % lines];
-    if (n == 3 && ++thrice >= need_thrice) return true;
-    if (n == 2 && ++twice >= need_twice) return true;
+    if (n >= 2 && n <= static_cast<std::uint32_t>(most) && ++reached[n] >= need[n]) return true;
   }
   return false;
 }

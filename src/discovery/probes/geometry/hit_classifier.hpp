@@ -28,7 +28,15 @@ struct HitClassifier {
   double hit_cycles = 0;
   double miss_cycles = 0;
   double threshold = 0;
-  double outlier_rate = 0;  // share of slow loads in the all-hit reference
+  // The share of slow loads that chance may bring: an upper bound (the slow loads seen plus two
+  // Poisson standard deviations of one more, plus one, over the loads) from the all-hit
+  // reference and every chase since judged not to overflow (`learn`), not the share seen, which a
+  // reference of a few hundred loads often reads as 0.
+  double outlier_rate = 0;
+  double slow_loads = 0;  // slow loads among the hits pooled so far
+  double hit_loads = 0;   // loads pooled so far
+  // Pools the loads after the first pass of a chase over `lines` lines judged not to overflow.
+  void learn(const device::ChaseResult& r, std::uint64_t lines);
   bool miss(double cycles) const { return cycles > threshold; }
   model::Json evidence() const;
 };
@@ -39,12 +47,12 @@ std::optional<HitClassifier> make_classifier(const device::ChaseResult& hits,
                                              std::uint64_t hit_lines, double gap_cycles,
                                              std::string& why);
 
-// Whether a passes_request over `lines` lines overflowed the cache: after the first pass, one line
-// missed three times or two lines twice each, or more where the reference's share of slow loads
-// (`outlier_rate`) makes that many by chance (four standard deviations past the lines chance alone
-// makes miss so often). At one slow load in 10^4 a repeat on one line comes in 1 of about 10^4
-// requests; at one in a hundred two lines of a few hundred miss twice by chance in most of them,
-// while an overflowing set misses again and again.
+// Whether a passes_request over `lines` lines overflowed the cache: after the first pass, for
+// some k from 2 to the passes, more lines missed k times than chance at the reference's bound on
+// slow loads (`outlier_rate`) makes (four standard deviations past its mean, at least two lines
+// for k = 2 and one above). At one slow load in a hundred two lines of a few hundred miss twice
+// by chance in most requests, but none misses in four passes of eight, while an overflowing set
+// of an LRU or FIFO cache misses in every pass.
 bool overflowed(const device::ChaseResult& r, std::uint64_t lines, const HitClassifier& c);
 
 }  // namespace gputopo::discovery

@@ -47,9 +47,9 @@ std::uint64_t inside(std::uint64_t lines) {
 // the set-geometry search found through SM 0's segment (l2.indexFunction's linesAtStride), chased
 // again from an SM of each other segment (compute.nearL2Segments): the count less an eighth (but
 // one) must fit there and, where the search found its edge, an eighth more lines (at least one)
-// must overflow. One
-// stride alone that differs is a fragile edge, not a different index: "false" then claims less
-// than even odds.
+// must overflow, or else three eighths more (an edge that the placement of the lines moved). One
+// stride alone that still differs is a fragile edge, not a different index: "false" then claims
+// less than even odds.
 class SegmentHashProbe final : public Probe {
  public:
   SegmentHashProbe() : Probe("l2.segmentHash", {"l2"}, {"l2.geometry", "l2Segments"}) {
@@ -73,7 +73,8 @@ class SegmentHashProbe final : public Probe {
     const auto profile = profile_of(index->evidence["linesAtStride"]);
     HitClassifier c;
     c.threshold = index->evidence["hitMiss"].value("threshold", 0.0);
-    c.outlier_rate = index->evidence["hitMiss"].value("slowHitShare", 0.0);
+    c.outlier_rate = index->evidence["hitMiss"].value(
+        "slowHitShareBound", index->evidence["hitMiss"].value("slowHitShare", 0.0));
     model::Json checked = model::Json::array();
     std::size_t differing = 0;   // the most strides one segment differs at
     bool count_differs = false;  // a count less its slack overflowed somewhere
@@ -85,7 +86,8 @@ class SegmentHashProbe final : public Probe {
       checked.push_back({{"segment", g},
                          {"sm", sm},
                          {"stridesThatDiffer", d.strides},
-                         {"stridesWithoutEdge", d.without_edge}});
+                         {"stridesWithoutEdge", d.without_edge},
+                         {"edgesSettled", d.settled}});
     }
     // One stride whose count fits but whose edge moved is a fragile edge, not another index
     // (which moves the count at most strides): the segments read alike, with less confidence.
@@ -95,8 +97,8 @@ class SegmentHashProbe final : public Probe {
         alike, "",
         "the line count SM 0's segment kept at each stride (l2.indexFunction's linesAtStride) "
         "chased from an SM of each other segment: an eighth less (but one) fits there and, where "
-        "the search found its edge, an eighth more (at least one line) overflows; one stride "
-        "whose edge alone differs does not make the segments differ",
+        "the search found its edge, an eighth more (at least one line) overflows, else three "
+        "eighths more; one stride whose edge alone differs does not make the segments differ",
         confidence);
     a.evidence = {{"checked", checked}, {"strides", profile.size()}};
     if (differing == 1)
@@ -108,6 +110,7 @@ class SegmentHashProbe final : public Probe {
   struct Difference {
     model::Json strides = model::Json::array();       // where the count or the edge differs
     model::Json without_edge = model::Json::array();  // where only the edge does
+    model::Json settled = model::Json::array();       // edges that overflowed three eighths past
   };
 
   // The profile chased from `sm`: the strides where that segment differs.
@@ -122,14 +125,37 @@ class SegmentHashProbe final : public Probe {
     const auto result = ctx.chase(batch);
     std::size_t k = 0;
     Difference d;
+    std::vector<StrideCount> fragile;
     for (const auto& s : profile) {
       const bool fits = !overflowed(result.results[k++], inside(s.lines), c);
       const bool edge =
           s.bounded || overflowed(result.results[k++], s.lines + edge_slack(s.lines), c);
-      if (!fits || !edge) d.strides.push_back(s.stride);
-      if (fits && !edge) d.without_edge.push_back(s.stride);
+      if (!fits) d.strides.push_back(s.stride);
+      if (fits && !edge) fragile.push_back(s);
     }
+    settle_edges(ctx, fragile, c, sm, d);
     return d;
+  }
+
+  // An edge that did not overflow an eighth past the count is chased again three eighths past
+  // it: an index that differs moves the count by a factor of two or more, so an overflow there
+  // means the placement of the lines moved the edge and the stride agrees (`edgesSettled`).
+  static void settle_edges(Context& ctx, const std::vector<StrideCount>& fragile,
+                           const HitClassifier& c, int sm, Difference& d) {
+    if (fragile.empty()) return;
+    device::ChaseBatch batch;
+    for (const auto& s : fragile)
+      batch.requests.push_back(placed(s.lines + 3 * edge_slack(s.lines), s.stride, sm));
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    for (std::size_t i = 0; i < fragile.size(); ++i) {
+      if (overflowed(result.results[i], fragile[i].lines + 3 * edge_slack(fragile[i].lines), c)) {
+        d.settled.push_back(fragile[i].stride);
+        continue;
+      }
+      d.strides.push_back(fragile[i].stride);
+      d.without_edge.push_back(fragile[i].stride);
+    }
   }
 
   static device::ChaseRequest placed(std::uint64_t lines, std::uint64_t stride, int sm) {

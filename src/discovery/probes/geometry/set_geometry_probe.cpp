@@ -257,10 +257,13 @@ class SetGeometryProbe final : public Probe {
           ++k;  // past the translation bound: says nothing
           continue;
         }
-        if (overflowed(result.results[k++], n, *classifier))
+        const auto& r = result.results[k++];
+        if (overflowed(r, n, *classifier)) {
           s.hi = n;
-        else
+        } else {
           s.lo = n;
+          classifier->learn(r, n);
+        }
       }
       ++steps;
     }

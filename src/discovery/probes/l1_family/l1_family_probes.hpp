@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "analysis/inference.hpp"
+#include "device/info.hpp"
+#include "device/requests.hpp"
+#include "device/results.hpp"
 #include "discovery/probe.hpp"
 #include "discovery/target.hpp"
 #include "model/keys.hpp"
@@ -23,10 +26,14 @@ std::string probe_name(const Target& t, const std::string& kind);
 
 // Cold stride sweep -> fetch granularity (fetch_probe.cpp).
 std::unique_ptr<Probe> make_fetch_probe(const Target& t);
-// Doubling bracket + per-SM sweep -> size with interval (size_probe.cpp).
-std::unique_ptr<Probe> make_size_probe(const Target& t);
-// Stride sweep just past capacity -> line size (line_probe.cpp).
-std::unique_ptr<Probe> make_line_probe(const Target& t);
+// Doubling bracket + per-SM sweep -> size with interval (size_probe.cpp). With `one_cache_with`
+// (earlier views that may be the same physical cache), a sharing test and a few sizes around each
+// view's size come first, in turn, and the full search runs only where none confirms.
+std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<Target> one_cache_with = {});
+// Stride sweep just past capacity -> line size (line_probe.cpp). Where this view's size was
+// confirmed as that of a view of `one_cache_with`, strides around that view's line confirm it
+// first.
+std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<Target> one_cache_with = {});
 // Hit latency in cycles and ns (latency_probe.cpp).
 std::unique_ptr<Probe> make_latency_probe(const Target& t);
 // Miss latency minus hit latency (miss_penalty_probe.cpp).
@@ -38,6 +45,18 @@ std::unique_ptr<Probe> make_presence_probe(const Target& t);
 std::unique_ptr<Probe> make_amount_probe(const Target& t);
 // One thread, two spaces evicting each other -> physically shared caches (sharing_probe.cpp).
 std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates);
+// One view of a cache in the sharing test: its size and the stride its chases use.
+struct SharingView {
+  Target target;
+  double size = 0;
+  std::uint32_t stride = 0;
+};
+// Adds the sharing test of `a` (the smaller view) against `b` to `batch`: two requests, A after a
+// tiny B (the reference), then A after B.
+void add_sharing_test(const SharingView& a, const SharingView& b, device::InterferenceBatch& batch);
+// The test-th sharing test of a batch's result: did B raise A's misses significantly?
+analysis::DisturbanceResult sharing_test_result(const device::ChaseBatchResult& result,
+                                                std::size_t test);
 // The views the sharing probe found to be one physical cache -> one size for them
 // (physical_cache_probe.cpp).
 std::unique_ptr<Probe> make_physical_cache_probe(std::vector<Target> candidates);

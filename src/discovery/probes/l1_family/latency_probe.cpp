@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
@@ -10,7 +12,35 @@ namespace gputopo::discovery {
 namespace {
 
 constexpr int kSms = 2;  // SMs per footprint
+// A level-2 target (the constant L1.5) may be shared by several SMs and lie nearer to some: its
+// chains run on this many SMs spread over the GPU, each over every footprint, and the latency is
+// the nearest SM's (on an H100, 93 cycles from some SMs, 98 from others).
+constexpr int kSpreadSms = 4;
 constexpr std::uint64_t kMaxLevelOneBytes = 64 * 1024;
+
+// The latency of the SM nearest to a shared level: chains[f * sms + i] ran footprint f on the
+// i-th SM; each SM's chains give its latency, the lowest wins; `by_sm` gets every SM's.
+std::optional<ChainLatency> nearest_sm_latency(std::span<const device::ChaseResult> chains,
+                                               std::span<const std::uint64_t> chained,
+                                               const std::optional<FasterHits>& faster, int sms,
+                                               model::Json& by_sm) {
+  std::optional<ChainLatency> best;
+  by_sm = model::Json::array();
+  for (int i = 0; i < sms; ++i) {
+    std::vector<device::ChaseResult> mine;
+    std::vector<std::uint64_t> bytes;
+    for (std::size_t c = static_cast<std::size_t>(i); c < chains.size();
+         c += static_cast<std::size_t>(sms)) {
+      mine.push_back(chains[c]);
+      bytes.push_back(chained[c]);
+    }
+    auto one = chain_latency(mine, bytes, faster);
+    if (!one) continue;
+    by_sm.push_back({{"sm", mine.front().sm}, {"cycles", one->cycles}});
+    if (!best || one->cycles < best->cycles) best = std::move(one);
+  }
+  return best;
+}
 
 // Hit latency: dependent chains over two footprints well inside the cache (a quarter and an eighth
 // of it), on a few SMs at once, each timed as a whole; per-load chases over the larger footprint
@@ -71,25 +101,19 @@ class LatencyProbe final : public Probe {
       f = round_up(std::max<std::uint64_t>(f, stride), stride);
     }
 
-    device::ChaseBatch batch;
-    batch.carveout_percent = carveout_for(ctx, t_);
-    const int sms = std::min(kSms, std::max(ctx.info().sm_count(), 1));
-    std::vector<std::uint64_t> chained;
-    for (const auto bytes : footprints)
-      for (int i = 0; i < sms; ++i) {
-        batch.requests.push_back(chain_request(t_.space, bytes, stride, 2));
-        chained.push_back(bytes);
-      }
-    const std::size_t per_load_first = batch.requests.size();
-    for (int i = 0; i < sms; ++i)
-      batch.requests.push_back(chase_request(t_.space, footprints.back(), stride, 2, 1024));
-    ctx.expect_batches(1);
-    const auto result = ctx.chase(batch);
+    const Chains run = run_chains(ctx, footprints, stride);
+    const auto& result = run.result;
+    const auto& chained = run.chained;
+    const int sms = run.sms;
+    const bool spread = run.spread;
+    const std::size_t per_load_first = chained.size();
     record_carveout(ctx, t_, result.conditions);
 
     const auto chains = std::span(result.results).first(per_load_first);
     const auto faster = t_.level > 1 ? front_hits(ctx, footprints, stride, weaker) : std::nullopt;
-    const auto latency = chain_latency(chains, chained, faster);
+    model::Json by_sm;
+    const auto latency = spread ? nearest_sm_latency(chains, chained, faster, sms, by_sm)
+                                : chain_latency(chains, chained, faster);
     if (!latency) return fail("the chains returned no timing");
     std::vector<double> per_load;
     double overhead = 0;
@@ -100,18 +124,60 @@ class LatencyProbe final : public Probe {
     }
     const auto loads = per_load_evidence(per_load, overhead);
     const double dominant = loads.value("dominantLevelShare", 0.0);
-    const std::string method = "dependent chain timed as a whole (cycles / loads) over " +
-                               std::to_string(footprints.front()) + " to " +
-                               std::to_string(footprints.back()) + " B at " +
-                               std::to_string(stride) + " B stride on " + std::to_string(sms) +
-                               " SMs each; confidence: agreement of the footprints and the "
-                               "share of per-load samples in one level";
+    const std::string method =
+        "dependent chain timed as a whole (cycles / loads) over " +
+        std::to_string(footprints.front()) + " to " + std::to_string(footprints.back()) + " B at " +
+        std::to_string(stride) + " B stride on " + std::to_string(sms) +
+        (spread ? " SMs spread over the GPU, the nearest SM's" : " SMs each") +
+        "; confidence: agreement of the footprints and the "
+        "share of per-load samples in one level";
     put_chain_latency(ctx, t_.element, kLatencyKeys, *latency, result.conditions, method, dominant,
                       join(weaker));
     add_evidence(ctx, t_.element, keys::latency, "perLoad", loads);
+    if (spread) add_evidence(ctx, t_.element, keys::latency, "bySm", by_sm);
   }
 
  private:
+  struct Chains {
+    device::ChaseBatchResult result;
+    std::vector<std::uint64_t> chained;  // the footprint of each chain, in order
+    int sms = 0;
+    bool spread = false;
+  };
+  // The chains over every footprint on `sms` SMs, then per-load chases of the largest. A level-2
+  // target pins its chains to SMs spread over the GPU; a replay recorded before it did falls back
+  // to chains on any SMs.
+  Chains run_chains(Context& ctx, const std::vector<std::uint64_t>& footprints,
+                    std::uint32_t stride) const {
+    if (t_.level > 1) {
+      try {
+        return chains_on(ctx, footprints, stride, true);
+      } catch (const device::Error&) {
+      }
+    }
+    return chains_on(ctx, footprints, stride, false);
+  }
+  Chains chains_on(Context& ctx, const std::vector<std::uint64_t>& footprints, std::uint32_t stride,
+                   bool spread) const {
+    const int sm_count = std::max(ctx.info().sm_count(), 1);
+    Chains out;
+    out.spread = spread;
+    out.sms = std::min(spread ? kSpreadSms : kSms, sm_count);
+    device::ChaseBatch batch;
+    batch.carveout_percent = carveout_for(ctx, t_);
+    for (const auto bytes : footprints)
+      for (int i = 0; i < out.sms; ++i) {
+        batch.requests.push_back(chain_request(t_.space, bytes, stride, 2));
+        if (spread) batch.requests.back().sm = i * sm_count / out.sms;
+        out.chained.push_back(bytes);
+      }
+    for (int i = 0; i < out.sms; ++i)
+      batch.requests.push_back(chase_request(t_.space, footprints.back(), stride, 2, 1024));
+    ctx.expect_batches(1);
+    out.result = ctx.chase(batch);
+    return out;
+  }
+
   // A level-2 target's chains still hit the level in front now and then where it replaces at
   // random: per-load samples over each distinct footprint, clustered with an all-hit reference
   // of the front level (half its size), give the share it served, which FasterHits takes out of

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <optional>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "analysis/cluster.hpp"
 #include "analysis/inference.hpp"
@@ -20,16 +22,24 @@ using analysis::StrideCurve;
 // The swept array exceeds the cache by these factors; it fits once stride >= factor * line.
 constexpr double kOversizes[] = {1.5, 2.5};
 
+// Strides swept: all (from half the fetch granularity to 4 KiB), or a narrower range.
+struct StrideRange {
+  std::uint64_t from = 0;
+  std::uint64_t to = 4096;
+};
+
 // One array half again as large as the cache, chased at strides from the fetch granularity up:
 // while the stride is below the line size every line is touched and the array misses; a larger
 // stride touches array/stride lines, which fit once stride >= line * array / cache.
 class LineProbe final : public Probe {
  public:
-  explicit LineProbe(const Target& t) : Probe(probe_name(t, "line"), {t.element}), t_(t) {
-    declare({{t.element, &keys::globalLoadsCached},
-             {t.element, &keys::fetchGranularity},
-             {t.element, &keys::size}},
-            {{t.element, &keys::lineSize}, {t.element, &keys::carveout}});
+  LineProbe(const Target& t, std::vector<Target> one_cache_with)
+      : Probe(probe_name(t, "line"), {t.element}), t_(t), with_(std::move(one_cache_with)) {
+    std::vector<Finding> reads = {{t.element, &keys::globalLoadsCached},
+                                  {t.element, &keys::fetchGranularity},
+                                  {t.element, &keys::size}};
+    for (const Target& w : with_) reads.push_back({w.element, &keys::lineSize});
+    declare(std::move(reads), {{t.element, &keys::lineSize}, {t.element, &keys::carveout}});
   }
 
   void run(Context& ctx) override {
@@ -44,6 +54,8 @@ class LineProbe final : public Probe {
     const std::uint32_t fg = fetch_granularity_or(ctx, t_, 32, weaker);
 
     const double cache = *size.value;
+    model::Json one_cache;
+    if (one_cache_line(ctx, cache, fg, one_cache)) return;
     model::Json sweeps = model::Json::array();
     std::vector<Raw> raws;
     std::optional<analysis::Estimate> e;
@@ -99,6 +111,7 @@ class LineProbe final : public Probe {
     }
     a.evidence = {{"cacheBytes", cache}, {"sweeps", sweeps}};
     if (!fit_json.is_null()) a.evidence["footprintFit"] = fit_json;
+    if (!one_cache.is_null()) a.evidence["oneCacheWith"] = one_cache;
     ctx.put(t_.element, keys::lineSize, std::move(a));
   }
 
@@ -110,9 +123,48 @@ class LineProbe final : public Probe {
     std::vector<analysis::SweepPoint> points;
   };
 
+  // Where this view's size was confirmed as one physical cache with a view of `with_` (its size
+  // evidence) and that view's line L is established, one sweep of strides from L/2 to 2.5 L (the
+  // change sits at 1.5 L) must read L too; then this view takes that view's line and returns true.
+  // Otherwise `check` says why, and the full sweeps run.
+  bool one_cache_line(Context& ctx, double cache, std::uint32_t fg, model::Json& check) {
+    const model::Attribute* size = ctx.get(t_.element, keys::size);
+    if (!size || !size->evidence.is_object()) return false;
+    const auto found = size->evidence.find("oneCacheWith");
+    if (found == size->evidence.end() || !found->is_object() || !found->value("confirmed", false))
+      return false;
+    const std::string view = found->value("view", "");
+    if (std::none_of(with_.begin(), with_.end(),
+                     [&](const Target& w) { return w.element == view; }))
+      return false;
+    check = {{"view", view}};
+    const model::Attribute* other = ctx.get(view, keys::lineSize);
+    const Input line = ctx.input(view, keys::lineSize);
+    if (!line || !other) {
+      check["reason"] = "its line is not established";
+      return false;
+    }
+    model::Json sweeps = model::Json::array();
+    std::vector<Raw> raws;
+    const auto e = sweep_once(ctx, cache, fg, kOversizes[0], sweeps, raws,
+                              {static_cast<std::uint64_t>(*line.value / 2),
+                               static_cast<std::uint64_t>(*line.value * 2.5)});
+    check["sweeps"] = sweeps;
+    if (!e || !e->established || e->value != *line.value) {
+      check["reason"] = "the strides around 1.5 x its line do not read the same line";
+      return false;
+    }
+    model::Attribute a = *other;
+    a.confidence = std::min(other->confidence.value_or(0.0), e->confidence);
+    a.method = other->method + " of " + view + ", confirmed on this view";
+    a.evidence = {{"cacheBytes", cache}, {"oneCacheWith", check}};
+    ctx.put(t_.element, keys::lineSize, std::move(a));
+    return true;
+  }
+
   std::optional<analysis::Estimate> sweep_once(Context& ctx, double cache, std::uint32_t fg,
                                                double oversize, model::Json& sweeps,
-                                               std::vector<Raw>& raws) {
+                                               std::vector<Raw>& raws, StrideRange range = {}) {
     std::uint64_t array = round_up(static_cast<std::uint64_t>(cache * oversize), fg);
     if (t_.space_limit_bytes) array = std::min(array, t_.space_limit_bytes);
     if (static_cast<double>(array) <= cache * 1.25) return std::nullopt;
@@ -120,11 +172,12 @@ class LineProbe final : public Probe {
     // (a power of two >= the granularity), so the touched lines spread over every set instead of
     // aliasing into a fraction of them. Up to 4 KiB (lines up to 1 KiB), 6 elements at least.
     const std::uint64_t base = std::max<std::uint64_t>(4, fg / 4);
-    const std::uint64_t max_stride = std::min<std::uint64_t>(4096, array / 6);
+    const std::uint64_t max_stride = std::min<std::uint64_t>(range.to, array / 6);
     device::ChaseBatch batch;
     batch.carveout_percent = carveout_for(ctx, t_);
     std::vector<std::uint64_t> strides;
-    for (std::uint64_t s = base * (fg / 2 / base | 1); s <= max_stride; s += 2 * base) {
+    const std::uint64_t first = std::max<std::uint64_t>(fg / 2, range.from);
+    for (std::uint64_t s = base * (first / base | 1); s <= max_stride; s += 2 * base) {
       batch.requests.push_back(
           chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024, 512));
       // All on one SM, one launch each: concurrent SMs add early misses near capacity on
@@ -221,10 +274,13 @@ class LineProbe final : public Probe {
   }
 
   Target t_;
+  std::vector<Target> with_;
 };
 
 }  // namespace
 
-std::unique_ptr<Probe> make_line_probe(const Target& t) { return std::make_unique<LineProbe>(t); }
+std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<Target> one_cache_with) {
+  return std::make_unique<LineProbe>(t, std::move(one_cache_with));
+}
 
 }  // namespace gputopo::discovery

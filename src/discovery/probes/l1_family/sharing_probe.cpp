@@ -13,12 +13,6 @@
 namespace gputopo::discovery {
 namespace {
 
-struct SharingView {
-  Target target;
-  double size = 0;
-  std::uint32_t stride = 0;
-};
-
 // For every pair of views (A the smaller, B the larger): A after a tiny B, then A after B.
 // Returns the (A, B) view indices in the order of the batch's request pairs.
 std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<SharingView>& views,
@@ -27,20 +21,7 @@ std::vector<std::pair<std::size_t, std::size_t>> add_pairs(const std::vector<Sha
   for (std::size_t i = 0; i < views.size(); ++i) {
     for (std::size_t j = i + 1; j < views.size(); ++j) {
       const bool i_smaller = views[i].size <= views[j].size;
-      const SharingView& a = i_smaller ? views[i] : views[j];
-      const SharingView& b = i_smaller ? views[j] : views[i];
-      std::uint64_t b_bytes = static_cast<std::uint64_t>(std::max(b.size, 2 * a.size));
-      if (b.target.space_limit_bytes) b_bytes = std::min(b_bytes, b.target.space_limit_bytes);
-      device::InterferenceRequest r;
-      r.placement = device::InterferenceRequest::Placement::SameThread;
-      r.a = chase_request(a.target.space,
-                          round_up(static_cast<std::uint64_t>(a.size * 0.75), a.stride), a.stride,
-                          1, 1024);
-      r.b = chase_request(b.target.space, round_up(b_bytes, b.stride), b.stride, 1, 256);
-      auto ref = r;
-      ref.b = chase_request(b.target.space, b.stride, b.stride, 1, 16);
-      batch.requests.push_back(ref);
-      batch.requests.push_back(r);
+      add_sharing_test(i_smaller ? views[i] : views[j], i_smaller ? views[j] : views[i], batch);
       pairs.emplace_back(i_smaller ? i : j, i_smaller ? j : i);
     }
   }
@@ -94,9 +75,7 @@ class SharingProbe final : public Probe {
       ctx.expect_batches(1);
       const auto result = ctx.interfere(batch);
       for (std::size_t p = 0; p < pairs.size(); ++p) {
-        const auto ref = latencies(result.results[2 * p]);
-        const auto timed = latencies(result.results[2 * p + 1]);
-        const auto d = analysis::disturbance_test(ref, timed);
+        const auto d = sharing_test_result(result, p);
         const auto [a, b] = pairs[p];
         if (d.disturbed) sets.join(a, b);
         // Disturbed: as sure as the test is significant. Not disturbed: as sure as A's miss
@@ -139,6 +118,27 @@ class SharingProbe final : public Probe {
 };
 
 }  // namespace
+
+void add_sharing_test(const SharingView& a, const SharingView& b,
+                      device::InterferenceBatch& batch) {
+  std::uint64_t b_bytes = static_cast<std::uint64_t>(std::max(b.size, 2 * a.size));
+  if (b.target.space_limit_bytes) b_bytes = std::min(b_bytes, b.target.space_limit_bytes);
+  device::InterferenceRequest r;
+  r.placement = device::InterferenceRequest::Placement::SameThread;
+  r.a = chase_request(a.target.space, round_up(static_cast<std::uint64_t>(a.size * 0.75), a.stride),
+                      a.stride, 1, 1024);
+  r.b = chase_request(b.target.space, round_up(b_bytes, b.stride), b.stride, 1, 256);
+  auto ref = r;
+  ref.b = chase_request(b.target.space, b.stride, b.stride, 1, 16);
+  batch.requests.push_back(ref);
+  batch.requests.push_back(r);
+}
+
+analysis::DisturbanceResult sharing_test_result(const device::ChaseBatchResult& result,
+                                                std::size_t test) {
+  return analysis::disturbance_test(latencies(result.results[2 * test]),
+                                    latencies(result.results[2 * test + 1]));
+}
 
 std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates) {
   return std::make_unique<SharingProbe>(std::move(candidates));

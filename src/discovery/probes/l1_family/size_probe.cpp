@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
@@ -13,15 +15,20 @@ namespace {
 // the level in front of it, so that the first change it finds is its own.
 class SizeProbe final : public Probe {
  public:
-  explicit SizeProbe(const Target& t) : Probe(probe_name(t, "size"), {t.element}), t_(t) {
-    declare({{t.element, &keys::globalLoadsCached},
-             {t.element, &keys::fetchGranularity},
-             {t.inner, &keys::size},
-             {t.inner, &keys::lineSize},
-             {t.inner, &keys::fetchGranularity},
-             {t.inner, &keys::latency},
-             {t.inner, &keys::missPenalty}},
-            {{t.element, &keys::size}, {t.element, &keys::carveout}});
+  SizeProbe(const Target& t, std::vector<Target> one_cache_with)
+      : Probe(probe_name(t, "size"), {t.element}), t_(t), with_(std::move(one_cache_with)) {
+    std::vector<Finding> reads = {{t.element, &keys::globalLoadsCached},
+                                  {t.element, &keys::fetchGranularity},
+                                  {t.inner, &keys::size},
+                                  {t.inner, &keys::lineSize},
+                                  {t.inner, &keys::fetchGranularity},
+                                  {t.inner, &keys::latency},
+                                  {t.inner, &keys::missPenalty}};
+    for (const Target& w : with_) {
+      reads.push_back({w.element, &keys::size});
+      reads.push_back({w.element, &keys::fetchGranularity});
+    }
+    declare(std::move(reads), {{t.element, &keys::size}, {t.element, &keys::carveout}});
   }
 
   void run(Context& ctx) override {
@@ -76,6 +83,8 @@ class SizeProbe final : public Probe {
       return;
     }
 
+    model::Json one_cache;
+    if (any_one_cache_size(ctx, spec, one_cache)) return;
     const auto r = search_size(ctx, spec);
     record_carveout(ctx, t_, r.conditions);
     model::Attribute a;
@@ -99,6 +108,7 @@ class SizeProbe final : public Probe {
     }
     a.evidence = r.evidence;
     a.evidence["batches"] = r.batches;
+    if (!one_cache.is_null()) a.evidence["oneCacheWith"] = one_cache;
     ctx.put(t_.element, keys::size, std::move(a));
   }
 
@@ -116,6 +126,68 @@ class SizeProbe final : public Probe {
     return median > 0 ? median + *penalty.value / 2 : 0;
   }
 
+  // Tries each earlier view in turn: true where one confirms; `checks` holds the failed ones.
+  bool any_one_cache_size(Context& ctx, const SizeSearchSpec& spec, model::Json& checks) {
+    for (const Target& w : with_) {
+      model::Json check;
+      if (one_cache_size(ctx, spec, w, check)) return true;
+      if (checks.is_null()) checks = model::Json::array();
+      checks.push_back(check);
+    }
+    return false;
+  }
+
+  // Where the earlier view `with` is the same physical cache (the sharing test at its size) and
+  // this view's misses rise at that size too (confirm_size), this view takes that view's size
+  // and returns true; otherwise `check` holds why not.
+  bool one_cache_size(Context& ctx, const SizeSearchSpec& spec, const Target& with,
+                      model::Json& check) {
+    const model::Attribute* other = ctx.get(with.element, keys::size);
+    const Input size = ctx.input(with.element, keys::size);
+    check = {{"view", with.element}};
+    if (!size || !other || !other->interval) {
+      check["reason"] = "its size is not established";
+      return false;
+    }
+    std::vector<std::string> unused;
+    const auto other_stride = fetch_granularity_or(ctx, with, spec.stride, unused);
+    device::InterferenceBatch batch;
+    batch.carveout_percent = spec.carveout;
+    add_sharing_test({t_, *size.value, spec.stride}, {with, *size.value, other_stride}, batch);
+    ctx.expect_batches(2);
+    analysis::DisturbanceResult d;
+    SizeConfirmation c;
+    try {  // a replay recorded without these checks runs the full search
+      d = sharing_test_result(ctx.interfere(batch), 0);
+      if (d.disturbed) c = confirm_size(ctx, spec, *size.value);
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      check["reason"] = std::string("the device could not run the checks: ") + e.what();
+      return false;
+    }
+    check["sharingTest"] = {{"disturbed", d.disturbed},
+                            {"pValue", d.p_value},
+                            {"missWithoutB", d.reference_miss},
+                            {"missWithB", d.disturbed_miss}};
+    if (!d.disturbed) {
+      check["reason"] = "not one physical cache by the sharing test";
+      return false;
+    }
+    check["confirm"] = c.evidence;
+    if (!c.confirmed) {
+      check["reason"] = c.reason;
+      return false;
+    }
+    record_carveout(ctx, t_, c.conditions);
+    check["confirmed"] = true;
+    model::Attribute a = *other;
+    a.confidence = std::min({other->confidence.value_or(0.0), 1 - d.p_value, 1 - c.p_value});
+    a.method = "pchase-size-sweep of " + with.element + ", confirmed on this view";
+    a.evidence = {{"oneCacheWith", check}, {"batches", 2}};
+    ctx.put(t_.element, keys::size, std::move(a));
+    return true;
+  }
+
   std::uint32_t inner_unit(const Context& ctx) const {
     Input unit = ctx.input(t_.inner, keys::lineSize);
     if (!unit) unit = ctx.input(t_.inner, keys::fetchGranularity);
@@ -123,10 +195,13 @@ class SizeProbe final : public Probe {
   }
 
   Target t_;
+  std::vector<Target> with_;
 };
 
 }  // namespace
 
-std::unique_ptr<Probe> make_size_probe(const Target& t) { return std::make_unique<SizeProbe>(t); }
+std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<Target> one_cache_with) {
+  return std::make_unique<SizeProbe>(t, std::move(one_cache_with));
+}
 
 }  // namespace gputopo::discovery

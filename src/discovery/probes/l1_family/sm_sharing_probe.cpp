@@ -67,10 +67,12 @@ class SmSharingProbe final : public Probe {
                             {"decisions", g.decisions},
                             {"groupSizes", sizes},
                             {"groupsFound", groups.size()}};
-    if (spec_.all_groups)
+    if (spec_.all_groups) {
       evidence["smGroups"] = groups;
-    else
+      model::set_shared_cache(ctx.topology(), t_.element, groups);
+    } else {
       evidence["groupOfSm"] = model::Json{{"sm", groups.front().front()}, {"sms", groups.front()}};
+    }
     const std::string method =
         spec_.all_groups ? "two-SM interference, every SM against every SM not yet grouped"
                          : "two-SM interference, SM 0 against every other SM";

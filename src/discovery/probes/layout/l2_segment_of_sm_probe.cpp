@@ -1,9 +1,10 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "discovery/context.hpp"
+#include "discovery/discovery_options.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/options.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 #include "discovery/sm_groups.hpp"
 
@@ -28,22 +29,6 @@ constexpr double kWarmShare = 0.55;
 constexpr double kMinEffect = 0.5;
 constexpr double kMinGap = 0.25;
 
-SmGroups groups_in(const model::Attribute* a, const char* key) {
-  SmGroups out;
-  if (!a || !a->evidence.is_object() || !a->evidence.contains(key)) return out;
-  for (const auto& g : a->evidence[key]) {
-    std::vector<int> sms;
-    for (const auto& sm : g)
-      if (sm.is_number_integer()) sms.push_back(sm.get<int>());
-    if (!sms.empty()) out.push_back(std::move(sms));
-  }
-  return out;
-}
-
-const model::Attribute* compute_finding(const Context& ctx, const model::Key& key) {
-  return model::find(ctx.compute(), key.name);
-}
-
 // The units whose SMs are taken to load through one segment, and what they are: the GPCs found
 // and the SMs no GPC holds in the units that ran together, else the TPCs, else single SMs.
 struct Units {
@@ -55,17 +40,17 @@ struct Units {
 Units units_of(const Context& ctx) {
   const int sms = ctx.info().sm_count();
   Units u;
-  const auto* gpc = compute_finding(ctx, model::keys::gpcCount);
-  u.units = groups_in(gpc, "gpcs");
+  const model::Topology& topology = ctx.topology();
+  u.units = topology.gpc_sms();
   u.gpcs = u.units.size();
   u.kind = "GPC";
   if (u.units.empty()) {
-    u.units = groups_in(compute_finding(ctx, model::keys::tpcCount), "tpcs");
+    u.units = topology.tpc_sms();
     u.kind = u.units.empty() ? "SM" : "TPC";
   }
   std::set<int> placed;
   for (const auto& g : u.units) placed.insert(g.begin(), g.end());
-  for (const auto& g : groups_in(gpc, "uncoveredUnits"))
+  for (const auto& g : topology.loose_units)
     if (std::none_of(g.begin(), g.end(), [&](int s) { return placed.count(s) > 0; })) {
       u.units.push_back(g);
       placed.insert(g.begin(), g.end());
@@ -127,8 +112,13 @@ class L2SegmentOfSmProbe final : public Probe {
       for (const int rep : found.groups[g])
         for (std::size_t k = 0; k < u.units.size(); ++k)
           if (u.units[k].front() == rep) of_unit[k] = static_cast<int>(g);
+    std::vector<std::optional<int>> segment_of(of_sm.size());
     for (std::size_t k = 0; k < u.units.size(); ++k)
-      for (const int s : u.units[k]) of_sm[static_cast<std::size_t>(s)] = of_unit[k];
+      for (const int s : u.units[k]) {
+        of_sm[static_cast<std::size_t>(s)] = of_unit[k];
+        if (of_unit[k] >= 0) segment_of[static_cast<std::size_t>(s)] = of_unit[k];
+      }
+    model::set_segment_of_sm(ctx.topology(), segment_of);
     model::Json evidence = {{"segmentOfSm", of_sm},         {"testedSms", spec.sms},
                             {"groups", found.groups},       {"units", u.kind},
                             {"arrayBytes", spec.bytes},     {"strideBytes", spec.stride},

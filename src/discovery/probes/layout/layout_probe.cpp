@@ -224,6 +224,7 @@ class LayoutProbe final : public Probe {
     count.reason = t.reason;
     count.evidence = evidence;
     ctx.put_compute(keys::tpcCount, count);
+    model::set_tpcs(ctx.topology(), sms, t.tpcs);
     if (t.sms_per_tpc > 0) {
       auto per = model::Attribute::measured(t.sms_per_tpc, "", t.method, t.confidence);
       per.reason = t.reason;
@@ -271,7 +272,7 @@ class LayoutProbe final : public Probe {
     const auto& [gpcs, apart, unknown, placed_by_counts] = placed;
     evidence["occupancyFit"] = occupancy_evidence(fit);
     evidence["gpcs"] = groups_json(gpcs);
-    put_placement(evidence, gpcs, sms, 0.9, placed_by_counts);
+    put_placement(ctx, evidence, gpcs, sms, 0.9, placed_by_counts, units);
     if (unknown.empty() && apart.empty()) {
       // Every loose unit has one GPC that the counts need it in.
       auto count = model::Attribute::measured(static_cast<double>(gpcs.size()), "",
@@ -316,7 +317,7 @@ class LayoutProbe final : public Probe {
     evidence["predictedClustersAtOnce"] = counts_json(predicted);
     const bool agree = predicted == counts;
     const double confidence = agree ? 0.95 : 0.5;
-    put_placement(evidence, gpcs, sms, confidence, {});
+    put_placement(ctx, evidence, gpcs, sms, confidence, {}, {});
     auto count = model::Attribute::measured(
         static_cast<double>(gpcs.size()), "",
         method + (agree ? "; the clusters-at-once counts agree" : ""), confidence);
@@ -330,9 +331,11 @@ class LayoutProbe final : public Probe {
   }
 
   // The GPC of each SM (null where not placed) and the confidence of each placement: `confidence`
-  // for SMs that shared a cluster, 0.8 for SMs `by_counts` placed.
-  static void put_placement(model::Json& evidence, const SmGroups& gpcs, int sms, double confidence,
-                            const std::set<int>& by_counts) {
+  // for SMs that shared a cluster, 0.8 for SMs `by_counts` placed; into the evidence and the
+  // topology, with the `loose` units of SMs in no GPC.
+  static void put_placement(Context& ctx, model::Json& evidence, const SmGroups& gpcs, int sms,
+                            double confidence, const std::set<int>& by_counts,
+                            const SmGroups& loose) {
     model::Json gpc_of = model::Json::array();
     model::Json sure = model::Json::array();
     std::vector<int> of(static_cast<std::size_t>(std::max(sms, 0)), -1);
@@ -346,6 +349,7 @@ class LayoutProbe final : public Probe {
                                                           : confidence);
     evidence["gpcOfSm"] = gpc_of;
     evidence["placementConfidence"] = sure;
+    model::set_gpcs(ctx.topology(), sms, gpcs, sure.get<std::vector<double>>(), loose);
   }
 
   static model::Json counts_json(const std::map<int, int>& counts) {

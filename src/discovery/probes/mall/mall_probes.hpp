@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "device/device_info.hpp"
+#include "device/info.hpp"
 #include "discovery/probe.hpp"
 
 // A memory-side cache between the L2 and device memory (AMD's Infinity Cache, "mall"): found by the

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/clean_level.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
@@ -88,6 +89,8 @@ class TlbProbe final : public Probe {
       granule_.reset();
       line_cost_.clear();
       line_points_ = model::Json::array();
+      reference_outliers_ = 0;
+      worst_outliers_ = 0;
       found_ = &outcome_[static_cast<std::size_t>(m)];
       found_->clear();
       try {
@@ -245,12 +248,15 @@ class TlbProbe final : public Probe {
   // returns the L2 hit's cycles.
   double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
                 std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
-    const double base = cycles_of(sw.result.results[0]);
     {
-      const auto& reference = sw.result.results[0];
-      const auto sum = analysis::summarize(segment_latencies(reference));
-      load_sd_ = 1.4826 * sum.mad * std::sqrt(static_cast<double>(segment_loads_of(reference)));
+      // The reference holds no translation miss: its segments that a slow load threw high tell
+      // how many of any chain's segments to leave out for that reason.
+      const auto s = segment_latencies(sw.result.results[0]);
+      const auto clean = analysis::clean_level(s);
+      reference_outliers_ = clean.outlier_share;
+      load_sd_ = clean.sd * std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
     }
+    const double base = cycles_of(sw.result.results[0]);
     const auto& r = sw.result.results;
     hit_ = base;
     read_line_references(sw.result, 1 + 8 * sw.strides.size());
@@ -368,22 +374,17 @@ class TlbProbe final : public Probe {
 
     const std::string method =
         "dependent chains of global loads through the L2 (ld.global.cg) on SM " +
-        std::to_string(kLatencySm) + ", timed as a whole, every line an L2 hit: " + count_text +
-        "; a level is a step of the latency over the element count";
+        std::to_string(kLatencySm) +
+        ", timed in short segments less those a slow load threw high, "
+        "every line an L2 hit: " +
+        count_text + "; a level is a step of the latency over the element count";
     if (levels.empty()) {
       not_established("no latency step in " + count_text + ": every TLB level holds more than " +
                           std::to_string(top) + " pages of " + bytes_text(page) + limit_note,
                       evidence, true);
       return;
     }
-    const bool ended_in_rise = !levels.back().above;
-    auto count = model::Attribute::measured(static_cast<std::uint64_t>(levels.size()), "", method,
-                                            ended_in_rise ? 0.4 : 0.9);
-    count.evidence = evidence;
-    if (!full)
-      count.evidence["note"] =
-          "levels holding more than " + std::to_string(top) + " pages need --depth full";
-    keep("tlb", keys::tlbLevels, count);
+    put_count(levels, method, full ? "" : std::to_string(top), evidence);
     for (std::size_t k = 0; k < levels.size(); ++k)
       put_level(static_cast<int>(k + 1), levels[k], page, method);
     for (int k = static_cast<int>(levels.size()) + 1; k <= kMaxLevels; ++k)
@@ -417,6 +418,22 @@ class TlbProbe final : public Probe {
     return sweep;
   }
 
+  // tlb.tlbLevels. The steps stand on the segments that survived the slow loads: past a quarter
+  // left out in some chain, less so (analysis::outlier_confidence). `quick_top`: the quick run's
+  // page limit ("" at full depth).
+  void put_count(const std::vector<Level>& levels, const std::string& method,
+                 const std::string& quick_top, model::Json& evidence) {
+    const bool ended_in_rise = !levels.back().above;
+    evidence["worstOutlierShare"] = worst_outliers_;
+    auto count = model::Attribute::measured(
+        static_cast<std::uint64_t>(levels.size()), "", method,
+        (ended_in_rise ? 0.4 : 0.9) * analysis::outlier_confidence(worst_outliers_));
+    count.evidence = evidence;
+    if (!quick_top.empty())
+      count.evidence["note"] = "levels holding more than " + quick_top + " pages need --depth full";
+    keep("tlb", keys::tlbLevels, count);
+  }
+
   // Runs the batch with its largest arrays first, so that the backend allocates its array memory
   // once per batch rather than at every larger array; results come back in the batch's order.
   device::ChaseBatchResult chase_largest_first(Context& ctx, const device::ChaseBatch& batch) {
@@ -445,17 +462,36 @@ class TlbProbe final : public Probe {
         std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
     auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
                            static_cast<std::uint32_t>(timed));
-    r.segment_loads = device::kChainSegmentLoads;
     r.sm = kLatencySm;
     if (mapping_ == device::Mapping::Scattered) r.mapping = mapping_;
     return r;
   }
-  // Cycles per load: the lower quartile of the 256-load segments (a rare slow load lengthens one
-  // segment; a level missing in some of its sets lengthens every segment alike, where in short
-  // segments it would lengthen a few, which a clean level leaves out).
-  static double cycles_of(const device::ChaseResult& r) {
+  // Cycles per load. The chain's short segments less those a rare slow load threw high (at most
+  // as many as the reference's share of them allows: analysis::high_trimmed) are averaged in
+  // windows of kChainSegmentLoads loads, and the lower quartile of the windows is the latency: a
+  // level missing in a few of its sets lengthens every window alike, a few lines that the L2
+  // loses lengthen a few windows, which the quartile leaves out. The share of segments left out is
+  // kept as the evidence's worst.
+  double cycles_of(const device::ChaseResult& r) {
     const auto s = segment_latencies(r);
-    return s.empty() ? 0 : analysis::quantile(s, 0.25);
+    if (s.empty()) return 0;
+    const auto level = analysis::high_trimmed(
+        s, 4.0, 0.01, analysis::outlier_allowance(s.size(), reference_outliers_));
+    worst_outliers_ = std::max(worst_outliers_, level.outlier_share);
+    auto sorted = s;
+    std::sort(sorted.begin(), sorted.end());
+    const double highest_kept = sorted[std::max<std::size_t>(level.clean, 1) - 1];
+    const std::size_t per_window =
+        std::max<std::size_t>(1, device::kChainSegmentLoads / segment_loads_of(r));
+    std::vector<double> windows;
+    for (std::size_t w = 0; w < s.size(); w += per_window) {
+      double sum = 0;
+      int kept = 0;
+      for (std::size_t k = w; k < std::min(s.size(), w + per_window); ++k)
+        if (s[k] <= highest_kept) sum += s[k], ++kept;
+      if (kept > 0) windows.push_back(sum / kept);
+    }
+    return analysis::quantile(windows, 0.25);
   }
   // The smallest count in (lo, hi] whose latency meets `rises(cycles, noise)`; `hi` is taken to
   // meet it. Each chain times twice its elements (at least 4096 loads); `noise` is four standard
@@ -510,7 +546,9 @@ class TlbProbe final : public Probe {
                             "the page of the stride sweep (tlb.pageSize): the level's step was "
                             "counted at one element a page",
                             0.8));
-    put(keys::entries, model::Attribute::measured(entries, "", method, 0.9));
+    put(keys::entries,
+        model::Attribute::measured(entries, "", method,
+                                   0.9 * analysis::outlier_confidence(worst_outliers_)));
     put(keys::reach, model::Attribute::measured(entries * page, "B", "entries x pageSize", 0.9));
     const auto sets = l.full_rise ? std::optional(*l.full_rise - l.first_rise + 1) : std::nullopt;
     if (sets && entries % *sets == 0)
@@ -709,6 +747,8 @@ class TlbProbe final : public Probe {
   std::map<std::uint64_t, double> line_cost_;    // what n lines add to hit_
   model::Json line_points_ = model::Json::array();
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
+  double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
+  double worst_outliers_ = 0;      // the largest share any chain left out
 };
 
 }  // namespace

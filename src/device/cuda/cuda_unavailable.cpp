@@ -1,4 +1,4 @@
-#include "device/cuda/backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 
 namespace gputopo::device::cuda {
 namespace {

@@ -1,13 +1,13 @@
-#include "host/locality.hpp"
+#include "numa/locality.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
-#include "host/hwloc_library.hpp"
+#include "numa/hwloc_library.hpp"
 
-namespace gputopo::host {
+namespace gputopo::numa {
 namespace {
 
 std::string listed(const HwlocLibrary& h, hwloc_const_bitmap_t set) {
@@ -53,4 +53,4 @@ Locality locality_of(const std::string& pci_bus_id, const std::string& library) 
   return fail("hwloc does not list the PCI device " + pci_bus_id);
 }
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

@@ -7,7 +7,7 @@
 
 // hwloc loaded at run time: only its header (types, constants) is used at build time and nothing
 // links against libhwloc, so the binary starts where hwloc is absent.
-namespace gputopo::host {
+namespace gputopo::numa {
 
 // The hwloc functions gputopo uses, looked up in `library`; with them, a loaded topology of this
 // host. error() says why they cannot be used ("" when they can).
@@ -41,4 +41,4 @@ class HwlocLibrary {
   std::string error_;
 };
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

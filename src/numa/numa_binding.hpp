@@ -4,7 +4,7 @@
 #include <string>
 
 // Host memory bound to a NUMA node through hwloc, loaded at run time as for locality.hpp.
-namespace gputopo::host {
+namespace gputopo::numa {
 
 // Binds the pages of [address, address + bytes) to the NUMA node of OS index `node`
 // (hwloc_set_area_membind: bind, strict, migrate pages already there). Returns "" when bound,
@@ -12,4 +12,4 @@ namespace gputopo::host {
 std::string bind_to_numa_node(void* address, std::size_t bytes, int node,
                               const std::string& library = "libhwloc.so.15");
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

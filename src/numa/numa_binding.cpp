@@ -1,12 +1,12 @@
-#include "host/numa_binding.hpp"
+#include "numa/numa_binding.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
-#include "host/hwloc_library.hpp"
+#include "numa/hwloc_library.hpp"
 
-namespace gputopo::host {
+namespace gputopo::numa {
 
 std::string bind_to_numa_node(void* address, std::size_t bytes, int node,
                               const std::string& library) {
@@ -26,4 +26,4 @@ std::string bind_to_numa_node(void* address, std::size_t bytes, int node,
   return "";
 }
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

@@ -1,8 +1,8 @@
-#include "host/hwloc_library.hpp"
+#include "numa/hwloc_library.hpp"
 
 #include <dlfcn.h>
 
-namespace gputopo::host {
+namespace gputopo::numa {
 namespace {
 
 template <class F>
@@ -56,4 +56,4 @@ HwlocLibrary::~HwlocLibrary() {
   if (lib_ != nullptr) dlclose(lib_);
 }
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

@@ -4,7 +4,7 @@
 
 // Where a GPU sits in its host: the NUMA nodes and CPUs closest to it, from hwloc. hwloc is loaded
 // at run time, so that the binary starts on a host without it and says so.
-namespace gputopo::host {
+namespace gputopo::numa {
 
 struct Locality {
   bool established = false;
@@ -17,4 +17,4 @@ struct Locality {
 // the hwloc library `library` (Debian's libhwloc15 by default).
 Locality locality_of(const std::string& pci_bus_id, const std::string& library = "libhwloc.so.15");
 
-}  // namespace gputopo::host
+}  // namespace gputopo::numa

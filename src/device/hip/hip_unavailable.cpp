@@ -1,4 +1,4 @@
-#include "device/hip/backend.hpp"
+#include "device/hip/hip_backend.hpp"
 
 namespace gputopo::device::hip {
 
