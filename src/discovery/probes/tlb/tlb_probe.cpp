@@ -89,7 +89,8 @@ class TlbProbe final : public Probe {
       granule_.reset();
       line_cost_.clear();
       line_points_ = model::Json::array();
-      reference_outliers_ = 0;
+      reference_segments_ = 0;
+      reference_outlier_segments_ = 0;
       worst_outliers_ = 0;
       found_ = &outcome_[static_cast<std::size_t>(m)];
       found_->clear();
@@ -248,15 +249,9 @@ class TlbProbe final : public Probe {
   // returns the L2 hit's cycles.
   double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
                 std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
-    {
-      // The reference holds no translation miss: its segments that a slow load threw high tell
-      // how many of any chain's segments to leave out for that reason.
-      const auto s = segment_latencies(sw.result.results[0]);
-      const auto clean = analysis::clean_level(s);
-      reference_outliers_ = clean.outlier_share;
-      load_sd_ = clean.sd * std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
-    }
-    const double base = cycles_of(sw.result.results[0]);
+    load_sd_ = pool_reference(sw.result.results[0]).sd *
+               std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
+    const double base = cycles_of(sw.result.results[0], 2);
     const auto& r = sw.result.results;
     hit_ = base;
     read_line_references(sw.result, 1 + 8 * sw.strides.size());
@@ -268,8 +263,8 @@ class TlbProbe final : public Probe {
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
         const std::size_t at = 1 + 8 * i + 4 * f;
         const auto n = sw.pair_count[i][f];
-        const double w = std::min(cycles_of(r[at]), cycles_of(r[at + 2]));
-        const double x = std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3]));
+        const double w = std::min(cycles_of(r[at], n), cycles_of(r[at + 2], n));
+        const double x = std::min(cycles_of(r[at + 1], 2 * n), cycles_of(r[at + 3], 2 * n));
         wide[f].push_back(w - base - line_cost(n));
         narrow[f].push_back(x - base - line_cost(2 * n));
         stride_points.push_back({sw.strides[i], n, w, x});
@@ -289,11 +284,28 @@ class TlbProbe final : public Probe {
   }
   // Reads the references add_line_references appended, from result `first` on.
   void read_line_references(const device::ChaseBatchResult& result, std::size_t first) {
+    for (std::size_t k = 0; k < reference_counts_.size(); ++k)
+      pool_reference(result.results[first + k]);
     for (std::size_t k = 0; k < reference_counts_.size(); ++k) {
-      const double c = cycles_of(result.results[first + k]);
+      const double c = cycles_of(result.results[first + k], reference_counts_[k]);
       line_cost_[reference_counts_[k]] = c - hit_;
       line_points_.push_back({reference_counts_[k], c});
     }
+  }
+  // The references hold no translation miss: their segments that a slow load threw high tell how
+  // many of any chain's segments to leave out for that reason. Pooled over every reference of the
+  // mapping, as one short reference's share is too coarse (one segment of 32 is 3 %, which let a
+  // level's first misses, a few segments in each window, pass for slow loads).
+  analysis::CleanLevel pool_reference(const device::ChaseResult& r) {
+    const auto clean = analysis::clean_level(segment_latencies(r));
+    reference_segments_ += clean.n;
+    reference_outlier_segments_ += clean.n - clean.clean;
+    return clean;
+  }
+  double reference_outliers() const {
+    return reference_segments_ == 0 ? 0
+                                    : static_cast<double>(reference_outlier_segments_) /
+                                          static_cast<double>(reference_segments_);
   }
   // What `n` lines add to an L2 hit (0 where no reference measured n).
   double line_cost(std::uint64_t n) const {
@@ -410,8 +422,8 @@ class TlbProbe final : public Probe {
     read_line_references(sweep_result, 2 * counts.size());
     std::vector<SweepPoint> sweep;
     for (std::size_t i = 0; i < counts.size(); ++i) {
-      const double y = std::min(cycles_of(sweep_result.results[2 * i]),
-                                cycles_of(sweep_result.results[2 * i + 1]));
+      const double y = std::min(cycles_of(sweep_result.results[2 * i], counts[i]),
+                                cycles_of(sweep_result.results[2 * i + 1], counts[i]));
       sweep.push_back({counts[i], y - line_cost(counts[i])});
       raw.push_back({counts[i], sweep.back().cycles, y});
     }
@@ -466,32 +478,69 @@ class TlbProbe final : public Probe {
     if (mapping_ == device::Mapping::Scattered) r.mapping = mapping_;
     return r;
   }
-  // Cycles per load. The chain's short segments less those a rare slow load threw high (at most
-  // as many as the reference's share of them allows: analysis::high_trimmed) are averaged in
-  // windows of kChainSegmentLoads loads, and the lower quartile of the windows is the latency: a
-  // level missing in a few of its sets lengthens every window alike, a few lines that the L2
-  // loses lengthen a few windows, which the quartile leaves out. The share of segments left out is
-  // kept as the evidence's worst.
-  double cycles_of(const device::ChaseResult& r) {
+  // Cycles per load of a chain over `elements` (one load each, in address order). The chain's
+  // short segments less those a rare slow load threw high are averaged in windows of
+  // kChainSegmentLoads loads, and the lower quartile of the windows is the latency: a level missing
+  // in a few of its sets lengthens every window alike, a few lines that the L2 loses lengthen a few
+  // windows, which the quartile leaves out. A high segment is left out only where the loads one
+  // pass before or after it are not high too (translation misses recur every pass, slow loads do
+  // not), the highest first, at most as many as the references' share of them allows
+  // (analysis::outlier_allowance). The share left out is kept as the evidence's worst.
+  double cycles_of(const device::ChaseResult& r, std::uint64_t elements) {
     const auto s = segment_latencies(r);
     if (s.empty()) return 0;
-    const auto level = analysis::high_trimmed(
-        s, 4.0, 0.01, analysis::outlier_allowance(s.size(), reference_outliers_));
-    worst_outliers_ = std::max(worst_outliers_, level.outlier_share);
-    auto sorted = s;
-    std::sort(sorted.begin(), sorted.end());
-    const double highest_kept = sorted[std::max<std::size_t>(level.clean, 1) - 1];
+    const auto kept = slow_segments_kept(s, segment_loads_of(r), elements);
     const std::size_t per_window =
         std::max<std::size_t>(1, device::kChainSegmentLoads / segment_loads_of(r));
     std::vector<double> windows;
     for (std::size_t w = 0; w < s.size(); w += per_window) {
       double sum = 0;
-      int kept = 0;
+      int n = 0;
       for (std::size_t k = w; k < std::min(s.size(), w + per_window); ++k)
-        if (s[k] <= highest_kept) sum += s[k], ++kept;
-      if (kept > 0) windows.push_back(sum / kept);
+        if (kept[k]) sum += s[k], ++n;
+      if (n > 0) windows.push_back(sum / n);
     }
     return analysis::quantile(windows, 0.25);
+  }
+  // Which segments (of `loads` loads each, over a chain of `elements`) cycles_of keeps.
+  std::vector<bool> slow_segments_kept(const std::vector<double>& s, std::uint64_t loads,
+                                       std::uint64_t elements) {
+    auto sorted = s;
+    std::sort(sorted.begin(), sorted.end());
+    const auto clean = analysis::high_trimmed(s, 4.0, 0.01);
+    const double top = sorted[std::max<std::size_t>(clean.clean, 1) - 1];
+    const auto high = [&](std::int64_t k) {
+      return k >= 0 && k < static_cast<std::int64_t>(s.size()) &&
+             s[static_cast<std::size_t>(k)] > top;
+    };
+    const auto pass = static_cast<std::int64_t>(elements);
+    const bool passes = elements >= loads && s.size() * loads >= 2 * elements;
+    const auto l = static_cast<std::int64_t>(loads);
+    std::vector<std::size_t> candidates;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (!high(static_cast<std::int64_t>(k))) continue;
+      // Every pass within two before and after that the chain timed must repeat it.
+      bool repeats = passes;
+      for (const std::int64_t d : {-2 * pass, -pass, pass, 2 * pass}) {
+        const std::int64_t first = static_cast<std::int64_t>(k) * l + d;
+        if (!passes || first < 0 || (first + l - 1) / l >= static_cast<std::int64_t>(s.size()))
+          continue;
+        bool here = false;
+        for (std::int64_t j = first / l; j <= (first + l - 1) / l; ++j) here = here || high(j);
+        repeats = repeats && here;
+      }
+      if (!repeats) candidates.push_back(k);
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
+    const auto allowed = analysis::outlier_allowance(s.size(), reference_outliers());
+    std::vector<bool> kept(s.size(), true);
+    for (std::size_t i = 0; i < std::min(allowed, candidates.size()); ++i)
+      kept[candidates[i]] = false;
+    const auto left = std::min(allowed, candidates.size());
+    worst_outliers_ =
+        std::max(worst_outliers_, static_cast<double>(left) / static_cast<double>(s.size()));
+    return kept;
   }
   // The smallest count in (lo, hi] whose latency meets `rises(cycles, noise)`; `hi` is taken to
   // meet it. Each chain times twice its elements (at least 4096 loads); `noise` is four standard
@@ -508,8 +557,9 @@ class TlbProbe final : public Probe {
       const double loads = b.requests.front().recorded_loads;
       const double noise = std::max(0.5, 4 * load_sd_ / std::sqrt(loads));
       const auto result = ctx.chase(b);
-      const double lines = cycles_of(result.results[1]) - hit_;
-      if (rises(cycles_of(result.results[0]) - lines, noise))
+      pool_reference(result.results[1]);
+      const double lines = cycles_of(result.results[1], mid) - hit_;
+      if (rises(cycles_of(result.results[0], mid) - lines, noise))
         hi = mid;
       else
         lo = mid;
@@ -747,8 +797,9 @@ class TlbProbe final : public Probe {
   std::map<std::uint64_t, double> line_cost_;    // what n lines add to hit_
   model::Json line_points_ = model::Json::array();
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
-  double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
-  double worst_outliers_ = 0;      // the largest share any chain left out
+  std::size_t reference_segments_ = 0;          // of every L2-hit reference of the mapping
+  std::size_t reference_outlier_segments_ = 0;  // of those, the ones a slow load threw high
+  double worst_outliers_ = 0;                   // the largest share any chain left out
 };
 
 }  // namespace
