@@ -7,7 +7,8 @@
 # random order) and vmm-tlb-sequential.cu (address order, as the probe chases; also the chunks
 # mapped in order).
 # usage: scripts/device-translation.sh OUT_DIR
-# BIN_DIR (default .devbin) holds gputopo built with the `device` preset; RUNS (default 3) runs
+# BIN_DIR (default .devbin) holds gputopo built with the `device` preset and, where the device has
+# no nvcc, the experiments vmm-tlb and vmm-tlb-sequential built beside it; RUNS (default 3) runs
 # per depth. Everything lands in OUT_DIR: run-{quick,full}-N.json (+ .err, and --raw recordings
 # raw-{quick,full}-1/), summary.txt (both mappings' levels and sweeps side by side), vmm-tlb.csv,
 # vmm-tlb-sequential.csv;
@@ -33,14 +34,25 @@ for depth in quick full; do
   done
 done
 
-if command -v nvcc > /dev/null; then
-  for x in vmm-tlb vmm-tlb-sequential; do
-    nvcc -std=c++17 -O3 -arch=sm_90 -o "$out/$x" "scripts/experiments/$x.cu" -lcuda \
-      > "$out/$x.build" 2>&1 && timeout 300 "$out/$x" > "$out/$x.csv" 2> "$out/$x.err"
+# The experiments: prebuilt in BIN_DIR (the device has no nvcc; build them where nvcc is with
+#   nvcc -std=c++17 -O3 -arch=sm_90 -o BIN_DIR/vmm-tlb scripts/experiments/vmm-tlb.cu \
+#     -L/usr/local/cuda/lib64/stubs -lcuda
+# and the same for vmm-tlb-sequential), else built here where nvcc is found, else skipped.
+for x in vmm-tlb vmm-tlb-sequential; do
+  exe=$bin/$x
+  if [ ! -x "$exe" ] && command -v nvcc > /dev/null; then
+    exe=$out/$x
+    nvcc -std=c++17 -O3 -arch=sm_90 -o "$exe" "scripts/experiments/$x.cu" -lcuda \
+      > "$out/$x.build" 2>&1 || exe=
+  fi
+  if [ -n "$exe" ] && [ -x "$exe" ]; then
+    timeout 300 "$exe" > "$out/$x.csv" 2> "$out/$x.err"
     echo "$x exit $?" >> "$out/exit-codes.txt"
-    rm -f "$out/$x"
-  done
-fi
+  else
+    echo "$x skipped: no $bin/$x and no nvcc" >> "$out/exit-codes.txt"
+  fi
+  rm -f "$out/$x"
+done
 
 python3 - "$out" "$runs" > "$out/summary.txt" 2>&1 <<'PY'
 import json, sys
