@@ -46,6 +46,7 @@ class CudaDevice final : public Device {
 
   ChaseBatchResult chase(const ChaseBatch& batch) override {
     select();
+    if (const auto why = mapping_problem(batch)) throw Error(Error::Kind::BadRequest, *why);
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
       ChaseUnit u;
@@ -58,6 +59,7 @@ class CudaDevice final : public Device {
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {
     select();
+    if (const auto why = mapping_problem(batch)) throw Error(Error::Kind::BadRequest, *why);
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
       using P = InterferenceRequest::Placement;
