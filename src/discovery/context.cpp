@@ -257,11 +257,6 @@ void Context::put_compute(const model::Key& key, model::Attribute attribute) {
   put_compute_named(key.str(), std::move(attribute));
 }
 
-void Context::put_compute(const model::KeyFamily& family, std::string_view member,
-                          model::Attribute attribute) {
-  put_compute_named(family.of(member), std::move(attribute));
-}
-
 void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
   settle(attribute, name);
   for (auto& [k, a] : compute_) {

@@ -113,9 +113,6 @@ class Context {
   Input input(const std::string& element, const model::Key& key) const;
   const std::map<std::string, model::AttributeList>& findings() const { return findings_; }
   void put_compute(const model::Key& key, model::Attribute attribute);
-  // The finding of one member of a key family, e.g. (opLatency, "ffma").
-  void put_compute(const model::KeyFamily& family, std::string_view member,
-                   model::Attribute attribute);
   const model::AttributeList& compute() const { return compute_; }
   // The layout as objects (model/topology.hpp): the layout probes write their groups here, beside
   // the attribute that states each level (model::set_gpcs and compute.gpcCount, ...).
