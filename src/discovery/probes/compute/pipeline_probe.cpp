@@ -64,7 +64,16 @@ model::Attribute from_slope(double value, double lo, double hi, const Slope& s,
 
 class PipelineProbe final : public Probe {
  public:
-  PipelineProbe() : Probe("pipelines", {}, {}) {}
+  PipelineProbe() : Probe("pipelines", {}) {
+    std::vector<Finding> writes = {compute(model::keys::pipelines)};
+    for (const ComputeOp op : device::all_compute_ops()) {
+      if (device::op_info(op).own_probe) continue;
+      const OpKeys& k = op_keys(op);
+      for (const model::Key* key : {k.latency, k.throughput, k.per_clk, k.tflops})
+        if (key) writes.push_back(compute(*key));
+    }
+    declare({}, std::move(writes));
+  }
 
   void run(Context& ctx) override {
     const auto& info = ctx.info();

@@ -1,5 +1,6 @@
 #include "discovery/probes/compute/wgmma_probe.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 namespace gputopo::discovery {
 namespace {
 
+constexpr std::array kOps{device::ComputeOp::WgmmaBf16, device::ComputeOp::WgmmaE4M3,
+                          device::ComputeOp::WgmmaE5M2};
 // Two warpgroups: while one waits on its group of products, the other issues.
 constexpr std::uint32_t kWgmmaWarps = 8;
 
@@ -30,13 +33,19 @@ std::string product(device::ComputeOp op) {
 
 class WgmmaProbe final : public Probe {
  public:
-  WgmmaProbe() : Probe("wgmma", {}, {}) {}
+  WgmmaProbe() : Probe("wgmma", {}) {
+    std::vector<Finding> writes;
+    for (const auto op : kOps) {
+      const OpKeys& k = op_keys(op);
+      for (const model::Key* key : {k.throughput, k.per_clk, k.tflops})
+        writes.push_back(compute(*key));
+    }
+    declare({}, std::move(writes));
+  }
 
   // Each type in a batch of its own, so that a recording of one still replays.
   void run(Context& ctx) override {
-    for (const auto op :
-         {device::ComputeOp::WgmmaBf16, device::ComputeOp::WgmmaE4M3, device::ComputeOp::WgmmaE5M2})
-      run_op(ctx, op);
+    for (const auto op : kOps) run_op(ctx, op);
   }
 
  private:
