@@ -275,23 +275,20 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
 }
 
 void Context::put_compute(const model::Key& key, model::Attribute attribute) {
-  put_compute_named(key.str(), std::move(attribute));
-}
-
-void Context::put_compute(const model::KeyFamily& family, std::string_view member,
-                          model::Attribute attribute) {
-  put_compute_named(family.of(member), std::move(attribute));
-}
-
-void Context::put_compute_named(const std::string& name, model::Attribute attribute) {
-  settle(attribute, name);
+  check_declared("compute", key, true);
+  settle(attribute, key.name);
   for (auto& [k, a] : compute_) {
-    if (k == name) {
+    if (k == key.name) {
       a = std::move(attribute);
       return;
     }
   }
-  compute_.emplace_back(name, std::move(attribute));
+  compute_.emplace_back(key.str(), std::move(attribute));
+}
+
+const model::Attribute* Context::get_compute(const model::Key& key) const {
+  check_declared("compute", key, false);
+  return model::find(compute_, key.str());
 }
 
 void Context::warn(std::string warning) {

@@ -114,9 +114,7 @@ class Context {
   Input input(const std::string& element, const model::Key& key) const;
   const std::map<std::string, model::AttributeList>& findings() const { return findings_; }
   void put_compute(const model::Key& key, model::Attribute attribute);
-  // The finding of one member of a key family, e.g. (opLatency, "ffma").
-  void put_compute(const model::KeyFamily& family, std::string_view member,
-                   model::Attribute attribute);
+  const model::Attribute* get_compute(const model::Key& key) const;
   const model::AttributeList& compute() const { return compute_; }
   // The layout as objects (model/topology.hpp): the layout probes write their groups here, beside
   // the attribute that states each level (model::set_gpcs and compute.gpcCount, ...).
@@ -136,7 +134,6 @@ class Context {
   static std::string ns_method(const device::RunConditions& conditions);
 
  private:
-  void put_compute_named(const std::string& name, model::Attribute attribute);
   // Every finding's interval or the reason it has none; on a real GPU, the run-to-run term too.
   void settle(model::Attribute& attribute, std::string_view name) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or

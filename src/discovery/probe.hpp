@@ -19,6 +19,9 @@ struct Finding {
   bool operator==(const Finding& o) const { return element == o.element && key == o.key; }
 };
 
+// A finding of the compute section, such as compute(keys::gpcCount).
+inline Finding compute(const model::Key& key) { return {"compute", &key}; }
+
 // One measurement step of the plan, e.g. "l1.size". A probe reads earlier findings from the
 // context, runs device batches through it, and writes its findings back as attributes.
 class Probe {
@@ -41,8 +44,8 @@ class Probe {
   // Report elements this probe writes to; selecting them with --only selects the probe.
   const std::vector<std::string>& elements() const { return elements_; }
   Selection selection() const { return selection_; }
-  // Probes this one must follow for a reason other than a finding it reads (none so far); the
-  // plan runs them first.
+  // Probes this one must follow for a reason no finding states (a level-2 cache's geometry
+  // follows its presence probe); the plan runs them first.
   const std::vector<std::string>& needs() const { return needs_; }
   // The findings the probe reads and writes. The plan runs a probe after every probe that writes
   // what it reads, but for probes that also read it (they revise a finding, like the physical

@@ -8,79 +8,13 @@ namespace {
 
 using namespace keys;
 
-constexpr std::array kCatalogue{&apiSize,
-                                &persistingMax,
-                                &perBlockOptin,
-                                &busWidth,
-                                &clock,
-                                &peakBandwidth,
-                                &size,
-                                &lineSize,
-                                &fetchGranularity,
-                                &sectorSize,
-                                &latency,
-                                &latencyNs,
-                                &missPenalty,
-                                &missPenaltyNs,
-                                &countPerSm,
-                                &sharedWith,
-                                &sharedBySms,
-                                &instanceCount,
-                                &carveout,
-                                &globalLoadsCached,
-                                &segmentSize,
-                                &segmentCount,
-                                &sliceCount,
-                                &measuredSegmentSize,
-                                &nearLatency,
-                                &farLatency,
-                                &readBandwidth,
-                                &readBytesPerClkPerSm,
-                                &sharedReadBandwidth,
-                                &writeBandwidth,
-                                &copyBandwidth,
-                                &nearLatencyNs,
-                                &farLatencyNs,
-                                &capacity,
-                                &nearLatencyBySm,
-                                &readFractionOfPeak,
-                                &tlbLevels,
-                                &pageSize,
-                                &entries,
-                                &reach,
-                                &associativity,
-                                &sets,
-                                &indexFunction,
-                                &replacementPolicy,
-                                &sectorsPerLine,
-                                &missFill,
-                                &segmentsHashAlike,
-                                &writePolicy,
-                                &writeAllocate,
-                                &tpcCount,
-                                &smsPerTpc,
-                                &gpcCount,
-                                &smsPerGpc,
-                                &nearL2Segments,
-                                &pipelines,
-                                &sharedBankCount,
-                                &sharedBankWidth,
-                                &sharedConflictCycles,
-                                &sharedLoadLatency,
-                                &warpSchedulers,
-                                &syncthreadsLatency,
-                                &syncthreadsBlockLatency,
-                                &divergenceCyclesPerPath,
-                                &divergenceReconverges,
-                                &dsmemLatency,
-                                &dsmemReadBytesPerClkPerSm,
-                                &clusterSyncLatency,
-                                &clusterSyncBlockLatency,
-                                &clusterSyncRelaxedLatency,
-                                &registerReadsPerClk,
-                                &registerBanks,
-                                &instructionCacheSizes,
-                                &instructionCacheHoldsConstants};
+#define GPUTOPO_KEY(id, unit, elements, description) &id,
+#define GPUTOPO_OP_KEY(id, family, unit) &id,
+constexpr std::array kCatalogue{
+#include "model/keys.def"
+};
+#undef GPUTOPO_KEY
+#undef GPUTOPO_OP_KEY
 
 constexpr std::array kFamilies{&opLatency, &opThroughput, &opPerClkPerSm, &opTflops};
 
@@ -91,7 +25,9 @@ std::span<const Key* const> catalogue() { return kCatalogue; }
 std::span<const KeyFamily* const> key_families() { return kFamilies; }
 
 std::optional<std::pair<const KeyFamily*, std::string_view>> family_member(std::string_view name) {
-  if (key_named(name) != nullptr) return std::nullopt;
+  if (const Key* k = key_named(name))
+    return k->family ? std::optional(std::pair{k->family, k->member()}) : std::nullopt;
+  // A report of another version may hold ops this catalogue does not know.
   for (const KeyFamily* f : kFamilies)
     if (name.size() > f->suffix.size() && name.ends_with(f->suffix))
       return std::pair{f, name.substr(0, name.size() - f->suffix.size())};

@@ -8,6 +8,7 @@
 #include "../discovery/result_access.hpp"
 #include "device/compute_request.hpp"
 #include "device/sim/sim_device.hpp"
+#include "discovery/probes/compute/op_keys.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 
 // End to end on the simulator: the pipeline probe recovers every configured latency and
@@ -51,8 +52,8 @@ void expect_table(const Result& r, const SimConfig& config) {
     if (device::op_info(op).own_probe) continue;  // barrier_sim_test.cpp, divergence_sim_test.cpp
     const auto& truth = config.compute->pipeline(op);
     const std::string name(device::to_string(op));
-    const auto* lat = model::find(r.compute, latency_key(name));
-    const auto* thr = model::find(r.compute, throughput_key(name));
+    const auto* lat = model::find(r.compute, op_keys(op).latency->str());
+    const auto* thr = model::find(r.compute, op_keys(op).throughput->str());
     if (!truth) {
       // Absent, or (a tensor-core op the GPU lacks) unavailable with the reason.
       if (lat != nullptr) {
@@ -72,8 +73,8 @@ void expect_table(const Result& r, const SimConfig& config) {
     EXPECT_NEAR(thr->value.get<double>(), reach.rate, 0.02 * reach.rate) << name;
     EXPECT_EQ(thr->evidence.contains("latencyBound"), reach.latency_bound) << name;
     if (const auto flops = device::op_info(op).warp_flops; flops > 0) {
-      const auto* per_clk = model::find(r.compute, ops_per_clk_key(name));
-      const auto* tflops = model::find(r.compute, tflops_key(name));
+      const auto* per_clk = model::find(r.compute, op_keys(op).per_clk->str());
+      const auto* tflops = model::find(r.compute, op_keys(op).tflops->str());
       ASSERT_NE(per_clk, nullptr) << name;
       ASSERT_NE(tflops, nullptr) << name;
       ASSERT_TRUE(per_clk->available() && tflops->available()) << name;

@@ -126,6 +126,21 @@ TEST(Plan, AProbeTouchingAFindingItDidNotDeclareIsAProgrammingError) {
   EXPECT_NO_THROW(ctx.put("a", size, model::Attribute{}));  // the framework
 }
 
+// Compute probes name no other probe: selecting one runs the producers of the compute findings it
+// declares to read, first.
+TEST(Plan, AComputeProbeFollowsTheProducersOfTheComputeFindingsItReads) {
+  device::DeviceInfo info;
+  info.constant_bytes = 65536;
+  const auto sharing = names(Plan(registered_probes(info), {"constantSharing"}));
+  const auto icache = std::find(sharing.begin(), sharing.end(), "instructionCaches");
+  ASSERT_NE(icache, sharing.end());
+  EXPECT_LT(icache, std::find(sharing.begin(), sharing.end(), "constantSharing"));
+  const auto segments = names(Plan(registered_probes(info), {"l2Segments"}));
+  const auto layout = std::find(segments.begin(), segments.end(), "layout");
+  ASSERT_NE(layout, segments.end());
+  EXPECT_LT(layout, std::find(segments.begin(), segments.end(), "l2Segments"));
+}
+
 TEST(Plan, UnknownNameIsAUsageError) {
   try {
     Plan p(toy(), {"l3"});

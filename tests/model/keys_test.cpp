@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace gputopo::model {
 namespace {
@@ -31,6 +32,40 @@ std::set<std::string> schema_keys() {
       out.insert((*it)[1]);
   }
   return out;
+}
+
+// The names keys.def declares, in its order: the first argument of each GPUTOPO_KEY or
+// GPUTOPO_OP_KEY line.
+std::vector<std::string> declared_keys() {
+  std::ifstream in(GPUTOPO_KEYS_DEF);
+  std::vector<std::string> out;
+  static const std::regex declaration(R"(^GPUTOPO_(?:OP_)?KEY\((\w+),)");
+  std::smatch m;
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_search(line, m, declaration)) out.push_back(m[1]);
+  return out;
+}
+
+// grep finds every key: the catalogue is keys.def's literal declarations, one a line, in its order.
+TEST(Keys, TheCatalogueIsTheLiteralDeclarationsInTheirOrder) {
+  const auto declared = declared_keys();
+  ASSERT_FALSE(declared.empty()) << GPUTOPO_KEYS_DEF;
+  std::vector<std::string> catalogued;
+  for (const Key* k : catalogue()) catalogued.emplace_back(k->name);
+  EXPECT_EQ(catalogued, declared);
+}
+
+// A family member's name is its op and the family's suffix, and every family has members.
+TEST(Keys, EachFamilyMemberEndsWithItsFamilysSuffix) {
+  std::set<const KeyFamily*> used;
+  for (const Key* k : catalogue()) {
+    if (!k->family) continue;
+    used.insert(k->family);
+    EXPECT_TRUE(k->name.ends_with(k->family->suffix)) << k->name;
+    EXPECT_FALSE(k->member().empty()) << k->name;
+    EXPECT_EQ(k->elements, "compute") << k->name;
+  }
+  EXPECT_EQ(used.size(), key_families().size());
 }
 
 TEST(Keys, TheCatalogueHasNoDuplicates) {
@@ -61,7 +96,12 @@ TEST(Keys, AFamilyMemberIsFoundByItsSuffixAndACatalogueKeyIsNot) {
   ASSERT_TRUE(ffma);
   EXPECT_EQ(ffma->first, &keys::opLatency);
   EXPECT_EQ(ffma->second, "ffma");
-  EXPECT_EQ(keys::opLatency.of("ffma"), "ffmaLatency");
+  EXPECT_EQ(keys::ffmaLatency.member(), "ffma");
+  EXPECT_EQ(keys::ffmaLatency.family, &keys::opLatency);
+  // A name of another version's report, an op this catalogue does not know, still is a member.
+  const auto unknown = family_member("fooThroughput");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->first, &keys::opThroughput);
   EXPECT_FALSE(family_member("nearLatency"));
   EXPECT_FALSE(family_member("Latency"));
   EXPECT_FALSE(family_member("smCount"));

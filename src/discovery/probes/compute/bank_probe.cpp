@@ -131,7 +131,10 @@ namespace {
 
 class BankProbe final : public Probe {
  public:
-  BankProbe() : Probe("sharedBanks", {}, {}) {}
+  BankProbe() : Probe("sharedBanks", {}) {
+    declare({}, {compute(keys::sharedBankCount), compute(keys::sharedBankWidth),
+                 compute(keys::sharedConflictCycles), compute(keys::sharedLoadLatency)});
+  }
 
   void run(Context& ctx) override {
     const auto& patterns = bank_patterns();

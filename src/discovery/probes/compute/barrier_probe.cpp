@@ -31,7 +31,9 @@ constexpr const char* kBarrierMethod =
 
 class BarrierProbe final : public Probe {
  public:
-  BarrierProbe() : Probe("barriers", {}, {}) {}
+  BarrierProbe() : Probe("barriers", {}) {
+    declare({}, {compute(keys::syncthreadsLatency), compute(keys::syncthreadsBlockLatency)});
+  }
 
   void run(Context& ctx) override {
     const auto warps = barrier_warp_counts(ctx.info());

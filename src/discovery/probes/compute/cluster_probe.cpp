@@ -26,7 +26,11 @@ constexpr const char* kClusterMethod =
 
 class ClusterProbe final : public Probe {
  public:
-  ClusterProbe() : Probe("clusters", {}, {}) {}
+  ClusterProbe() : Probe("clusters", {}) {
+    declare({}, {compute(keys::dsmemLatency), compute(keys::dsmemReadBytesPerClkPerSm),
+                 compute(keys::clusterSyncLatency), compute(keys::clusterSyncBlockLatency),
+                 compute(keys::clusterSyncRelaxedLatency)});
+  }
 
   void run(Context& ctx) override {
     const std::uint32_t pair = device::kComputeClusterBlocks;

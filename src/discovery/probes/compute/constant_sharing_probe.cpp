@@ -60,9 +60,11 @@ std::vector<LevelTest> plan_tests(const model::Json& levels, std::uint64_t const
 
 class ConstantSharingProbe final : public Probe {
  public:
-  ConstantSharingProbe() : Probe("constantSharing", {}, {"instructionCaches"}) {
-    declare({{"constantL15", &keys::size}, {"constantL15", &keys::latency}},
-            {{"constantL15", &keys::size}});
+  ConstantSharingProbe() : Probe("constantSharing", {}) {
+    declare({{"constantL15", &keys::size},
+             {"constantL15", &keys::latency},
+             compute(keys::instructionCacheSizes)},
+            {{"constantL15", &keys::size}, compute(keys::instructionCacheHoldsConstants)});
   }
 
   void run(Context& ctx) override {
@@ -74,7 +76,7 @@ class ConstantSharingProbe final : public Probe {
       return fail(
           "not measured at --depth quick: it tests the levels of the instruction-cache "
           "sweep (--depth full)");
-    const model::Attribute* levels = model::find(ctx.compute(), keys::instructionCacheSizes.str());
+    const model::Attribute* levels = ctx.get_compute(keys::instructionCacheSizes);
     if (!levels || !levels->available() || levels->value.empty())
       return fail("no instruction-cache level was found to test");
     const model::Attribute* l15 = ctx.get("constantL15", keys::latency);

@@ -31,7 +31,9 @@ constexpr double kApartRatio = kDivergeMostPaths / 4.0;
 
 class DivergenceProbe final : public Probe {
  public:
-  DivergenceProbe() : Probe("divergence", {}, {}) {}
+  DivergenceProbe() : Probe("divergence", {}) {
+    declare({}, {compute(keys::divergenceCyclesPerPath), compute(keys::divergenceReconverges)});
+  }
 
   void run(Context& ctx) override {
     std::vector<device::ComputeRequest> items;

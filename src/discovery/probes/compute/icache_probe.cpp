@@ -36,7 +36,9 @@ struct CodeLevel {
 
 class IcacheProbe final : public Probe {
  public:
-  IcacheProbe() : Probe("instructionCaches", {}, {}) {}
+  IcacheProbe() : Probe("instructionCaches", {}) {
+    declare({}, {compute(keys::instructionCacheSizes)});
+  }
 
   void run(Context& ctx) override {
     auto fail = [&](const std::string& why) {

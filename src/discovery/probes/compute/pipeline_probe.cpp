@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "discovery/context.hpp"
+#include "discovery/probes/compute/op_keys.hpp"
 #include "discovery/probes/compute/slope.hpp"
 
 namespace gputopo::discovery {
@@ -12,7 +13,6 @@ using device::ComputeOp;
 
 // Where the SASS each op was compiled to is kept and checked (docs/compute.md, "Evidence").
 constexpr const char* kSassEvidence = "tests/data/compute/ (checked by compute_sass_test)";
-constexpr const char* kThroughputUnit = "instr/clk/SM";
 // Share of the chains in flight from which a throughput counts as bounded by latency.
 constexpr double kLatencyBound = 0.9;
 
@@ -64,7 +64,16 @@ model::Attribute from_slope(double value, double lo, double hi, const Slope& s,
 
 class PipelineProbe final : public Probe {
  public:
-  PipelineProbe() : Probe("pipelines", {}, {}) {}
+  PipelineProbe() : Probe("pipelines", {}) {
+    std::vector<Finding> writes = {compute(model::keys::pipelines)};
+    for (const ComputeOp op : device::all_compute_ops()) {
+      if (device::op_info(op).own_probe) continue;
+      const OpKeys& k = op_keys(op);
+      for (const model::Key* key : {k.latency, k.throughput, k.per_clk, k.tflops})
+        if (key) writes.push_back(compute(*key));
+    }
+    declare({}, std::move(writes));
+  }
 
   void run(Context& ctx) override {
     const auto& info = ctx.info();
@@ -115,8 +124,8 @@ class PipelineProbe final : public Probe {
         lowest = std::min({lowest, *la.confidence, *ta.confidence});
       }
       if (o.warp_flops > 0) put_tensor_rates(ctx, o, ta, thr.conditions);
-      ctx.put_compute(model::keys::opLatency, name, std::move(la));
-      ctx.put_compute(model::keys::opThroughput, name, std::move(ta));
+      ctx.put_compute(*op_keys(ops[k]).latency, std::move(la));
+      ctx.put_compute(*op_keys(ops[k]).throughput, std::move(ta));
     }
     auto all =
         model::Attribute::measured(names, "", "compute micro-kernels, one per op (docs/compute.md)",
@@ -158,7 +167,7 @@ class PipelineProbe final : public Probe {
     te["ilp"] = throughput.ilp;
     te["warps"] = throughput.warps;
     auto ta = from_slope(t.value > 0 ? work / t.value : 0, t.hi > 0 ? work / t.hi : 0,
-                         t.lo > 0 ? work / t.lo : 0, t, kThroughputUnit,
+                         t.lo > 0 ? work / t.lo : 0, t, std::string(op_keys(o.op).throughput->unit),
                          std::to_string(throughput.warps) + " warps of one block, " +
                              std::to_string(throughput.ilp) +
                              " independent chains per thread, per step over two chain lengths "
@@ -182,21 +191,9 @@ class PipelineProbe final : public Probe {
   static void put_unavailable(Context& ctx, const std::vector<ComputeOp>& ops,
                               const std::string& why, bool whole_table) {
     for (const ComputeOp op : ops) {
-      const auto& o = device::op_info(op);
-      const std::string name(o.name);
-      ctx.put_compute(model::keys::opLatency, name,
-                      model::Attribute::unavailable(model::Source::Measured, "cycles", why));
-      ctx.put_compute(model::keys::opThroughput, name,
-                      model::Attribute::unavailable(model::Source::Measured, kThroughputUnit, why));
-      if (o.warp_flops > 0) {
-        const bool integer = o.name == "mmaI8";
-        ctx.put_compute(model::keys::opPerClkPerSm, name,
-                        model::Attribute::unavailable(model::Source::Measured,
-                                                      integer ? "OPS/clk/SM" : "FLOP/clk/SM", why));
-        ctx.put_compute(model::keys::opTflops, name,
-                        model::Attribute::unavailable(model::Source::Measured,
-                                                      integer ? "TOPS" : "TFLOP/s", why));
-      }
+      const OpKeys& k = op_keys(op);
+      for (const model::Key* key : {k.latency, k.throughput, k.per_clk, k.tflops})
+        if (key) ctx.put_compute(*key, unmeasured(*key, why));
     }
     if (whole_table)
       ctx.put_compute(model::keys::pipelines,
@@ -211,22 +208,18 @@ class PipelineProbe final : public Probe {
 void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o, const model::Attribute& thr,
                       const device::RunConditions& c) {
   const std::string name(o.name);
-  const bool integer = o.name == "mmaI8";
-  const std::string per_clk_unit = integer ? "OPS/clk/SM" : "FLOP/clk/SM";
-  const std::string per_s_unit = integer ? "TOPS" : "TFLOP/s";
+  const OpKeys& k = op_keys(o.op);
+  const std::string per_clk_unit(k.per_clk->unit);
+  const std::string per_s_unit(k.tflops->unit);
   if (!thr.available()) {
-    ctx.put_compute(model::keys::opPerClkPerSm, name,
-                    model::Attribute::unavailable(model::Source::Measured, per_clk_unit,
-                                                  "the throughput was not measured"));
-    ctx.put_compute(model::keys::opTflops, name,
-                    model::Attribute::unavailable(model::Source::Measured, per_s_unit,
-                                                  "the throughput was not measured"));
+    ctx.put_compute(*k.per_clk, unmeasured(*k.per_clk, "the throughput was not measured"));
+    ctx.put_compute(*k.tflops, unmeasured(*k.tflops, "the throughput was not measured"));
     return;
   }
   const double per_instr = static_cast<double>(o.warp_flops) / 32;  // per thread instruction
   const double v = thr.value.get<double>() * per_instr;
   auto a = model::Attribute::measured(v, per_clk_unit,
-                                      name + "Throughput x " + std::to_string(o.warp_flops) +
+                                      k.throughput->str() + " x " + std::to_string(o.warp_flops) +
                                           " operations per warp instruction (2 M N K) / 32 threads",
                                       *thr.confidence);
   if (thr.interval)
@@ -247,19 +240,12 @@ void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o, const model:
         *thr.confidence);
     if (a.interval) t.interval = model::Interval{a.interval->lo * scale, a.interval->hi * scale};
     t.evidence = {{"clockMhz", 1e3 / *ns}, {"sms", sms}, {"opsPerClkPerSm", v}};
-    ctx.put_compute(model::keys::opTflops, name, std::move(t));
+    ctx.put_compute(*k.tflops, std::move(t));
   } else {
-    ctx.put_compute(model::keys::opTflops, name,
-                    model::Attribute::unavailable(model::Source::Measured, per_s_unit,
-                                                  "the SM clock is not known"));
+    ctx.put_compute(*k.tflops, unmeasured(*k.tflops, "the SM clock is not known"));
   }
-  ctx.put_compute(model::keys::opPerClkPerSm, name, std::move(a));
+  ctx.put_compute(*k.per_clk, std::move(a));
 }
-
-std::string latency_key(std::string_view op) { return model::keys::opLatency.of(op); }
-std::string throughput_key(std::string_view op) { return model::keys::opThroughput.of(op); }
-std::string ops_per_clk_key(std::string_view op) { return model::keys::opPerClkPerSm.of(op); }
-std::string tflops_key(std::string_view op) { return model::keys::opTflops.of(op); }
 
 std::unique_ptr<Probe> make_pipeline_probe() { return std::make_unique<PipelineProbe>(); }
 

@@ -43,7 +43,9 @@ double reads_per_clk(double three, double two) {
 
 class RegisterReadProbe final : public Probe {
  public:
-  RegisterReadProbe() : Probe("registerReads", {}, {}) {}
+  RegisterReadProbe() : Probe("registerReads", {}) {
+    declare({}, {compute(keys::registerBanks), compute(keys::registerReadsPerClk)});
+  }
 
   void run(Context& ctx) override {
     ctx.put_compute(model::keys::registerBanks,

@@ -74,7 +74,7 @@ namespace {
 
 class SchedulerProbe final : public Probe {
  public:
-  SchedulerProbe() : Probe("warpSchedulers", {}, {}) {}
+  SchedulerProbe() : Probe("warpSchedulers", {}) { declare({}, {compute(keys::warpSchedulers)}); }
 
   void run(Context& ctx) override {
     const auto& info = ctx.info();

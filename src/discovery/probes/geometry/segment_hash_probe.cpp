@@ -52,14 +52,15 @@ std::uint64_t inside(std::uint64_t lines) {
 // less than even odds.
 class SegmentHashProbe final : public Probe {
  public:
-  SegmentHashProbe() : Probe("l2.segmentHash", {"l2"}, {"l2.geometry", "l2Segments"}) {
-    declare({{"l2", &keys::indexFunction}}, {{"l2", &keys::segmentsHashAlike}});
+  SegmentHashProbe() : Probe("l2.segmentHash", {"l2"}) {
+    declare({{"l2", &keys::indexFunction}, compute(keys::nearL2Segments)},
+            {{"l2", &keys::segmentsHashAlike}});
   }
 
   void run(Context& ctx) override {
     if (ctx.options().depth == Depth::Quick)
       return fail(ctx, "not established: needs --depth full (docs/discovery.md, geometry)");
-    const auto* near = model::find(ctx.compute(), keys::nearL2Segments.name);
+    const auto* near = ctx.get_compute(keys::nearL2Segments);
     if (!near || !near->available() || !near->evidence.contains("groups"))
       return fail(ctx, "needs the segment each SM loads through: " +
                            (near ? near->reason : std::string("compute.nearL2Segments not run")));

@@ -65,8 +65,14 @@ Units units_of(const Context& ctx) {
 // of a segment. SMs of one segment evict each other's lines; SMs of two do not.
 class L2SegmentOfSmProbe final : public Probe {
  public:
-  L2SegmentOfSmProbe() : Probe("l2Segments", {}, {"layout"}) {
-    declare({{"l2", &keys::segmentSize}, {"l2", &keys::segmentCount}, {"l2", &keys::lineSize}}, {});
+  // The TPCs and GPCs are read from the topology, whose levels those two attributes state.
+  L2SegmentOfSmProbe() : Probe("l2Segments", {}) {
+    declare({{"l2", &keys::segmentSize},
+             {"l2", &keys::segmentCount},
+             {"l2", &keys::lineSize},
+             compute(keys::tpcCount),
+             compute(keys::gpcCount)},
+            {compute(keys::nearL2Segments)});
   }
 
   void run(Context& ctx) override {

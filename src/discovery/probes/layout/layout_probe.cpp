@@ -156,7 +156,10 @@ std::string unplaced_reason(std::size_t uncovered, const SmGroups& units, const 
 // pairs, or consecutive SM ids) whose SMs read the same per-SM L2 latency (l2.smLatency).
 class LayoutProbe final : public Probe {
  public:
-  LayoutProbe() : Probe("layout", {}) { declare({{"l2", &keys::nearLatencyBySm}}, {}); }
+  LayoutProbe() : Probe("layout", {}) {
+    declare({{"l2", &keys::nearLatencyBySm}}, {compute(keys::tpcCount), compute(keys::smsPerTpc),
+                                               compute(keys::gpcCount), compute(keys::smsPerGpc)});
+  }
 
   void run(Context& ctx) override {
     const int sms = ctx.info().sm_count();
