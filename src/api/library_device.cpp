@@ -1,11 +1,11 @@
 #include <atomic>
 
 #include "api/report_data.hpp"
+#include "assembly/assemble.hpp"
 #include "device/gpu_open.hpp"
 #include "device/record/replay.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
-#include "model/info_report.hpp"
 #include "report/run_info.hpp"
 
 namespace gputopo {
@@ -56,12 +56,15 @@ class CallbackProgress final : public discovery::Progress {
   const std::function<void(const gputopo::Progress&)>& f_;
 };
 
-Report make_report(model::Report r, bool replayed) {
-  r.tool = report::tool_info();
-  r.run = {{"command", "library"},
-           {"timestamp", report::utc_timestamp(std::chrono::system_clock::now())}};
-  if (replayed) r.run["replayed"] = true;
-  return Report(std::make_shared<const Report::Data>(Report::Data{std::move(r)}));
+// The report of what `device` knows, with a discovery's `findings` when there are some.
+Report make_report(const device::Device& device, bool simulated, bool replayed,
+                   const discovery::Result* findings) {
+  model::Run run;
+  run.command = "library";
+  run.timestamp = report::utc_timestamp(std::chrono::system_clock::now());
+  run.replayed = replayed;
+  const assembly::Assembly assembly(device.info(), simulated);
+  return Report(std::make_shared<const Report::Data>(Report::Data{assembly.report(findings, run)}));
 }
 
 }  // namespace
@@ -113,7 +116,8 @@ Device::Impl& Device::impl() const {
 std::string Device::name() const { return impl().device->info().name.value.value_or(""); }
 
 Report Device::info() const {
-  return make_report(model::make_info_report(impl().device->info()), impl().replayed);
+  const Impl& me = impl();
+  return make_report(*me.device, me.simulated, me.replayed, nullptr);
 }
 
 Report Device::discover(const DiscoverOptions& options) {
@@ -126,9 +130,7 @@ Report Device::discover(const DiscoverOptions& options) {
     if (me.simulated || me.replayed) o.retry_backoff_s = 0;
     CallbackProgress progress(options.on_progress);
     const auto result = discovery::discover(*me.device, o, progress, nullptr);
-    model::Report base = model::make_info_report(me.device->info());
-    base.simulated = base.simulated || me.simulated;
-    return make_report(discovery::with_result(std::move(base), result), me.replayed);
+    return make_report(*me.device, me.simulated, me.replayed, &result);
   });
 }
 

@@ -13,7 +13,6 @@
 #include "cli/wait_idle.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "discovery/discover.hpp"
-#include "model/info_report.hpp"
 #include "model/printable.hpp"
 #include "numa/locality.hpp"
 #include "report/format.hpp"
@@ -26,15 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-using discovery::with_result;
-
-model::Json disturbed_json(const discovery::Result& result) {
-  model::Json list = model::Json::array();
-  for (const auto& d : result.disturbed)
-    list.push_back({{"phases", d.phases}, {"why", d.why}, {"reruns", d.reruns}});
-  return list;
 }
 
 bool g_device_abandoned = false;
@@ -110,10 +100,9 @@ int run_info(const Options& o, std::ostream& out, std::ostream& err) {
   Session session(o, out, err);
   const auto start = Clock::now();
   OpenedDevice opened = open_device(o, false, err);
-  session.set_device(opened.device->info().index, opened.sim);
-  model::Report report = model::make_info_report(opened.device->info());
+  session.set_device(opened.device->info(), opened.device->info().index, opened.sim);
   session.add_phase("info", seconds_since(start), "ok");
-  return session.finish(std::move(report), RunStatus::Complete);
+  return session.finish(RunStatus::Complete);
 }
 
 int run_discover(const Options& o, std::ostream& out, std::ostream& err,
@@ -125,19 +114,17 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
                     const std::atomic<bool>& interrupted, model::Report* final_report) {
   Session session(o, out, err);
   const auto start = Clock::now();
-  session.set_device(opened.device->info().index, opened.sim);
-  const model::Report base = model::make_info_report(opened.device->info());
+  session.set_device(opened.device->info(), opened.device->info().index, opened.sim);
   session.add_phase("info", seconds_since(start), "ok");
-  session.write_partial(base);
+  session.write_partial();
   if (o.wait_idle_s) wait_idle(*opened.device, *o.wait_idle_s, err, o.quiet, interrupted);
 
-  discovery::Result so_far;
   ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
                            [&](std::string_view phase, double seconds, std::string_view status,
                                const discovery::Result& partial) {
                              session.add_phase(std::string(phase), seconds, std::string(status));
-                             so_far = partial;
-                             session.write_partial(with_result(base, so_far));
+                             session.set_findings(partial);
+                             session.write_partial();
                            });
   const auto discovery_options = cli::discovery_options(o, !opened.sim.empty() || o.replay_dir);
   discovery::Result result;
@@ -148,16 +135,14 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   } catch (const device::Error& e) {
     if (exit_code_for(e.kind()) != kExitMeasurement) throw;
     // A measurement error the discovery did not absorb: keep everything measured before it.
-    model::Report partial = with_result(base, so_far);
-    partial.warnings.push_back(std::string("the run stopped: ") + e.what());
+    session.add_warning(std::string("the run stopped: ") + e.what());
     err << "gputopo: " << e.what() << "\n";
-    session.set_run_field("disturbed", disturbed_json(so_far));
     if (e.kind() == device::Error::Kind::Lost && opened.sim.empty() && !o.replay_dir) {
       // A kernel may still run on it: destroying the device would wait for it for ever.
       static_cast<void>(opened.device.release());
       g_device_abandoned = true;
     }
-    return session.finish(std::move(partial), RunStatus::Failed);
+    return session.finish(RunStatus::Failed);
   }
   RunStatus status = RunStatus::Complete;
   if (opened.cut_short) {
@@ -173,13 +158,10 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
     status = RunStatus::Disturbed;
   else if (!result.completed || !result.skipped.empty())
     status = RunStatus::Incomplete;
-  session.set_run_field("disturbed", disturbed_json(result));
-  session.set_run_field("guard",
-                        {{"seconds", result.guard_seconds}, {"checkpoints", result.checkpoints}});
   if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
-  model::Report done = with_result(base, result);
-  if (final_report) *final_report = session.completed(done, status);
-  return session.finish(std::move(done), status);
+  session.set_findings(std::move(result));
+  if (final_report) *final_report = session.report(status);
+  return session.finish(status);
 }
 
 }  // namespace gputopo::cli

@@ -9,13 +9,13 @@
 #include <thread>
 #include <tuple>
 
+#include "assembly/assemble.hpp"
 #include "cli/device_source.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/host_source.hpp"
 #include "cli/wait_idle.hpp"
 #include "discovery/discover.hpp"
 #include "files/atomic_file.hpp"
-#include "model/info_report.hpp"
 #include "model/printable.hpp"
 #include "report/host_text.hpp"
 #include "report/json_writer.hpp"
@@ -33,10 +33,18 @@ struct GpuRun {
   std::string error;
 };
 
-GpuRun discover_one(device::Device& gpu, const discovery::Options& options,
+// The run section of GPU `index`'s report in the host document, its status left to the run.
+model::Run gpu_run(std::size_t index, const OpenedHost& h, std::uint64_t seed) {
+  model::Run run;
+  run.device = static_cast<int>(index);
+  if (!h.sim.empty()) run.sim = model::Simulation{h.sim, seed};
+  return run;
+}
+
+GpuRun discover_one(device::Device& gpu, const discovery::Options& options, model::Run run_section,
                     const std::atomic<bool>& interrupted) {
   GpuRun run;
-  run.report = model::make_info_report(gpu.info());
+  const assembly::Assembly assembly(gpu.info(), run_section.sim.has_value());
   discovery::NullProgress progress;
   discovery::Result r;
   try {
@@ -44,20 +52,20 @@ GpuRun discover_one(device::Device& gpu, const discovery::Options& options,
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   } catch (const device::Error& e) {
-    run.status = "failed";
+    run.status = run_section.status = "failed";
     run.error = e.what();
+    run.report = assembly.report(nullptr, std::move(run_section));
     run.report.warnings.push_back(std::string("the run stopped: ") + e.what());
     return run;
   }
-  model::merge(run.report.compute, r.compute);
-  model::merge(run.report.memory, r.memory);
-  run.report.warnings.insert(run.report.warnings.end(), r.warnings.begin(), r.warnings.end());
   run.status = r.failed                             ? "failed"
                : interrupted.load()                 ? "interrupted"
                : !r.disturbed.empty()               ? "disturbed"
                : !r.completed || !r.skipped.empty() ? "incomplete"
                                                     : "complete";
   if (r.failed) run.error = "a measurement failed (see the GPU's warnings)";
+  run_section.status = run.status;
+  run.report = assembly.report(&r, std::move(run_section));
   return run;
 }
 
@@ -78,9 +86,10 @@ std::vector<std::vector<std::size_t>> identical_groups(const OpenedHost& h) {
 }
 
 // Each group of identical GPUs in parallel, one thread per GPU; the groups one after another.
-std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& options,
+std::vector<GpuRun> discover_all(OpenedHost& h, const Options& o,
                                  const std::vector<std::vector<std::size_t>>& groups,
                                  const std::atomic<bool>& interrupted) {
+  const discovery::Options options = discovery_options(o, !h.sim.empty());
   std::vector<GpuRun> runs(h.gpus.size());
   std::vector<std::exception_ptr> errors(h.gpus.size());
   for (const auto& group : groups) {
@@ -92,7 +101,7 @@ std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& option
       for (std::size_t i : group)
         threads.emplace_back([&, i] {
           try {
-            runs[i] = discover_one(*h.gpus[i], options, interrupted);
+            runs[i] = discover_one(*h.gpus[i], options, gpu_run(i, h, o.seed), interrupted);
           } catch (...) {
             errors[i] = std::current_exception();
           }
@@ -110,6 +119,9 @@ std::vector<GpuRun> discover_all(OpenedHost& h, const discovery::Options& option
     if (!h.gpus[i]) {
       runs[i].status = "failed";
       runs[i].error = h.why[i];
+      model::Run run = gpu_run(i, h, o.seed);
+      run.status = runs[i].status;
+      runs[i].report = assembly::Assembly(!h.sim.empty()).report(nullptr, std::move(run));
       runs[i].report.warnings.push_back("GPU " + std::to_string(i) +
                                         " could not be opened: " + h.why[i]);
     }
@@ -164,8 +176,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
     for (const auto& gpu : h.gpus)
       if (gpu) wait_idle(*gpu, *o.wait_idle_s, err, o.quiet, interrupted);
   const auto groups = identical_groups(h);
-  std::vector<GpuRun> runs =
-      discover_all(h, discovery_options(o, !h.sim.empty()), groups, interrupted);
+  std::vector<GpuRun> runs = discover_all(h, o, groups, interrupted);
   Json doc;
   doc["schema"] = report::kSchemaVersion;
   doc["tool"] = report::tool_info();
@@ -182,12 +193,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   doc["run"] = run;
   doc["gpus"] = Json::array();
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    runs[i].report.simulated = !h.sim.empty();
-    runs[i].report.run = {{"device", i}, {"status", runs[i].status}};
-    if (!h.sim.empty()) runs[i].report.run["sim"] = {{"preset", h.sim}, {"seed", o.seed}};
-    doc["gpus"].push_back(report::to_json(runs[i].report));
-  }
+  for (const auto& r : runs) doc["gpus"].push_back(report::to_json(r.report));
   int code = status == "failed" || status == "interrupted" ? kExitMeasurement
              : status == "disturbed"                       ? kExitDisturbed
                                                            : kExitOk;

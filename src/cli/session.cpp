@@ -49,56 +49,68 @@ bool Session::last_words() {
   std::unique_lock lock(mutex_, std::chrono::seconds(1));
   if (!lock.owns_lock()) return false;
   if (finished_) return true;
-  model::Report report = latest_;
-  report.warnings.push_back(
+  warnings_.push_back(
       "the run was ended: a measurement did not stop within the grace period after the signal");
-  finish_locked(std::move(report), RunStatus::Interrupted);
+  finish_locked(RunStatus::Interrupted);
   return true;
 }
 
-void Session::set_device(int index, const std::string& sim) {
+void Session::set_device(const model::DeviceInfo& facts, int index, const std::string& sim) {
+  std::lock_guard lock(mutex_);
+  assembly_ = assembly::Assembly(facts, !sim.empty());
   device_index_ = index;
   sim_ = sim;
 }
 
 void Session::add_phase(const std::string& name, double seconds, const std::string& status) {
-  phases_.push_back({{"name", name}, {"seconds", seconds}, {"status", status}});
-}
-
-void Session::set_run_field(const std::string& key, model::Json value) {
   std::lock_guard lock(mutex_);
-  run_fields_[key] = std::move(value);
+  phases_.push_back({name, seconds, status});
 }
 
-model::Report Session::completed(model::Report report, RunStatus status) const {
-  using model::Json;
-  report.simulated = report.simulated || !sim_.empty();
-  report.tool = report::tool_info();
-  Json run;
-  run["command"] = to_string(options_.command);
-  run["commandLine"] = options_.argv;
-  run["timestamp"] = report::utc_timestamp(started_wall_);
-  run["host"] = report::host_name();
-  run["device"] = device_index_;
-  if (!sim_.empty()) run["sim"] = {{"preset", sim_}, {"seed", options_.seed}};
-  run["durationSeconds"] =
+void Session::set_findings(discovery::Result findings) {
+  std::lock_guard lock(mutex_);
+  findings_ = std::move(findings);
+}
+
+void Session::add_warning(std::string warning) {
+  std::lock_guard lock(mutex_);
+  warnings_.push_back(std::move(warning));
+}
+
+model::Run Session::run(RunStatus status) const {
+  model::Run run;
+  run.command = to_string(options_.command);
+  run.command_line = options_.argv;
+  run.timestamp = report::utc_timestamp(started_wall_);
+  run.host = report::host_name();
+  run.device = device_index_;
+  if (!sim_.empty()) run.sim = model::Simulation{sim_, options_.seed};
+  run.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  run["status"] = to_string(status);
-  run["phases"] = phases_;
-  for (const auto& [key, value] : run_fields_.items()) run[key] = value;
-  report.run = std::move(run);
+  run.status = to_string(status);
+  run.phases = phases_;
+  return run;
+}
+
+model::Report Session::assembled(RunStatus status) const {
+  model::Report report = assembly_.report(findings_ ? &*findings_ : nullptr, run(status));
+  report.warnings.insert(report.warnings.end(), warnings_.begin(), warnings_.end());
   return report;
 }
 
-void Session::write_partial(model::Report report) {
+model::Report Session::report(RunStatus status) const {
   std::lock_guard lock(mutex_);
-  latest_ = report;
+  return assembled(status);
+}
+
+void Session::write_partial() {
+  std::lock_guard lock(mutex_);
   if (!options_.output || partial_write_failed_) return;
   const auto now = std::chrono::steady_clock::now();
   if (last_partial_ && now - *last_partial_ < kPartialInterval) return;
   last_partial_ = now;
   outputs_.write_files(
-      completed(std::move(report), RunStatus::Incomplete),
+      assembled(RunStatus::Incomplete),
       [this](const std::string& why) {
         partial_write_failed_ = true;
         err_ << "gputopo: " << model::printable(why) << "\n";
@@ -106,14 +118,14 @@ void Session::write_partial(model::Report report) {
       false);
 }
 
-int Session::finish(model::Report report, RunStatus status) {
+int Session::finish(RunStatus status) {
   std::lock_guard lock(mutex_);
-  return finish_locked(std::move(report), status);
+  return finish_locked(status);
 }
 
-int Session::finish_locked(model::Report report, RunStatus status) {
+int Session::finish_locked(RunStatus status) {
   finished_ = true;
-  const model::Report done = completed(std::move(report), status);
+  const model::Report done = assembled(status);
   int code = (status == RunStatus::Interrupted || status == RunStatus::Failed) ? kExitMeasurement
              : status == RunStatus::Disturbed                                  ? kExitDisturbed
                                                                                : kExitOk;

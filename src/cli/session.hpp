@@ -5,7 +5,9 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "assembly/assemble.hpp"
 #include "cli/options.hpp"
 #include "model/report.hpp"
 #include "report/multi_writer.hpp"
@@ -22,9 +24,9 @@ enum class RunStatus {
 
 std::string_view to_string(RunStatus s);
 
-// One run of the tool: its `tool` and `run` sections (timestamp, host, command line, phases,
-// duration, status) and where the report goes: -o FILE after every phase and at the end, stdout
-// (text or --json) at the end.
+// One run of the tool: what it knows so far (the device's facts, the findings, the phases) and
+// where the report goes: -o FILE after every phase and at the end, stdout (text or --json) at the
+// end. Every report it writes is put together by one assembly::Assembly.
 class Session {
  public:
   // The session's last words (interrupt.hpp) write the report as it stands, status
@@ -34,27 +36,32 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // The device the run uses; `sim` is the preset or file when simulated, "" otherwise.
-  void set_device(int index, const std::string& sim);
+  // The device the run uses: its facts, its index, and `sim`, the preset or file when simulated,
+  // "" otherwise.
+  void set_device(const model::DeviceInfo& facts, int index, const std::string& sim);
   void add_phase(const std::string& name, double seconds, const std::string& status);
-  // A further member of the `run` section (e.g. "disturbed").
-  void set_run_field(const std::string& key, model::Json value);
+  // What the discovery found so far; the report has it from now on.
+  void set_findings(discovery::Result findings);
+  // A warning about the run itself, after the findings' own (the run stopped: why).
+  void add_warning(std::string warning);
 
-  // Writes `report` as it stands to -o FILE (never to stdout), so that an interrupted or failed
-  // run leaves its results behind, and keeps it for the last words. The file is rewritten at most
-  // every kPartialInterval and without fsync (each write serializes the whole report; the final
-  // one is synced). A write failure is reported once and does not stop the run.
-  void write_partial(model::Report report);
+  // Writes the report as it stands to -o FILE (never to stdout), so that an interrupted or failed
+  // run leaves its results behind. The file is rewritten at most every kPartialInterval and
+  // without fsync (each write serializes the whole report; the final one is synced). A write
+  // failure is reported once and does not stop the run.
+  void write_partial();
 
   // Writes the final report (-o FILE, stdout) and returns the exit code.
-  int finish(model::Report report, RunStatus status);
+  int finish(RunStatus status);
 
-  // The report with `tool` and `run` filled in.
-  model::Report completed(model::Report report, RunStatus status) const;
+  // The report as it stands, its run section ending with `status`.
+  model::Report report(RunStatus status) const;
 
  private:
-  int finish_locked(model::Report report, RunStatus status);
+  int finish_locked(RunStatus status);
   bool last_words();  // false when nothing could be written
+  model::Run run(RunStatus status) const;
+  model::Report assembled(RunStatus status) const;  // the caller holds mutex_
 
   const Options& options_;
   std::ostream& out_;
@@ -64,13 +71,14 @@ class Session {
   std::chrono::steady_clock::time_point started_;
   int device_index_ = 0;
   std::string sim_;
-  model::Json phases_ = model::Json::array();
-  model::Json run_fields_ = model::Json::object();
+  assembly::Assembly assembly_;
+  std::optional<discovery::Result> findings_;
+  std::vector<std::string> warnings_;  // add_warning's
+  std::vector<model::Phase> phases_;
   bool partial_write_failed_ = false;
   static constexpr std::chrono::milliseconds kPartialInterval{250};
   std::optional<std::chrono::steady_clock::time_point> last_partial_;
-  std::timed_mutex mutex_;  // the main thread against the last words
-  model::Report latest_;
+  mutable std::timed_mutex mutex_;  // the main thread against the last words
   bool finished_ = false;
 };
 

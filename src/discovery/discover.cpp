@@ -7,7 +7,6 @@
 #include "discovery/guard.hpp"
 #include "discovery/plan.hpp"
 #include "discovery/registry.hpp"
-#include "model/plausibility.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -227,17 +226,6 @@ class Run {
 Result discover(device::Device& device, const Options& options, Progress& progress,
                 const std::atomic<bool>* interrupted) {
   return Run(device, options, progress, interrupted)();
-}
-
-model::Report with_result(model::Report base, const Result& result) {
-  model::merge(base.compute, result.compute);
-  model::merge(base.memory, result.memory);
-  base.warnings.insert(base.warnings.end(), result.warnings.begin(), result.warnings.end());
-  base.sweeps = result.sweeps;
-  base.topology = result.topology;
-  model::refuse_implausible(base);
-  model::settle_levels(base);
-  return base;
 }
 
 }  // namespace gputopo::discovery

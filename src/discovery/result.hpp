@@ -15,13 +15,9 @@ struct ProbeTiming {
   std::string status;  // "ok", "failed: ...", "skipped: ...", "interrupted"
 };
 
-// Consecutive phases that other work on the GPU disturbed, re-runs included; their findings were
-// demoted (Context::demote_since).
-struct Disturbance {
-  std::vector<std::string> phases;
-  std::string why;
-  int reruns = 0;
-};
+// Consecutive phases that other work on the GPU disturbed (Context::demote_since), as the run
+// section lists them.
+using Disturbance = model::Disturbance;
 
 // What a discovery found. An interrupted or failed run keeps everything measured before.
 struct Result {
@@ -39,10 +35,5 @@ struct Result {
   double guard_seconds = 0;  // of which the detection of other work (driver queries, controls)
   int checkpoints = 0;       // spans of phases judged by the detection
 };
-
-// `base` (the driver's report) with what a discovery found so far: its elements and compute
-// attributes merged in, its topology with each level's state settled, its warnings and sweeps
-// added.
-model::Report with_result(model::Report base, const Result& result);
 
 }  // namespace gputopo::discovery

@@ -31,7 +31,7 @@ Json measured(const std::vector<double>& values, const char* unit, const std::st
   model::Attribute a =
       model::Attribute::measured(m, unit, method, std::max(0.0, 1 - (*hi - *lo) / m));
   a.interval = model::Interval{*lo, *hi};
-  a.evidence = {{"samples", values.size()}};
+  a.samples = static_cast<int>(values.size());
   return model::to_json(a);
 }
 

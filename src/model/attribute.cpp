@@ -122,6 +122,7 @@ Json to_json(const Attribute& a) {
   if (a.confidence) j["confidence"] = *a.confidence;
   if (a.interval) j["interval"] = {a.interval->lo, a.interval->hi};
   if (!a.no_interval.empty()) j["noInterval"] = a.no_interval;
+  if (a.samples) j["samples"] = *a.samples;
   if (!a.available()) j["available"] = false;
   if (!a.reason.empty()) j["reason"] = a.reason;
   if (!a.evidence.is_null()) j["evidence"] = a.evidence;

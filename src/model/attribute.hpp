@@ -51,6 +51,7 @@ struct Attribute {
   std::optional<Interval> interval;  // measured and derived numbers: see Interval
   std::string no_interval;           // a measured or derived number without one: why
   std::string reason;                // why the value is not available, or what limits it
+  std::optional<int> samples;        // the repeat measurements a value summarises (host links)
   Json evidence;                     // optional extra detail (statistics, per-view values)
 
   bool available() const { return !value.is_null(); }

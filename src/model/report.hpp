@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/attribute.hpp"
+#include "model/run_section.hpp"
 #include "model/sweep_record.hpp"
 #include "model/topology.hpp"
 
@@ -20,7 +21,7 @@ struct Element {
 // The whole document. Writers (src/report/) turn it into text or JSON; they never measure.
 struct Report {
   Json tool;               // name, version, git describe
-  Json run;                // timestamp, host, command line, duration, per-probe wall times
+  Run run;                 // command, timestamp, host, duration, phases (run_section.hpp)
   bool simulated = false;  // true when the device is the simulator: every writer says so
   AttributeList device;    // general: name, architecture, clocks, memory, ...
   AttributeList compute;   // SMs, cores, limits, and measured layout where discovered

@@ -18,7 +18,7 @@ std::string host_value_text(const Json& v) {
   return fmt::format("{} {} ({}-{}, {} samples, confidence {:.2f})",
                      number(v["value"].get<double>()), v["unit"].get<std::string>(),
                      number(v["interval"][0].get<double>()), number(v["interval"][1].get<double>()),
-                     v["evidence"]["samples"].get<int>(), v["confidence"].get<double>());
+                     v["samples"].get<int>(), v["confidence"].get<double>());
 }
 
 std::string link_text(const Json& link) {

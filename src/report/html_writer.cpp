@@ -91,9 +91,9 @@ void write_header(std::ostream& out, const model::Report& r, const std::string& 
       << html_asset("page.css") << "</style>\n<script>\n"
       << html_asset("chart.js") << "\n</script>\n</head>\n<body>\n<h1>" << escape_html(title)
       << "</h1>\n";
-  std::string line = string_at(r.run, "command");
-  if (const auto t = string_at(r.run, "timestamp"); !t.empty()) line += " at " + t;
-  if (const auto s = string_at(r.run, "status"); !s.empty()) line += ", status " + s;
+  std::string line = r.run.command;
+  if (!r.run.timestamp.empty()) line += " at " + r.run.timestamp;
+  if (!r.run.status.empty()) line += ", status " + r.run.status;
   if (!line.empty()) out << "<p class=\"run\">" << escape_html(line) << "</p>\n";
   if (r.simulated)
     out << "<p class=\"simulated\"><strong>Simulated GPU</strong>: every value comes from a "

@@ -9,9 +9,7 @@ model::Json to_json(const model::Report& report) {
   Json j;
   j["schema"] = kSchemaVersion;
   j["tool"] = report.tool.is_object() ? report.tool : Json::object();
-  Json run = report.run.is_object() ? report.run : Json::object();
-  run["simulated"] = report.simulated;
-  j["run"] = std::move(run);
+  j["run"] = model::to_json(report.run, report.simulated);
 
   Json device = Json::object();
   device["simulated"] = model::to_json(model::Attribute::api(report.simulated));

@@ -33,12 +33,10 @@ void write_markdown(std::ostream& out, const model::Report& r) {
     title += ": " + name->value.get<std::string>();
   out << "# " << cell(title) << "\n\n";
   if (r.simulated) out << "> **Simulated GPU**: every value comes from a model, not hardware.\n\n";
-  if (r.run.is_object()) {
-    std::string line = string_at(r.run, "command");
-    if (const auto t = string_at(r.run, "timestamp"); !t.empty()) line += " at " + t;
-    if (const auto s = string_at(r.run, "status"); !s.empty()) line += ", status `" + s + "`";
-    if (!line.empty()) out << cell(line) << "\n";
-  }
+  std::string line = r.run.command;
+  if (!r.run.timestamp.empty()) line += " at " + r.run.timestamp;
+  if (!r.run.status.empty()) line += ", status `" + r.run.status + "`";
+  if (!line.empty()) out << cell(line) << "\n";
   write_table(out, "General", r.device);
   write_table(out, "Compute", r.compute);
   for (const auto& e : r.memory) write_table(out, "Memory: " + label_for(e.key), e.attributes);

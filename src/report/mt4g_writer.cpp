@@ -251,7 +251,7 @@ Json shared(const model::Report& r) {
 
 Json meta(const model::Report& r) {
   Json m = Json::object();
-  if (r.run.is_object() && r.run.contains("timestamp")) m["timestamp"] = r.run["timestamp"];
+  if (!r.run.timestamp.empty()) m["timestamp"] = r.run.timestamp;
   const auto version = [&](const char* key) -> Json {
     const auto* a = model::find(r.device, key);
     return a && a->available() ? a->value : Json();

@@ -34,8 +34,7 @@ void add_group(std::vector<Row>& rows, int indent, const std::string& heading,
 
 void write_banner(std::ostream& out, const model::Report& r) {
   std::string what = "SIMULATED GPU: every value below comes from a model, not from hardware";
-  const Json& sim = r.run.is_object() && r.run.contains("sim") ? r.run["sim"] : Json();
-  if (std::string preset = string_at(sim, "preset"); !preset.empty()) what += " (" + preset + ")";
+  if (r.run.sim && !r.run.sim->preset.empty()) what += " (" + r.run.sim->preset + ")";
   std::string bar(what.size() + 8, '#');
   out << bar << "\n##  " << what << "  ##\n" << bar << "\n\n";
 }
@@ -47,20 +46,15 @@ void write_title(std::ostream& out, const model::Report& r) {
     title += " (" + g + ")";
   if (const Attribute* name = model::find(r.device, "name"); name && name->value.is_string())
     title += "  |  " + name->value.get<std::string>();
-  if (r.run.is_object() && r.run.contains("device") && r.run["device"].is_number_integer())
-    title += fmt::format("  |  GPU {}", r.run["device"].get<int>());
+  if (r.run.device) title += fmt::format("  |  GPU {}", *r.run.device);
   out << title << "\n";
-  if (r.run.is_object()) {
-    std::string line = string_at(r.run, "command");
-    if (std::string t = string_at(r.run, "timestamp"); !t.empty())
-      line += (line.empty() ? "" : " at ") + t;
-    if (std::string h = string_at(r.run, "host"); !h.empty()) line += " on " + h;
-    if (r.run.contains("durationSeconds") && r.run["durationSeconds"].is_number())
-      line += ", " + format_number(r.run["durationSeconds"].get<double>()) + " s";
-    if (!line.empty()) out << line << "\n";
-    if (std::string status = string_at(r.run, "status"); !status.empty() && status != "complete")
-      out << "PARTIAL RESULTS: the run " << status << "; what was measured before is below\n";
-  }
+  std::string line = r.run.command;
+  if (const std::string& t = r.run.timestamp; !t.empty()) line += (line.empty() ? "" : " at ") + t;
+  if (const std::string& h = r.run.host; !h.empty()) line += " on " + h;
+  if (r.run.duration_seconds) line += ", " + format_number(*r.run.duration_seconds) + " s";
+  if (!line.empty()) out << line << "\n";
+  if (const std::string& status = r.run.status; !status.empty() && status != "complete")
+    out << "PARTIAL RESULTS: the run " << status << "; what was measured before is below\n";
   out << "\n";
 }
 

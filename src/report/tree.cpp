@@ -250,8 +250,7 @@ std::optional<TreeNode> tlb_node(const model::Report& r, bool full) {
 
 TreeNode build_tree(const model::Report& r, bool full) {
   TreeNode root{"GPU", "", "", {}};
-  if (r.run.is_object() && r.run.contains("device") && r.run["device"].is_number_integer())
-    root.id = std::to_string(r.run["device"].get<int>());
+  if (r.run.device) root.id = std::to_string(*r.run.device);
   const Attribute* name = model::find(r.device, "name");
   const Attribute* sms = model::find(r.compute, "smCount");
   root.text = ": " +

@@ -39,6 +39,11 @@ TEST(Library, DiscoversASimulatedGpuAndReadsTypedValues) {
   EXPECT_FALSE(report.keys("compute").empty());
   const auto json = nlohmann::json::parse(report.json());
   EXPECT_EQ(json["memory"]["l1"]["size"]["value"].get<double>(), *size.number);
+  // Put together as the CLI's reports are: the tool section, and the findings' guard cost.
+  EXPECT_EQ(json["tool"]["name"], "gputopo");
+  EXPECT_EQ(json["run"]["command"], "library");
+  EXPECT_TRUE(json["run"]["guard"].contains("checkpoints"));
+  EXPECT_TRUE(json["run"]["disturbed"].empty());
   EXPECT_NE(report.text().find("SIMULATED"), std::string::npos);
 }
 

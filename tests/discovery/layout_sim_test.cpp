@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "assembly/assemble.hpp"
 #include "device/sim/config.hpp"
 #include "device/sim/layout.hpp"
 #include "device/sim/presets.hpp"
@@ -118,7 +119,7 @@ TEST_P(SegmentOfSmSim, EverySmLoadsThroughItsConfiguredSegment) {
     EXPECT_EQ(near->evidence["units"], "GPC");
   }
   // The report's topology says what the evidence says, and each segment holds whole GPCs.
-  const model::Report report = with_result(model::Report{}, r);
+  const model::Report report = assembly::Assembly().report(&r, {});
   const auto segment_of = report.topology.segment_of_sm();
   ASSERT_EQ(segment_of.size(), of_sm.size());
   for (std::size_t sm = 0; sm < of_sm.size(); ++sm)

@@ -17,14 +17,14 @@ model::Report info_report(bool simulated) {
   info.simulated = simulated;
   model::Report r = make_info_report(info);
   r.tool = {{"name", "gputopo"}, {"version", "0.1.0"}, {"gitDescribe", "v0.1-3-gabc"}};
-  r.run = {{"command", "info"},
-           {"commandLine", {"gputopo", "info", "--json"}},
-           {"timestamp", "2026-11-21T05:51:18Z"},
-           {"host", "node1"},
-           {"device", 0},
-           {"durationSeconds", 0.02},
-           {"status", "complete"},
-           {"phases", {{{"name", "info"}, {"seconds", 0.02}, {"status", "ok"}}}}};
+  r.run.command = "info";
+  r.run.command_line = {"gputopo", "info", "--json"};
+  r.run.timestamp = "2026-11-21T05:51:18Z";
+  r.run.host = "node1";
+  r.run.device = 0;
+  r.run.duration_seconds = 0.02;
+  r.run.status = "complete";
+  r.run.phases = {{"info", 0.02, "ok"}};
   return r;
 }
 

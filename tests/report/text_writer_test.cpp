@@ -58,7 +58,7 @@ TEST(TextWriter, SimulatedDeviceGetsALoudBanner) {
   device::DeviceInfo info = test::h100_like_info();
   info.simulated = true;
   model::Report r = make_info_report(info);
-  r.run = {{"sim", {{"preset", "h100-sxm"}, {"seed", 1}}}};
+  r.run.sim = model::Simulation{"h100-sxm", 1};
   const std::string text = text_of(r);
   EXPECT_EQ(text.rfind("####", 0), 0u);
   EXPECT_NE(text.find("SIMULATED GPU"), std::string::npos);
@@ -70,7 +70,7 @@ TEST(TextWriter, MeasuredValuesShowConfidenceAndInterval) {
   auto size = model::Attribute::measured(245760, "B", "pchase-size-sweep", 0.97);
   size.interval = model::Interval{243712, 247808};
   r.memory.push_back({"l1", {{"size", size}}});
-  r.run = {{"status", "interrupted"}};
+  r.run.status = "interrupted";
   r.warnings.push_back("the SM clock changed during the run");
   const std::string text = text_of(r);
   const std::size_t at = text.find("\n  L1\n    Size  ");

@@ -13,7 +13,7 @@ using model::Json;
 // GPC found.
 model::Report small_gpu() {
   model::Report r;
-  r.run = {{"device", 1}};
+  r.run.device = 1;
   r.device.emplace_back("name", Attribute::api("Toy GPU"));
   r.compute.emplace_back("smCount", Attribute::api(8));
   r.compute.emplace_back("tpcCount", Attribute::measured(4, "", "test", 1));
