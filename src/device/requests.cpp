@@ -76,39 +76,6 @@ std::string_view to_string(Warmup w) {
   return "unknown";
 }
 
-std::string_view to_string(Mapping m) { return m == Mapping::Scattered ? "scattered" : "driver"; }
-
-namespace {
-std::optional<std::string> mapping_problem(const std::vector<const ChaseRequest*>& arrays) {
-  for (const ChaseRequest* r : arrays)
-    if (mapping_of(*r) != mapping_of(*arrays.front()))
-      return "the arrays of one batch share one mapping; this batch mixes " +
-             std::string(to_string(mapping_of(*arrays.front()))) + " and " +
-             std::string(to_string(mapping_of(*r)));
-  return std::nullopt;
-}
-}  // namespace
-
-std::optional<std::string> mapping_problem(const ChaseBatch& b) {
-  std::vector<const ChaseRequest*> arrays;
-  for (const auto& r : b.requests) arrays.push_back(&r);
-  return mapping_problem(arrays);
-}
-
-std::optional<std::string> mapping_problem(const InterferenceBatch& b) {
-  std::vector<const ChaseRequest*> arrays;
-  for (const auto& r : b.requests) arrays.insert(arrays.end(), {&r.a, &r.b});
-  return mapping_problem(arrays);
-}
-
-Mapping mapping_of(const ChaseBatch& b) {
-  return b.requests.empty() ? Mapping::Driver : mapping_of(b.requests.front());
-}
-
-Mapping mapping_of(const InterferenceBatch& b) {
-  return b.requests.empty() ? Mapping::Driver : mapping_of(b.requests.front().a);
-}
-
 std::optional<std::string> warmup_problem(const ChaseRequest& r) {
   if (warmup_of(r) == Warmup::Load) return std::nullopt;
   if (r.space != Space::L1 && r.space != Space::L2)

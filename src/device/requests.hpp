@@ -70,18 +70,6 @@ enum class Warmup : std::uint8_t {
 };
 std::string_view to_string(Warmup w);
 
-// How the memory of a chase's arrays is mapped into the GPU's address space.
-enum class Mapping : std::uint8_t {
-  // The driver's ordinary allocation (cudaMalloc): it chooses the pages, and may back a large
-  // array with physically contiguous memory that the MMU translates with pages of many MiB.
-  Driver,
-  // Chunks of the driver's minimum mapping granularity (2 MiB on Hopper), each allocated on its
-  // own and mapped at a scattered position of one virtual range: no two neighbouring chunks are
-  // physically neighbours, so no page is larger than one chunk.
-  Scattered,
-};
-std::string_view to_string(Mapping m);
-
 // One fine-grained pointer chase. The array of `array_bytes` holds array_bytes / stride_bytes
 // chased elements. `warmup_passes` full passes run untimed, then `recorded_loads` loads are timed
 // (one by one, or as a chain), continuing around the cycle.
@@ -111,10 +99,7 @@ struct ChaseRequest {
   // nullopt: Warmup::Load. Stores need a plain chase (not interference) in the L1 or L2 space,
   // the strided pattern, per-load timing and a stride of whole 32-byte sectors.
   std::optional<Warmup> warmup;
-  // nullopt: Mapping::Driver. The arrays of one batch share one mapping.
-  std::optional<Mapping> mapping;
 };
-inline Mapping mapping_of(const ChaseRequest& r) { return r.mapping.value_or(Mapping::Driver); }
 inline Warmup warmup_of(const ChaseRequest& r) { return r.warmup.value_or(Warmup::Load); }
 inline bool chain_timed(const ChaseRequest& r) { return r.timing == Timing::Chain; }
 inline std::uint32_t segment_loads(const ChaseRequest& r) {
@@ -171,12 +156,6 @@ struct InterferenceBatch {
   std::vector<InterferenceRequest> requests;
   std::optional<int> carveout_percent;
 };
-// Why the arrays of a batch cannot share one mapping (its requests name different ones), or
-// nullopt; both backends refuse such a batch with this. mapping_of: the mapping they share.
-std::optional<std::string> mapping_problem(const ChaseBatch& b);
-std::optional<std::string> mapping_problem(const InterferenceBatch& b);
-Mapping mapping_of(const ChaseBatch& b);
-Mapping mapping_of(const InterferenceBatch& b);
 
 enum class StreamKind : std::uint8_t { Read, Write, Copy };
 std::string_view to_string(StreamKind k);

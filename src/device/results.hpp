@@ -19,9 +19,6 @@ struct RunConditions {
   double elapsed_ns = 0;      // wall time of the batch on the device (%globaltimer)
   double elapsed_cycles = 0;  // the same span in SM cycles, to convert cycles to ns
   std::uint32_t reruns = 0;   // requests re-run because two shared an SM
-  // The chunk of a Mapping::Scattered batch (the largest page its arrays can have); nullopt for
-  // the driver's mapping.
-  std::optional<std::uint64_t> mapping_granule_bytes;
 };
 
 struct ChaseResult {

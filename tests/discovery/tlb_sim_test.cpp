@@ -5,7 +5,6 @@
 #include <string>
 
 #include "device/sim/sim_device.hpp"
-#include "device/sim/tlb.hpp"
 #include "discovery/discover.hpp"
 #include "result_access.hpp"
 
@@ -47,15 +46,7 @@ void expect_truth(const device::sim::SimConfig& config, const Result& r) {
   ASSERT_NE(levels, nullptr);
   ASSERT_TRUE(levels->available()) << levels->reason;
   ASSERT_EQ(number(levels), static_cast<double>(path.size()));
-  // The levels come from the scattered mapping (pages of at most one chunk) wherever it shows
-  // them, which it does wherever the driver's mapping does.
-  ASSERT_EQ(levels->evidence.value("mapping", ""), "scattered");
-  const auto mapping = device::Mapping::Scattered;
-  const auto page_of = [&](int index) {
-    return device::sim::page_under(config.tlb, config.tlb.levels[static_cast<std::size_t>(index)],
-                                   mapping);
-  };
-  const auto page = page_of(path.front());
+  const auto page = config.tlb.levels[static_cast<std::size_t>(path.front())].page_bytes;
   EXPECT_EQ(number(attr(r, "tlb", "pageSize")), static_cast<double>(page));
   double missed = 0;
   for (std::size_t k = 0; k < path.size(); ++k) {
@@ -63,8 +54,8 @@ void expect_truth(const device::sim::SimConfig& config, const Result& r) {
     const std::string e = "tlb" + std::to_string(k + 1);
     SCOPED_TRACE(e);
     EXPECT_EQ(number(attr(r, e, "entries")), level.entries);
-    EXPECT_EQ(number(attr(r, e, "pageSize")), static_cast<double>(page_of(path[k])));
-    EXPECT_EQ(number(attr(r, e, "reach")), static_cast<double>(level.entries * page_of(path[k])));
+    EXPECT_EQ(number(attr(r, e, "pageSize")), static_cast<double>(level.page_bytes));
+    EXPECT_EQ(number(attr(r, e, "reach")), static_cast<double>(level.entries * level.page_bytes));
     const auto* ways = attr(r, e, "associativity");
     ASSERT_NE(ways, nullptr);
     // Random replacement has no clean onset: the probe must say so rather than guess.
@@ -209,54 +200,6 @@ TEST(TlbSimConfigurations, HopperLikeLevelsOfLargePages) {
   for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
     c.tlb.paths[static_cast<std::size_t>(s)] = {0, 1};
   expect_truth(c, discover_tlb(c, Depth::Full));
-}
-
-// A level whose miss costs 10 cycles, 2 % of nothing much above the H100 preset's L2 hit, under
-// its hashed, segmented L2, where a chain's hit latency grows with the lines it holds (more of them
-// in the far segment): the line-matched references take that growth out, and the noise of the
-// chains (not a share of the hit) sets the smallest step, so the level shows.
-TEST(TlbSimConfigurations, CheapMissesUnderTheHopperL2) {
-  auto c = device::sim::load_config("h100-sxm");
-  c.tlb.levels = {level("a", 16, 16, 2 << 20, 10)};
-  for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
-    c.tlb.paths[static_cast<std::size_t>(s)] = {0};
-  const auto r = discover_tlb(c, Depth::Quick);
-  expect_truth(c, r);
-  const auto* levels = attr(r, "tlb", "tlbLevels");
-  ASSERT_NE(levels, nullptr);
-  const auto lines = levels->evidence.value("lineReferences", model::Json::object());
-  EXPECT_FALSE(lines.value("points", model::Json::array()).empty()) << levels->evidence.dump();
-}
-
-// A level of 1 GiB pages under the driver's mapping reaches all 16 GiB of memory: no step shows
-// there. Scattered 2 MiB chunks (the granule) cap its pages at 2 MiB: its 16 entries show, and the
-// report says which mapping it came from and what the other found.
-TEST(TlbSimConfigurations, LargeDriverPagesHideTheLevelThatScatteredChunksShow) {
-  const auto c = toy_with({level("a", 16, 16, std::uint64_t{1} << 30, 60)}, {0});
-  const auto r = discover_tlb(c, Depth::Quick);
-  expect_truth(c, r);
-  EXPECT_EQ(number(attr(r, "tlb1", "pageSize")), static_cast<double>(2 << 20));
-  EXPECT_EQ(number(attr(r, "tlb1", "entries")), 16);
-  const auto* levels = attr(r, "tlb", "tlbLevels");
-  ASSERT_NE(levels, nullptr);
-  EXPECT_NE(levels->method.find("2 MiB chunks mapped at scattered addresses"), std::string::npos)
-      << levels->method;
-  const auto other = levels->evidence.value("otherMapping", model::Json::object());
-  EXPECT_EQ(other.value("mapping", ""), "driver");
-  EXPECT_FALSE(other.contains("tlbLevels")) << other.dump();
-  EXPECT_NE(other.value("reason", "").find("no translation step"), std::string::npos)
-      << other.dump();
-}
-
-// A mapping granule below the level's page caps the page at the granule (64 KiB here).
-TEST(TlbSimConfigurations, TheGranuleCapsThePage) {
-  auto c = toy_with({level("a", 32, 8, 2 << 20, 50)}, {0});
-  c.tlb.granule_bytes = 64 << 10;
-  const auto r = discover_tlb(c, Depth::Quick);
-  expect_truth(c, r);
-  EXPECT_EQ(number(attr(r, "tlb", "pageSize")), static_cast<double>(64 << 10));
-  const auto other = attr(r, "tlb", "tlbLevels")->evidence.value("otherMapping", model::Json());
-  EXPECT_EQ(other.value("pageSize", 0.0), static_cast<double>(2 << 20)) << other.dump();
 }
 
 }  // namespace

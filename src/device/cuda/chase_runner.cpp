@@ -282,11 +282,8 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     }
   }
   clock_.end(out.conditions);
-  if (!units.empty() && mapping_of(units.front().a) == Mapping::Scattered)
-    out.conditions.mapping_granule_bytes = scattered_arrays_.granule();
   // Large arrays are not kept between batches: the device memory goes back to other users.
   if (arrays_.capacity() > kKeepArrayBytes) arrays_.release();
-  if (scattered_arrays_.capacity() > kKeepArrayBytes) scattered_arrays_.release();
   if (successors_.capacity() > kKeepArrayBytes) successors_.release();
   return out;
 }
@@ -298,7 +295,7 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
   const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
   const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
 
-  const LaunchArrays arrays(units, limits_, arena_for(units.front()->a), successors_, stream_);
+  const LaunchArrays arrays(units, limits_, arrays_, successors_, stream_);
 
   // Record buffers.
   std::vector<std::uint64_t> record_sizes;

@@ -54,11 +54,6 @@ class ChaseRunner {
   const RunClock& clock_;
   ChaseLimits limits_;
   DeviceArena arrays_{"chase arrays", std::uint64_t{2} << 20};
-  DeviceArena& arena_for(const ChaseRequest& r) {
-    return mapping_of(r) == Mapping::Scattered ? scattered_arrays_ : arrays_;
-  }
-  DeviceArena scattered_arrays_{"scattered chase arrays", std::uint64_t{2} << 20,
-                                Mapping::Scattered};
   DeviceArena records_{"chase records"};
   DeviceArena control_{"chase control"};
   DeviceArena successors_{"chase permutation"};

@@ -46,7 +46,6 @@ class CudaDevice final : public Device {
 
   ChaseBatchResult chase(const ChaseBatch& batch) override {
     select();
-    if (const auto why = mapping_problem(batch)) throw Error(Error::Kind::BadRequest, *why);
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
       ChaseUnit u;
@@ -59,7 +58,6 @@ class CudaDevice final : public Device {
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {
     select();
-    if (const auto why = mapping_problem(batch)) throw Error(Error::Kind::BadRequest, *why);
     std::vector<ChaseUnit> units;
     for (const auto& r : batch.requests) {
       using P = InterferenceRequest::Placement;

@@ -7,8 +7,7 @@ namespace gputopo::device::cuda {
 DeviceArena::~DeviceArena() { release(); }
 
 void DeviceArena::release() {
-  if (scattered_) scattered_->release();
-  if (raw_ != nullptr && mapping_ == Mapping::Driver) cudaFree(raw_);
+  if (raw_ != nullptr) cudaFree(raw_);
   raw_ = nullptr;
   capacity_ = 0;
 }
@@ -24,12 +23,7 @@ std::uint8_t* DeviceArena::reserve(std::uint64_t bytes) {
       throw Error(Error::Kind::BadRequest, what_ + " needs " + std::to_string(needed) +
                                                " B of device memory; " +
                                                std::to_string(free_bytes) + " B are free");
-    if (mapping_ == Mapping::Scattered) {
-      if (!scattered_) scattered_ = std::make_unique<ScatteredMemory>();
-      raw_ = scattered_->map(needed);
-    } else {
-      check(cudaMalloc(&raw_, needed), "cudaMalloc (" + what_ + ")");
-    }
+    check(cudaMalloc(&raw_, needed), "cudaMalloc (" + what_ + ")");
     capacity_ = needed;
   }
   const auto address = reinterpret_cast<std::uintptr_t>(raw_);

@@ -32,7 +32,6 @@ void visit_fields(R& r, F&& f) {
   f("segmentLoads", r.segment_loads);
   f("sequence", r.sequence);
   f("warmup", r.warmup);
-  f("mapping", r.mapping);
 }
 
 template <Either<InterferenceRequest> R, class F>
@@ -76,7 +75,6 @@ void visit_fields(R& r, F&& f) {
   f("elapsedNs", r.elapsed_ns);
   f("elapsedCycles", r.elapsed_cycles);
   f("reruns", r.reruns);
-  f("mappingGranuleBytes", r.mapping_granule_bytes);
 }
 
 // The launch shape of a stream result (its samples and conditions are stored apart).
@@ -121,10 +119,9 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes",  "region",  "timing",       "space",        "unroll",
-    "candidates",         "arg",     "smB",          "sequence",     "warmup",
-    "dataBytes",          "sharing", "segmentLoads", "launchCostNs", "mapping",
-    "mappingGranuleBytes"};
+    "l2FetchLimitBytes", "region",  "timing",       "space",       "unroll",
+    "candidates",        "arg",     "smB",          "sequence",    "warmup",
+    "dataBytes",         "sharing", "segmentLoads", "launchCostNs"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

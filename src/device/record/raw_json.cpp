@@ -20,7 +20,6 @@ std::string_view name(Pattern p) {
 
 std::string_view name(Timing t) { return to_string(t); }
 std::string_view name(Warmup w) { return to_string(w); }
-std::string_view name(Mapping m) { return to_string(m); }
 
 std::string_view name(InterferenceRequest::Placement p) {
   switch (p) {

@@ -19,7 +19,6 @@ std::string_view name(Space s);
 std::string_view name(Pattern p);
 std::string_view name(Timing t);
 std::string_view name(Warmup w);
-std::string_view name(Mapping m);
 std::string_view name(InterferenceRequest::Placement p);
 std::string_view name(StreamKind k);
 std::string_view name(StreamSharing s);
@@ -41,9 +40,6 @@ constexpr auto enumerators(std::type_identity<Timing>) {
 }
 constexpr auto enumerators(std::type_identity<Warmup>) {
   return std::array{Warmup::Load, Warmup::Store, Warmup::LoadStore};
-}
-constexpr auto enumerators(std::type_identity<Mapping>) {
-  return std::array{Mapping::Driver, Mapping::Scattered};
 }
 constexpr auto enumerators(std::type_identity<InterferenceRequest::Placement>) {
   using P = InterferenceRequest::Placement;

@@ -123,7 +123,7 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
     const Served served = memory_.load(path, levels, run.segment, address);
     busy += run.timing_of(served).mean;
     if (run.translates && served.kind != Served::Private)
-      busy += translation_.translate(run.request->space, address, mapping_of(*run.request));
+      busy += translation_.translate(run.request->space, address);
     run.position = run.successor(run.position);
   }
   busy_cycles += busy;
@@ -146,7 +146,7 @@ double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
     const Served served = memory_.load(run.path.data(), run.path.size(), run.segment, address);
     level = &run.timing_of(served);
     if (run.translates && served.kind != Served::Private)
-      translation = translation_.translate(request.space, address, mapping_of(request));
+      translation = translation_.translate(request.space, address);
   }
   const LevelTiming& t = *level;
   double cycles = t.mean + translation;

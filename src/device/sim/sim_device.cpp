@@ -48,15 +48,12 @@ class SimDevice final : public Device {
                       *batch.l2_fetch_limit_bytes));
     for (std::size_t i = 0; i < batch.requests.size(); ++i)
       check(batch.requests[i], batch.requests[i].sm, fmt::format("request {}", i));
-    if (const auto why = mapping_problem(batch)) bad(*why);
     std::vector<Placement> placements;
     for (const auto& r : batch.requests) placements.push_back({r.space, r.sm});
-    return mapped(mapping_of(batch),
-                  run(placements, batch.carveout_percent, batch.l2_fetch_limit_bytes,
-                      [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
-                        return engine_.chase(batch.requests[i], sm, batch.carveout_percent, seed,
-                                             busy);
-                      }));
+    return run(placements, batch.carveout_percent, batch.l2_fetch_limit_bytes,
+               [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.chase(batch.requests[i], sm, batch.carveout_percent, seed, busy);
+               });
   }
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {
@@ -89,16 +86,14 @@ class SimDevice final : public Device {
         bad(fmt::format("{}: the two shared arrays exceed the {} B a block may use", where,
                         shared_limit()));
     }
-    if (const auto why = mapping_problem(batch)) bad(*why);
     std::vector<Placement> placements;
     for (const auto& r : batch.requests)
       placements.push_back({r.a.space, r.sm >= 0 ? r.sm : r.a.sm});
-    return mapped(mapping_of(batch),
-                  run(placements, batch.carveout_percent, std::nullopt,
-                      [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
-                        return engine_.interfere(batch.requests[i], sm, batch.carveout_percent,
-                                                 seed, busy);
-                      }));
+    return run(placements, batch.carveout_percent, std::nullopt,
+               [&](std::size_t i, int sm, std::uint64_t seed, double& busy) {
+                 return engine_.interfere(batch.requests[i], sm, batch.carveout_percent, seed,
+                                          busy);
+               });
   }
 
   StreamResult stream(const StreamRequest& request) override {
@@ -249,13 +244,6 @@ class SimDevice final : public Device {
   }
 
   std::uint64_t read_rate_calls_ = 0;
-  // The batch's result with the chunk of its mapping (the configured granule where scattered).
-  ChaseBatchResult mapped(Mapping mapping, ChaseBatchResult out) const {
-    if (mapping == Mapping::Scattered)
-      out.conditions.mapping_granule_bytes = config_.tlb.granule_bytes;
-    return out;
-  }
-
   std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
 
   // The space that decides how a request is scheduled, and the SM asked for (-1: any).

@@ -41,32 +41,22 @@ TlbLevelSpec parse_level(const JsonReader& r, std::string name) {
   return l;
 }
 
-CacheGeometry geometry_of(const TlbLevelSpec& l, std::uint64_t page) {
+CacheGeometry geometry_of(const TlbLevelSpec& l) {
   CacheGeometry g;
-  g.line_bytes = static_cast<std::uint32_t>(page);
+  g.line_bytes = static_cast<std::uint32_t>(l.page_bytes);
   g.sector_bytes = g.line_bytes;
   g.fetch_bytes = g.line_bytes;
   g.ways = l.ways;
-  g.size_bytes = std::uint64_t{l.entries} * page;
+  g.size_bytes = std::uint64_t{l.entries} * l.page_bytes;
   g.replacement = l.replacement;
   return g;
 }
 
 }  // namespace
 
-std::uint64_t page_under(const TlbSpec& spec, const TlbLevelSpec& level, Mapping mapping) {
-  return mapping == Mapping::Scattered ? std::min(level.page_bytes, spec.granule_bytes)
-                                       : level.page_bytes;
-}
-
 TlbSpec parse_tlb(const JsonReader& r) {
-  r.only({"levels", "spaces", "granule_bytes"});
+  r.only({"levels", "spaces"});
   TlbSpec spec;
-  if (r.has("granule_bytes")) {
-    spec.granule_bytes = r.at("granule_bytes").integer(kMinPage, kMaxPage);
-    if (!std::has_single_bit(spec.granule_bytes))
-      r.at("granule_bytes").fail("must be a power of two");
-  }
   const auto levels = r.at("levels");
   if (!levels.json().is_object() || levels.json().empty())
     levels.fail("must be an object of named levels");
@@ -96,16 +86,13 @@ TlbSpec parse_tlb(const JsonReader& r) {
 
 Translation::Translation(const TlbSpec& spec) : paths_(spec.paths) {
   for (std::size_t i = 0; i < spec.levels.size(); ++i) {
-    for (const Mapping m : {Mapping::Driver, Mapping::Scattered})
-      levels_[static_cast<std::size_t>(m)].emplace_back(
-          geometry_of(spec.levels[i], page_under(spec, spec.levels[i], m)), mix64(0x71b0000u, i));
+    levels_.emplace_back(geometry_of(spec.levels[i]), mix64(0x71b0000u, i));
     miss_cycles_.push_back(spec.levels[i].miss_cycles);
   }
 }
 
 void Translation::reset() {
-  for (auto& mapping : levels_)
-    for (auto& level : mapping) level.reset();
+  for (auto& level : levels_) level.reset();
 }
 
 }  // namespace gputopo::device::sim

@@ -25,17 +25,10 @@ struct TlbLevelSpec {
 
 // The translation of loads into device memory: named levels and, per space, the levels its
 // loads go through, nearest first. Spaces naming the same level share it.
-// A level's `page_bytes` is its page under the driver's mapping (where the driver may map large,
-// physically contiguous pages); under Mapping::Scattered a page is at most `granule_bytes`, the
-// chunk the mapping scatters.
 struct TlbSpec {
   std::vector<TlbLevelSpec> levels;
   std::array<std::vector<int>, 6> paths;  // indexed by Space; empty: no translation
-  std::uint64_t granule_bytes = std::uint64_t{2} << 20;
 };
-
-// A level's page under `mapping`.
-std::uint64_t page_under(const TlbSpec& spec, const TlbLevelSpec& level, Mapping mapping);
 
 // Parses the optional "tlb" section. Throws through `r` on a bad field.
 TlbSpec parse_tlb(const JsonReader& r);
@@ -48,13 +41,11 @@ class Translation {
   explicit Translation(const TlbSpec& spec);
 
   void reset();
-  // The extra cycles of translating `address` of an array under `mapping` for a load of `space`
-  // that reached the L2.
-  double translate(Space space, std::uint64_t address, Mapping mapping = Mapping::Driver) {
-    auto& levels = levels_[static_cast<std::size_t>(mapping)];
+  // The extra cycles of translating `address` for a load of `space` that reached the L2.
+  double translate(Space space, std::uint64_t address) {
     double cycles = 0;
     for (const int level : paths_[static_cast<std::size_t>(space)]) {
-      if (levels[static_cast<std::size_t>(level)].access(address)) break;
+      if (levels_[static_cast<std::size_t>(level)].access(address)) break;
       cycles += miss_cycles_[static_cast<std::size_t>(level)];
     }
     return cycles;
@@ -62,7 +53,7 @@ class Translation {
   bool translates(Space space) const { return !paths_[static_cast<std::size_t>(space)].empty(); }
 
  private:
-  std::array<std::vector<Cache>, 2> levels_;  // by Mapping: the same levels, each its own pages
+  std::vector<Cache> levels_;
   std::vector<double> miss_cycles_;
   std::array<std::vector<int>, 6> paths_;
 };

@@ -2,10 +2,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <string>
-#include <tuple>
-#include <vector>
 
 #include "analysis/clean_level.hpp"
 #include "analysis/summary.hpp"
@@ -35,9 +32,6 @@ constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
 // Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
 // level misses once a page all along the chain, and the sweep is the quick run's largest cost.
 constexpr std::uint64_t kStrideSweepLoads = 512;
-// The smallest step of the latency taken for translation, in cycles per load: below the noise of
-// the sweeps themselves (four chain standard deviations) nothing counts either.
-constexpr double kMinTolerance = 2;
 
 std::string bytes_text(std::uint64_t b) {
   if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
@@ -81,32 +75,15 @@ class TlbProbe final : public Probe {
     declare({{"l2", &keys::lineSize}, {"l2", &keys::fetchGranularity}}, std::move(writes));
   }
 
-  // The whole measurement once per mapping of the arrays, each mapping's findings kept apart;
-  // the report takes one mapping's and names the other's in the evidence (publish).
   void run(Context& ctx) override {
-    for (const device::Mapping m : {device::Mapping::Driver, device::Mapping::Scattered}) {
-      mapping_ = m;
-      granule_.reset();
-      line_cost_.clear();
-      line_points_ = model::Json::array();
-      reference_segments_ = 0;
-      reference_outlier_segments_ = 0;
-      worst_outliers_ = 0;
-      found_ = &outcome_[static_cast<std::size_t>(m)];
-      found_->clear();
-      try {
-        measure(ctx);
-      } catch (const device::Error& e) {
-        // A backend that cannot run these chases (a replayed recording without them, a driver
-        // without the virtual memory API): say so.
-        if (e.kind() != device::Error::Kind::BadRequest) throw;
-        found_->clear();
-        not_established(std::string("the device refused the chases: ") + e.what(),
-                        model::Json::object());
-      }
-      granules_[static_cast<std::size_t>(m)] = granule_;
+    try {
+      measure(ctx);
+    } catch (const device::Error& e) {
+      // A backend that cannot run these chases (a replayed recording without them): say so.
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      not_established(ctx, std::string("the device refused the chases: ") + e.what(),
+                      model::Json::object());
     }
-    publish(ctx);
   }
 
  private:
@@ -138,7 +115,8 @@ class TlbProbe final : public Probe {
     StrideSweep sw = stride_sweep(ctx, memory, max_count);
     const auto& [strides, pair_count, result, memory_note] = sw;
     if (strides.empty()) {
-      not_established("device memory too small for the stride sweep: arrays up to " +
+      not_established(ctx,
+                      "device memory too small for the stride sweep: arrays up to " +
                           bytes_text(memory) + " hold no 4 elements at a stride of " +
                           bytes_text(kMinStride) + " or more",
                       model::Json::object());
@@ -156,7 +134,6 @@ class TlbProbe final : public Probe {
         {"strideSweep",
          {{"columns", {"stride", "elements", "cycles", "cyclesAtHalfStrideTwiceElements"}},
           {"offset", offset_},
-          {"tolerance", tolerance_},
           {"points", stride_points}}}};
     const std::string stride_text = "chain pairs over one footprint (up to " +
                                     std::to_string(max_count) + " elements) at strides " +
@@ -173,7 +150,7 @@ class TlbProbe final : public Probe {
                  : "no translation step in " + stride_text + ": every TLB level reaches beyond " +
                        bytes_text(memory) + " or holds more than " + std::to_string(max_count) +
                        " pages" + limit_note;
-      not_established(why, evidence);
+      not_established(ctx, why, evidence);
       return;
     }
     const std::uint64_t page = strides[*page_at];
@@ -185,7 +162,7 @@ class TlbProbe final : public Probe {
             "hit; the page is the largest stride of the first run of halving pairs",
         0.9);
     page_attr.evidence = evidence;
-    keep("tlb", keys::pageSize, page_attr);
+    ctx.put("tlb", keys::pageSize, page_attr);
 
     count_levels(ctx, page, max_count, memory, full, limit_note, evidence);
   }
@@ -199,7 +176,7 @@ class TlbProbe final : public Probe {
 
   // The stride sweep's chains (see measure); where the driver has less memory free than the
   // arrays need, `memory` drops to a quarter, up to twice.
-  StrideSweep stride_sweep(Context& ctx, std::uint64_t& memory, std::uint64_t max_count) {
+  StrideSweep stride_sweep(Context& ctx, std::uint64_t& memory, std::uint64_t max_count) const {
     StrideSweep out;
     auto& [strides, pair_count, result, memory_note] = out;
     device::ChaseBatch batch;
@@ -210,7 +187,6 @@ class TlbProbe final : public Probe {
       for (std::uint64_t p = kMinStride; p <= kMaxStride && memory / (p + 9 * offset_) >= 4; p *= 2)
         strides.push_back(p);
       batch.requests.push_back(request(2, kMinStride / 4 + offset_));
-      std::vector<std::uint64_t> counts;
       for (const auto p : strides) {
         std::array<std::uint64_t, 2> ns{};
         for (std::size_t f = 0; f < kDivisors.size(); ++f) {
@@ -222,10 +198,8 @@ class TlbProbe final : public Probe {
           }
         }
         pair_count.push_back(ns);
-        counts.insert(counts.end(), {ns[0], 2 * ns[0], ns[1], 2 * ns[1]});
       }
       if (strides.empty()) return out;
-      add_line_references(batch, counts);
       ctx.expect_batches(1);
       try {
         result = chase_largest_first(ctx, batch);
@@ -249,68 +223,27 @@ class TlbProbe final : public Probe {
   // returns the L2 hit's cycles.
   double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
                 std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
-    load_sd_ = pool_reference(sw.result.results[0]).sd *
-               std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
-    const double base = cycles_of(sw.result.results[0], 2);
-    const auto& r = sw.result.results;
-    hit_ = base;
-    read_line_references(sw.result, 1 + 8 * sw.strides.size());
-    // Four standard errors of a stride-sweep chain, from the spread of the reference's segments
-    // (what differs between chains beyond that, the lines they hold, the references take out).
-    const double chain_sd = load_sd_ / std::sqrt(static_cast<double>(kStrideSweepLoads));
-    tolerance_ = std::max(kMinTolerance, 4 * chain_sd);
+    {
+      // The reference holds no translation miss: its segments that a slow load threw high tell
+      // how many of any chain's segments to leave out for that reason.
+      const auto s = segment_latencies(sw.result.results[0]);
+      const auto clean = analysis::clean_level(s);
+      reference_outliers_ = clean.outlier_share;
+      load_sd_ = clean.sd * std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
+    }
+    const double base = cycles_of(sw.result.results[0]);
+    tolerance_ = std::max(2.0, 0.02 * base);
     for (std::size_t i = 0; i < sw.strides.size(); ++i) {
+      const auto& r = sw.result.results;
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
         const std::size_t at = 1 + 8 * i + 4 * f;
-        const auto n = sw.pair_count[i][f];
-        const double w = std::min(cycles_of(r[at], n), cycles_of(r[at + 2], n));
-        const double x = std::min(cycles_of(r[at + 1], 2 * n), cycles_of(r[at + 3], 2 * n));
-        wide[f].push_back(w - base - line_cost(n));
-        narrow[f].push_back(x - base - line_cost(2 * n));
-        stride_points.push_back({sw.strides[i], n, w, x});
+        wide[f].push_back(std::min(cycles_of(r[at]), cycles_of(r[at + 2])) - base);
+        narrow[f].push_back(std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3])) - base);
+        stride_points.push_back(
+            {sw.strides[i], sw.pair_count[i][f], wide[f].back() + base, narrow[f].back() + base});
       }
     }
     return base;
-  }
-
-  // References holding the lines but not the pages: `n` elements one L2 line apart (the fewest
-  // pages n lines can take). An L2 hit costs more the more lines a chain holds (their spread over
-  // the L2); a chain's excess over its reference is translation alone.
-  void add_line_references(device::ChaseBatch& batch, std::vector<std::uint64_t> counts) {
-    std::sort(counts.begin(), counts.end());
-    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    reference_counts_ = counts;
-    for (const auto n : counts) batch.requests.push_back(request(n, offset_, kStrideSweepLoads));
-  }
-  // Reads the references add_line_references appended, from result `first` on.
-  void read_line_references(const device::ChaseBatchResult& result, std::size_t first) {
-    for (std::size_t k = 0; k < reference_counts_.size(); ++k)
-      pool_reference(result.results[first + k]);
-    for (std::size_t k = 0; k < reference_counts_.size(); ++k) {
-      const double c = cycles_of(result.results[first + k], reference_counts_[k]);
-      line_cost_[reference_counts_[k]] = c - hit_;
-      line_points_.push_back({reference_counts_[k], c});
-    }
-  }
-  // The references hold no translation miss: their segments that a slow load threw high tell how
-  // many of any chain's segments to leave out for that reason. Pooled over every reference of the
-  // mapping, as one short reference's share is too coarse (one segment of 32 is 3 %, which let a
-  // level's first misses, a few segments in each window, pass for slow loads).
-  analysis::CleanLevel pool_reference(const device::ChaseResult& r) {
-    const auto clean = analysis::clean_level(segment_latencies(r));
-    reference_segments_ += clean.n;
-    reference_outlier_segments_ += clean.n - clean.clean;
-    return clean;
-  }
-  double reference_outliers() const {
-    return reference_segments_ == 0 ? 0
-                                    : static_cast<double>(reference_outlier_segments_) /
-                                          static_cast<double>(reference_segments_);
-  }
-  // What `n` lines add to an L2 hit (0 where no reference measured n).
-  double line_cost(std::uint64_t n) const {
-    const auto it = line_cost_.find(n);
-    return it == line_cost_.end() ? 0 : it->second;
   }
 
   // The index of the page among the strides: the largest stride of the first run of pairs whose
@@ -352,17 +285,24 @@ class TlbProbe final : public Probe {
       if (counts.empty() || n > counts.back()) counts.push_back(n);
     }
     if (counts.back() != top) counts.push_back(top);
+    device::ChaseBatch sweep_batch;
+    for (const auto n : counts)
+      for (const auto o : {offset_, 9 * offset_})
+        sweep_batch.requests.push_back(request(n, page + o));
+    ctx.expect_batches(1);
+    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
+    std::vector<SweepPoint> sweep;
     model::Json raw = model::Json::array();
-    const auto sweep = count_sweep(ctx, counts, page, raw);
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      sweep.push_back({counts[i], std::min(cycles_of(sweep_result.results[2 * i]),
+                                           cycles_of(sweep_result.results[2 * i + 1]))});
+      raw.push_back({counts[i], sweep.back().cycles});
+    }
     const auto plateaus = sweep_plateaus(sweep, tolerance_);
     const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
                                    std::to_string(stride) + " B apart (one page each, up to " +
                                    bytes_text(top * page) + ")";
-    evidence["countSweep"] = {{"stride", stride},
-                              {"tolerance", tolerance_},
-                              {"columns", {"elements", "cyclesLessLineCost", "cycles"}},
-                              {"points", raw}};
-    evidence["lineReferences"] = {{"stride", offset_}, {"points", line_points_}};
+    evidence["countSweep"] = {{"stride", stride}, {"tolerance", tolerance_}, {"points", raw}};
 
     std::vector<Level> levels;
     for (std::size_t k = 0; k < plateaus.size() && static_cast<int>(levels.size()) < kMaxLevels;
@@ -391,50 +331,29 @@ class TlbProbe final : public Probe {
         "every line an L2 hit: " +
         count_text + "; a level is a step of the latency over the element count";
     if (levels.empty()) {
-      not_established("no latency step in " + count_text + ": every TLB level holds more than " +
+      not_established(ctx,
+                      "no latency step in " + count_text + ": every TLB level holds more than " +
                           std::to_string(top) + " pages of " + bytes_text(page) + limit_note,
                       evidence, true);
       return;
     }
-    put_count(levels, method, full ? "" : std::to_string(top), evidence);
+    put_count(ctx, levels, method, full ? "" : std::to_string(top), evidence);
     for (std::size_t k = 0; k < levels.size(); ++k)
-      put_level(static_cast<int>(k + 1), levels[k], page, method);
+      put_level(ctx, static_cast<int>(k + 1), levels[k], page, method);
     for (int k = static_cast<int>(levels.size()) + 1; k <= kMaxLevels; ++k)
-      keep(element(k), keys::entries,
-           model::Attribute::unavailable(model::Source::Measured, "",
-                                         "no level " + std::to_string(k) + ": " +
-                                             std::to_string(levels.size()) + " steps in " +
-                                             count_text + limit_note));
+      ctx.put(element(k), keys::entries,
+              model::Attribute::unavailable(model::Source::Measured, "",
+                                            "no level " + std::to_string(k) + ": " +
+                                                std::to_string(levels.size()) + " steps in " +
+                                                count_text + limit_note));
     sharing(ctx, levels.front().first_rise - 1, page);
-  }
-
-  // The count sweep's chains (two offsets each, the faster kept) less each count's line-matched
-  // reference; `raw` gets [count, that, the chain's own cycles] per count.
-  std::vector<SweepPoint> count_sweep(Context& ctx, const std::vector<std::uint64_t>& counts,
-                                      std::uint64_t page, model::Json& raw) {
-    device::ChaseBatch sweep_batch;
-    for (const auto n : counts)
-      for (const auto o : {offset_, 9 * offset_})
-        sweep_batch.requests.push_back(request(n, page + o));
-    add_line_references(sweep_batch, counts);
-    ctx.expect_batches(1);
-    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
-    read_line_references(sweep_result, 2 * counts.size());
-    std::vector<SweepPoint> sweep;
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      const double y = std::min(cycles_of(sweep_result.results[2 * i], counts[i]),
-                                cycles_of(sweep_result.results[2 * i + 1], counts[i]));
-      sweep.push_back({counts[i], y - line_cost(counts[i])});
-      raw.push_back({counts[i], sweep.back().cycles, y});
-    }
-    return sweep;
   }
 
   // tlb.tlbLevels. The steps stand on the segments that survived the slow loads: past a quarter
   // left out in some chain, less so (analysis::outlier_confidence). `quick_top`: the quick run's
   // page limit ("" at full depth).
-  void put_count(const std::vector<Level>& levels, const std::string& method,
-                 const std::string& quick_top, model::Json& evidence) {
+  void put_count(Context& ctx, const std::vector<Level>& levels, const std::string& method,
+                 const std::string& quick_top, model::Json& evidence) const {
     const bool ended_in_rise = !levels.back().above;
     evidence["worstOutlierShare"] = worst_outliers_;
     auto count = model::Attribute::measured(
@@ -443,12 +362,13 @@ class TlbProbe final : public Probe {
     count.evidence = evidence;
     if (!quick_top.empty())
       count.evidence["note"] = "levels holding more than " + quick_top + " pages need --depth full";
-    keep("tlb", keys::tlbLevels, count);
+    ctx.put("tlb", keys::tlbLevels, count);
   }
 
   // Runs the batch with its largest arrays first, so that the backend allocates its array memory
   // once per batch rather than at every larger array; results come back in the batch's order.
-  device::ChaseBatchResult chase_largest_first(Context& ctx, const device::ChaseBatch& batch) {
+  static device::ChaseBatchResult chase_largest_first(Context& ctx,
+                                                      const device::ChaseBatch& batch) {
     std::vector<std::size_t> order(batch.requests.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -457,7 +377,6 @@ class TlbProbe final : public Probe {
     device::ChaseBatch sorted = batch;
     for (std::size_t i = 0; i < order.size(); ++i) sorted.requests[i] = batch.requests[order[i]];
     auto result = ctx.chase(sorted);
-    if (result.conditions.mapping_granule_bytes) granule_ = result.conditions.mapping_granule_bytes;
     auto results = result.results;
     for (std::size_t i = 0; i < order.size(); ++i) result.results[order[i]] = results[i];
     return result;
@@ -468,79 +387,41 @@ class TlbProbe final : public Probe {
   // A chain over `count` elements, warmed once, timing at least `loads` loads and, with
   // `whole_pass`, at least one pass (so that a level that misses in a few of its sets shows in
   // full).
-  device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
-                               std::uint64_t loads = 2048, bool whole_pass = true) const {
+  static device::ChaseRequest request(std::uint64_t count, std::uint64_t stride,
+                                      std::uint64_t loads = 2048, bool whole_pass = true) {
     const auto timed =
         std::min<std::uint64_t>(whole_pass ? std::max(loads, count) : loads, kMaxTimedLoads);
     auto r = chain_request(Space::L2, count * stride, static_cast<std::uint32_t>(stride), 1,
                            static_cast<std::uint32_t>(timed));
     r.sm = kLatencySm;
-    if (mapping_ == device::Mapping::Scattered) r.mapping = mapping_;
     return r;
   }
-  // Cycles per load of a chain over `elements` (one load each, in address order). The chain's
-  // short segments less those a rare slow load threw high are averaged in windows of
-  // kChainSegmentLoads loads, and the lower quartile of the windows is the latency: a level missing
-  // in a few of its sets lengthens every window alike, a few lines that the L2 loses lengthen a few
-  // windows, which the quartile leaves out. A high segment is left out only where the loads one
-  // pass before or after it are not high too (translation misses recur every pass, slow loads do
-  // not), the highest first, at most as many as the references' share of them allows
-  // (analysis::outlier_allowance). The share left out is kept as the evidence's worst.
-  double cycles_of(const device::ChaseResult& r, std::uint64_t elements) {
+  // Cycles per load. The chain's short segments less those a rare slow load threw high (at most
+  // as many as the reference's share of them allows: analysis::high_trimmed) are averaged in
+  // windows of kChainSegmentLoads loads, and the lower quartile of the windows is the latency: a
+  // level missing in a few of its sets lengthens every window alike, a few lines that the L2
+  // loses lengthen a few windows, which the quartile leaves out. The share of segments left out is
+  // kept as the evidence's worst.
+  double cycles_of(const device::ChaseResult& r) {
     const auto s = segment_latencies(r);
     if (s.empty()) return 0;
-    const auto kept = slow_segments_kept(s, segment_loads_of(r), elements);
+    const auto level = analysis::high_trimmed(
+        s, 4.0, 0.01, analysis::outlier_allowance(s.size(), reference_outliers_));
+    worst_outliers_ = std::max(worst_outliers_, level.outlier_share);
+    auto sorted = s;
+    std::sort(sorted.begin(), sorted.end());
+    const double highest_kept = sorted[std::max<std::size_t>(level.clean, 1) - 1];
     const std::size_t per_window =
         std::max<std::size_t>(1, device::kChainSegmentLoads / segment_loads_of(r));
     std::vector<double> windows;
     for (std::size_t w = 0; w < s.size(); w += per_window) {
       double sum = 0;
-      int n = 0;
+      int kept = 0;
       for (std::size_t k = w; k < std::min(s.size(), w + per_window); ++k)
-        if (kept[k]) sum += s[k], ++n;
-      if (n > 0) windows.push_back(sum / n);
+        if (s[k] <= highest_kept) sum += s[k], ++kept;
+      if (kept > 0) windows.push_back(sum / kept);
     }
     return analysis::quantile(windows, 0.25);
-  }
-  // Which segments (of `loads` loads each, over a chain of `elements`) cycles_of keeps.
-  std::vector<bool> slow_segments_kept(const std::vector<double>& s, std::uint64_t loads,
-                                       std::uint64_t elements) {
-    auto sorted = s;
-    std::sort(sorted.begin(), sorted.end());
-    const auto clean = analysis::high_trimmed(s, 4.0, 0.01);
-    const double top = sorted[std::max<std::size_t>(clean.clean, 1) - 1];
-    const auto high = [&](std::int64_t k) {
-      return k >= 0 && k < static_cast<std::int64_t>(s.size()) &&
-             s[static_cast<std::size_t>(k)] > top;
-    };
-    const auto pass = static_cast<std::int64_t>(elements);
-    const bool passes = elements >= loads && s.size() * loads >= 2 * elements;
-    const auto l = static_cast<std::int64_t>(loads);
-    std::vector<std::size_t> candidates;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-      if (!high(static_cast<std::int64_t>(k))) continue;
-      // Every pass within two before and after that the chain timed must repeat it.
-      bool repeats = passes;
-      for (const std::int64_t d : {-2 * pass, -pass, pass, 2 * pass}) {
-        const std::int64_t first = static_cast<std::int64_t>(k) * l + d;
-        if (!passes || first < 0 || (first + l - 1) / l >= static_cast<std::int64_t>(s.size()))
-          continue;
-        bool here = false;
-        for (std::int64_t j = first / l; j <= (first + l - 1) / l; ++j) here = here || high(j);
-        repeats = repeats && here;
-      }
-      if (!repeats) candidates.push_back(k);
-    }
-    std::sort(candidates.begin(), candidates.end(),
-              [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
-    const auto allowed = analysis::outlier_allowance(s.size(), reference_outliers());
-    std::vector<bool> kept(s.size(), true);
-    for (std::size_t i = 0; i < std::min(allowed, candidates.size()); ++i)
-      kept[candidates[i]] = false;
-    const auto left = std::min(allowed, candidates.size());
-    worst_outliers_ =
-        std::max(worst_outliers_, static_cast<double>(left) / static_cast<double>(s.size()));
-    return kept;
   }
   // The smallest count in (lo, hi] whose latency meets `rises(cycles, noise)`; `hi` is taken to
   // meet it. Each chain times twice its elements (at least 4096 loads); `noise` is four standard
@@ -552,14 +433,10 @@ class TlbProbe final : public Probe {
       const std::uint64_t mid = lo + (hi - lo) / 2;
       device::ChaseBatch b;
       b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 2 * mid)));
-      b.requests.push_back(request(mid, offset_, std::max<std::uint64_t>(4096, 2 * mid)));
       ctx.expect_batches(1);
       const double loads = b.requests.front().recorded_loads;
       const double noise = std::max(0.5, 4 * load_sd_ / std::sqrt(loads));
-      const auto result = ctx.chase(b);
-      pool_reference(result.results[1]);
-      const double lines = cycles_of(result.results[1], mid) - hit_;
-      if (rises(cycles_of(result.results[0], mid) - lines, noise))
+      if (rises(cycles_of(ctx.chase(b).results.front()), noise))
         hi = mid;
       else
         lo = mid;
@@ -567,19 +444,21 @@ class TlbProbe final : public Probe {
     return hi;
   }
 
-  void not_established(const std::string& why, const model::Json& evidence,
+  void not_established(Context& ctx, const std::string& why, const model::Json& evidence,
                        bool page_known = false) {
     auto a = model::Attribute::unavailable(model::Source::Measured, "", why);
     a.evidence = evidence;
-    keep("tlb", keys::tlbLevels, a);
+    ctx.put("tlb", keys::tlbLevels, a);
     if (!page_known)
-      keep("tlb", keys::pageSize, model::Attribute::unavailable(model::Source::Measured, "B", why));
+      ctx.put("tlb", keys::pageSize,
+              model::Attribute::unavailable(model::Source::Measured, "B", why));
     for (int k = 1; k <= kMaxLevels; ++k)
-      keep(element(k), keys::entries,
-           model::Attribute::unavailable(model::Source::Measured, "", why));
+      ctx.put(element(k), keys::entries,
+              model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 
-  void put_level(int k, const Level& l, std::uint64_t page, const std::string& method) {
+  void put_level(Context& ctx, int k, const Level& l, std::uint64_t page,
+                 const std::string& method) {
     const std::string e = element(k);
     auto evidence = l.evidence;
     evidence["firstMissElements"] = l.first_rise;
@@ -588,7 +467,7 @@ class TlbProbe final : public Probe {
     if (l.above) evidence["missCycles"] = *l.above;
     const auto put = [&](const model::Key& key, model::Attribute a) {
       a.evidence = evidence;
-      keep(e, key, std::move(a));
+      ctx.put(e, key, std::move(a));
     };
     const std::uint64_t entries = l.first_rise - 1;
     put(keys::pageSize, model::Attribute::measured(
@@ -641,7 +520,6 @@ class TlbProbe final : public Probe {
       device::InterferenceRequest r;
       r.a = one_pass_request(Space::L2, a_count * s, static_cast<std::uint32_t>(s));
       r.b = one_pass_request(space, n * s, static_cast<std::uint32_t>(s));
-      if (mapping_ == device::Mapping::Scattered) r.a.mapping = r.b.mapping = mapping_;
       r.sm = kLatencySm;
       return r;
     };
@@ -689,7 +567,7 @@ class TlbProbe final : public Probe {
           model::Source::Measured, "",
           "global loads over twice the entries did not evict the level's translations");
       a.evidence = evidence;
-      keep("tlb1", keys::sharedWith, a);
+      ctx.put("tlb1", keys::sharedWith, a);
       return;
     }
     model::Json with = model::Json::array();
@@ -708,98 +586,14 @@ class TlbProbe final : public Probe {
         "evicts A's translations",
         0.8);
     a.evidence = evidence;
-    keep("tlb1", keys::sharedWith, a);
+    ctx.put("tlb1", keys::sharedWith, a);
   }
 
-  using Found = std::vector<std::tuple<std::string, const model::Key*, model::Attribute>>;
-
-  void keep(const std::string& element, const model::Key& key, model::Attribute a) {
-    found_->emplace_back(element, &key, std::move(a));
-  }
-
-  const model::Attribute* found(device::Mapping m, const std::string& element,
-                                const model::Key& key) const {
-    for (const auto& [e, k, a] : outcome_[static_cast<std::size_t>(m)])
-      if (e == element && k == &key) return &a;
-    return nullptr;
-  }
-
-  std::string mapping_text(device::Mapping m) const {
-    if (m == device::Mapping::Driver) return "the driver's allocation (cudaMalloc)";
-    const auto& g = granules_[static_cast<std::size_t>(m)];
-    return (g ? bytes_text(*g) + " chunks" : std::string("chunks of the minimum granularity")) +
-           " mapped at scattered addresses (cuMemCreate, cuMemMap)";
-  }
-
-  // What one mapping found, for the other's evidence: its levels (or why none) and raw sweeps.
-  model::Json summary(device::Mapping m) const {
-    model::Json out = {{"mapping", std::string(device::to_string(m))}, {"arrays", mapping_text(m)}};
-    if (const auto* levels = found(m, "tlb", keys::tlbLevels)) {
-      if (levels->available())
-        out["tlbLevels"] = levels->value;
-      else
-        out["reason"] = levels->reason;
-      out["evidence"] = levels->evidence;
-    }
-    if (const auto* page = found(m, "tlb", keys::pageSize); page && page->available())
-      out["pageSize"] = page->value;
-    model::Json per_level = model::Json::array();
-    for (int k = 1; k <= kMaxLevels; ++k) {
-      const auto* entries = found(m, element(k), keys::entries);
-      if (!entries || !entries->available()) break;
-      const auto* penalty = found(m, element(k), keys::missPenalty);
-      per_level.push_back(
-          {{"entries", entries->value},
-           {"missPenalty", penalty && penalty->available() ? penalty->value : model::Json()}});
-    }
-    if (!per_level.empty()) out["levels"] = per_level;
-    return out;
-  }
-
-  // Reports the scattered mapping's findings where it shows a level (its pages are at most one
-  // chunk, so a level the driver's large pages hide shows there), else the driver mapping's where
-  // that shows one; with neither, why not under both. Every attribute says which mapping it came
-  // from; tlb's attributes carry the other mapping's findings.
-  void publish(Context& ctx) {
-    using device::Mapping;
-    const auto shows = [&](Mapping m) {
-      const auto* a = found(m, "tlb", keys::tlbLevels);
-      return a != nullptr && a->available();
-    };
-    const Mapping chosen =
-        shows(Mapping::Scattered) || !shows(Mapping::Driver) ? Mapping::Scattered : Mapping::Driver;
-    const Mapping other = chosen == Mapping::Scattered ? Mapping::Driver : Mapping::Scattered;
-    const bool neither = !shows(chosen);
-    for (auto [e, key, a] : outcome_[static_cast<std::size_t>(chosen)]) {
-      if (!a.evidence.is_object()) a.evidence = model::Json::object();
-      a.evidence["mapping"] = std::string(device::to_string(chosen));
-      if (a.available())
-        a.method += "; arrays: " + mapping_text(chosen);
-      else if (neither && e == "tlb") {
-        const auto* mine = found(other, e, *key);
-        a.reason = "under " + mapping_text(chosen) + ": " + a.reason +
-                   (mine ? "; under " + mapping_text(other) + ": " + mine->reason : "");
-      }
-      if (e == "tlb") a.evidence["otherMapping"] = summary(other);
-      ctx.put(e, *key, std::move(a));
-    }
-  }
-
-  device::Mapping mapping_ = device::Mapping::Driver;
-  std::optional<std::uint64_t> granule_;  // the chunk the backend reported for the mapping
-  std::array<std::optional<std::uint64_t>, 2> granules_;
-  std::array<Found, 2> outcome_;  // by mapping
-  Found* found_ = &outcome_[0];
   std::uint64_t offset_ = 128;
-  double tolerance_ = kMinTolerance;
-  double hit_ = 0;  // the L2 hit of two lines on one page (the stride sweep's reference)
-  std::vector<std::uint64_t> reference_counts_;  // of the batch being built
-  std::map<std::uint64_t, double> line_cost_;    // what n lines add to hit_
-  model::Json line_points_ = model::Json::array();
+  double tolerance_ = 2;
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
-  std::size_t reference_segments_ = 0;          // of every L2-hit reference of the mapping
-  std::size_t reference_outlier_segments_ = 0;  // of those, the ones a slow load threw high
-  double worst_outliers_ = 0;                   // the largest share any chain left out
+  double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
+  double worst_outliers_ = 0;      // the largest share any chain left out
 };
 
 }  // namespace
