@@ -14,10 +14,12 @@ interrupted; the others are named on stderr and left out. All runs must be of on
 Each attribute of the reference holds, over the runs that established it:
 - a number that was measured or derived: `value` the median, `interval` the median run's interval
   put around the median (where most runs have one), and `spread` with `runs` (that established
-  it), `of` (whose report has it), `gpus` (distinct UUIDs), `min`, `max` and `sigma`, the larger
-  of the runs' sample standard deviation and a robust one (1.4826 x the median absolute deviation,
-  times the small-sample factor of Croux and Rousseeuw, 1992): quantized values that tie hide
-  their spread from the robust one, a few runs far off inflate the sample one;
+  it), `of` (whose report has it), `gpus` (distinct UUIDs), `min`, `max` and `sigma`, the largest
+  of the runs' sample standard deviation, a robust one (1.4826 x the median absolute deviation,
+  times the small-sample factor of Croux and Rousseeuw, 1992) and, over at least 3 GPUs, the
+  sample standard deviation of the GPUs' medians: quantized values that tie hide their spread from
+  the robust one, a few runs far off inflate the sample one, and many runs of one GPU hide how far
+  healthy GPUs differ;
 - anything else (the driver's numbers, strings, bools): `value` the most common value and
   `spread` with `runs`, `of`, `gpus` and `values`, every value a run gave;
 - an attribute that most runs did not establish: `value` null, the most common `reason`.
@@ -134,6 +136,16 @@ def typical_interval(attrs, center):
     return [None if lo is None else center - lo, None if hi is None else center + hi]
 
 
+def between_gpus(pairs):
+    """The sample standard deviation of the GPUs' medians, where at least 3 GPUs gave the value:
+    how far healthy GPUs differ, which many runs of a few GPUs hide from the runs' own spread."""
+    by_gpu = {}
+    for v, u in pairs:
+        by_gpu.setdefault(u, []).append(v)
+    medians = [statistics.median(v) for v in by_gpu.values()]
+    return statistics.stdev(medians) if len(medians) >= 3 else 0.0
+
+
 def merged(attrs, uuids):
     first = attrs[0]
     good = [(a, u) for a, u in zip(attrs, uuids) if established(a)]
@@ -155,7 +167,8 @@ def merged(attrs, uuids):
         if interval:
             out["interval"] = interval
         sample = statistics.stdev(values) if len(values) > 1 else 0.0
-        spread.update({"min": min(values), "max": max(values), "sigma": max(sample, robust_sigma(values))})
+        sigma = max(sample, robust_sigma(values), between_gpus([(a["value"], u) for a, u in good]))
+        spread.update({"min": min(values), "max": max(values), "sigma": sigma})
     else:
         counts = Counter(json.dumps(v) for v in values)
         out["value"] = json.loads(counts.most_common(1)[0][0])

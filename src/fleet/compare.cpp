@@ -154,7 +154,7 @@ Comparison compare(const std::vector<Member>& members, const CompareOptions& opt
   out.threshold = options.threshold;
   for (const Member& m : members) out.members.push_back(m.name);
   std::map<std::string_view, double> healthy;  // path -> sigma of the model's healthy runs
-  if (options.healthy && members.size() > 2) {
+  if (options.healthy) {
     out.healthy = options.healthy->name;
     for (const Value& v : options.healthy->values)
       if (v.spread) healthy.emplace(v.path, v.spread->sigma);

@@ -58,7 +58,7 @@ struct Comparison {
 // the consensus of a measured number is the median of the values, of anything else the most
 // common value. A measured number differs when it lies farther from the consensus than
 // `threshold` times the combined standard deviation of its interval, the consensus's and the
-// spread between the GPUs (at least the healthy spread of `healthy`, for three GPUs or more), and
+// spread between the GPUs (at least the healthy spread of `healthy`), and
 // farther than `tolerance`; anything else when it is another value.
 // Only values established on both sides differ (a value, at confidence 0.5 or more where one is
 // given). O(n log n) in the number of values.

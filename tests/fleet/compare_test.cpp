@@ -155,9 +155,13 @@ TEST(FleetCompare, HowFarHealthyGpusOfTheModelSpreadCountsAsNoise) {
   ASSERT_NE(difference(slow, "memory.dram.readBandwidth"), nullptr);
   EXPECT_NEAR(*difference(slow, "memory.dram.readBandwidth")->members[0].scale,
               std::hypot(30.0, 1.2533 * 0.005 * 3000 / 1.96 / std::sqrt(3.0)), 1.0);
-  // Two GPUs: the first is the reference, whose own spread counts; the model's is not added.
-  EXPECT_TRUE(
-      compare(fleet_of({report(3000), report(2910)}), {.healthy = &healthy}).healthy.empty());
+  // Two GPUs (a host of two, or check): two chips differ as healthy ones of the model do.
+  const auto pair = compare(fleet_of({report(3000), report(2910)}), {.healthy = &healthy});
+  EXPECT_TRUE(pair.differences.empty());
+  EXPECT_EQ(pair.healthy, "reference x");
+  ASSERT_NE(difference(compare(fleet_of({report(3000), report(2550)}), {.healthy = &healthy}),
+                       "memory.dram.readBandwidth"),
+            nullptr);
 }
 
 TEST(FleetCompare, DriverValuesDifferExactlyAndStringsByTheMostCommon) {
