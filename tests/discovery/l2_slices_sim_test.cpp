@@ -72,11 +72,13 @@ TEST(L2SlicesSim, EightSlicesOfAnotherHashAreFoundAsWell) {
 }
 
 TEST(L2SlicesSim, WithoutSliceBoundsOrAtQuickDepthNothingIsClaimed) {
-  const auto* one = slice_count(slices_of(toy_l2({{"slices_per_segment", 1}})));
+  const Result unsliced = slices_of(toy_l2({{"slices_per_segment", 1}}));
+  const auto* one = slice_count(unsliced);
   ASSERT_NE(one, nullptr);
   EXPECT_FALSE(one->available());
   EXPECT_NE(one->reason.find("read faster together"), std::string::npos) << one->reason;
-  const auto* quick = slice_count(slices_of(toy_l2(nlohmann::json::object()), Depth::Quick));
+  const Result at_quick = slices_of(toy_l2(nlohmann::json::object()), Depth::Quick);
+  const auto* quick = slice_count(at_quick);
   ASSERT_NE(quick, nullptr);
   EXPECT_FALSE(quick->available());
   EXPECT_NE(quick->reason.find("--depth full"), std::string::npos) << quick->reason;
