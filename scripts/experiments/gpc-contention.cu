@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e = (x);                                                                           \
-    if (e != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                                 \
-      std::exit(1);                                                                                \
-    }                                                                                              \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
   } while (0)
 
 constexpr int kChain = 256;
@@ -64,7 +64,8 @@ __global__ void round_kernel(const unsigned* chase, const unsigned* stream, cons
     size_t i = (static_cast<size_t>(sm) * threads + threadIdx.x) * 32 % kStreamWords;
     const long long start = clock64();
     while (*(volatile int*)&s->victims_done < victims && clock64() - start < (1ll << 32)) {
-      for (int k = 0; k < 64; ++k, i = (i + threads * 32) % kStreamWords) acc += load_cg(stream + i);
+      for (int k = 0; k < 64; ++k, i = (i + threads * 32) % kStreamWords)
+        acc += load_cg(stream + i);
     }
     if (acc == 0xffffffffu) sink[sm] = acc;
     return;

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e = (x);                                                                           \
-    if (e != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                                 \
-      std::exit(1);                                                                                \
-    }                                                                                              \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
   } while (0)
 
 constexpr int kMaxSm = 1024;

@@ -19,18 +19,18 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e = (x);                                                                           \
-    if (e != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                                 \
-      std::exit(1);                                                                                \
-    }                                                                                              \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
   } while (0)
 
-constexpr int kWarps = 8;          // per SM
-constexpr int kIterations = 64;    // pairs of loads per warp
-constexpr int kTimings = 3;        // launches per test, the median kept
+constexpr int kWarps = 8;            // per SM
+constexpr int kIterations = 64;      // pairs of loads per warp
+constexpr int kTimings = 3;          // launches per test, the median kept
 constexpr double kSameShare = 0.75;  // a pair at >= 0.75 of the one-line time shares its slice
 constexpr size_t kMaxClasses = 256;  // more: the signal is not there; stop
 constexpr int kMaxSm = 1024;
