@@ -19,6 +19,8 @@ import sys
 def peer_rows(path):
     """Rows of a gpu-benches table: the numbers before 'GB/s' and the first GB/s figure."""
     rows = []
+    if not os.path.exists(path):
+        return rows
     for line in open(path, errors="replace"):
         m = re.search(r"([\d.]+) GB/s", line)
         if m and "kB" in line:

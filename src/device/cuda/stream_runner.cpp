@@ -228,8 +228,15 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
   std::vector<Config> by_shape;
   for (const auto& s : shapes) by_shape.push_back({by_variant.front().config.variant, s});
   const auto ranked = rank(kernel, by_shape, guess_s);
+  // Device-memory kernels: a second pass over the variants at the best shape, where it is another:
+  // the best variant of a grid that walks the buffer need not be the best of a flat launch (one
+  // store a thread).
+  std::vector<Config> at_best;
+  if (!per_block(kernel) && !(ranked.front().config.shape == shapes.front()))
+    for (const auto& v : variants) at_best.push_back({v.variant, ranked.front().config.shape});
+  const auto again = rank(kernel, at_best, guess_s);
   std::vector<Config> finalists;
-  for (const auto* list : {&ranked, &by_variant})
+  for (const auto* list : {&ranked, &again, &by_variant})
     for (std::size_t i = 0; i < list->size() && i < kFinalists; ++i) {
       const Config& c = (*list)[i].config;
       const bool seen = std::any_of(finalists.begin(), finalists.end(), [&](const Config& f) {
@@ -242,7 +249,8 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
   for (const Timed& t : finals) done.finalists.push_back(t.config);
   tunings_.push_back(std::move(done));
   return {finals.front().config, finals.front().seconds,
-          static_cast<std::uint32_t>(variants.size() + by_shape.size() + finalists.size())};
+          static_cast<std::uint32_t>(variants.size() + by_shape.size() + at_best.size() +
+                                     finalists.size())};
 }
 
 void StreamRunner::time_repeats(StreamKernel kernel, const Config& best, double launch_s,
