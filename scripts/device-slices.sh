@@ -41,21 +41,12 @@ done
 echo "sm-slice-latency exit ${PIPESTATUS[0]}" >> "$out/exit-codes.txt"
 
 # Aggressor groups: the co-scheduling GPCs, then each of them without its lowest SM pair.
-python3 - "$out/report.json" > "$out/groups.txt" 2> "$out/groups.err" <<'PY'
+python3 - "$here" "$out/report.json" > "$out/groups.txt" 2> "$out/groups.err" <<'PY'
 import json, sys
-def find(node):
-    if isinstance(node, dict):
-        if "gpcCount" in node and isinstance(node["gpcCount"], dict):
-            return node["gpcCount"]
-        for v in node.values():
-            r = find(v)
-            if r:
-                return r
-    return None
-report = json.load(open(sys.argv[1]))
-gpc = find(report) or {}
-gpcs = gpc.get("evidence", {}).get("gpcs", [])
-sms = (report.get("compute", {}).get("smCount") or {}).get("value") or 0
+sys.path.insert(0, sys.argv[1])
+from report_gpcs import find_gpcs
+report = json.load(open(sys.argv[2]))
+gpcs = find_gpcs(report)
 witness = [sorted(g)[2:] for g in gpcs if len(g) >= 4]
 print(";".join(",".join(map(str, g)) for g in gpcs + witness))
 PY

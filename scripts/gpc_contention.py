@@ -21,16 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-
-def find_gpcs(node):
-    if isinstance(node, dict):
-        if isinstance(node.get("gpcCount"), dict):
-            return node["gpcCount"].get("evidence", {}).get("gpcs", [])
-        for value in node.values():
-            found = find_gpcs(value)
-            if found:
-                return found
-    return []
+from report_gpcs import find_gpcs
 
 
 def load(folder):

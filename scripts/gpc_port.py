@@ -14,16 +14,7 @@ import csv
 import json
 import sys
 
-
-def find_gpcs(node):
-    if isinstance(node, dict):
-        if isinstance(node.get("gpcCount"), dict):
-            return node["gpcCount"].get("evidence", {}).get("gpcs", [])
-        for value in node.values():
-            found = find_gpcs(value)
-            if found:
-                return found
-    return []
+from report_gpcs import find_gpcs
 
 
 def sets(report_path):

@@ -13,14 +13,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kMaxSm = 1024;
 constexpr int kWarps = 16;

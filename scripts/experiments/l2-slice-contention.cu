@@ -19,14 +19,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kWarps = 8;            // per SM
 constexpr int kIterations = 64;      // pairs of loads per warp

@@ -16,6 +16,8 @@
 #include <random>
 #include <vector>
 
+#include "cuda_check.cuh"
+
 #define CU(x)                                            \
   do {                                                   \
     CUresult r = (x);                                    \
@@ -25,14 +27,6 @@
       std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?"); \
       std::exit(1);                                      \
     }                                                    \
-  } while (0)
-#define RT(x)                                                      \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
   } while (0)
 
 // Writes a cyclic chain: element at offset k*stride holds the offset of the next, in a random
@@ -66,14 +60,14 @@ double cycles_per_load(std::uint64_t* base, std::uint64_t footprint, std::uint64
   std::vector<std::uint64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(n * 7 + stride));
-  RT(cudaMemcpy(d_order, order.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_order, order.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
   link<<<static_cast<unsigned>((n + 255) / 256), 256>>>(base, d_order, n, stride / 8);
-  RT(cudaDeviceSynchronize());
+  CHECK(cudaDeviceSynchronize());
   const std::uint64_t loads = std::max<std::uint64_t>(n, 2048);
   chase<<<1, 1>>>(base, loads, d_out);
-  RT(cudaDeviceSynchronize());
+  CHECK(cudaDeviceSynchronize());
   std::uint64_t out[2];
-  RT(cudaMemcpy(out, d_out, sizeof(out), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(out, d_out, sizeof(out), cudaMemcpyDeviceToHost));
   return static_cast<double>(out[0]) / static_cast<double>(loads);
 }
 
@@ -93,12 +87,12 @@ void sweep(const char* mapping, std::uint64_t* base, std::uint64_t bytes, std::u
 
 int main(int argc, char** argv) {
   const std::uint64_t max_gib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64;
-  RT(cudaSetDevice(0));
-  RT(cudaFree(nullptr));
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaFree(nullptr));
   CUdevice dev;
   CU(cuDeviceGet(&dev, 0));
   std::size_t free_b = 0, total_b = 0;
-  RT(cudaMemGetInfo(&free_b, &total_b));
+  CHECK(cudaMemGetInfo(&free_b, &total_b));
   // Each mapping gets under half of the free memory, both at once.
   std::uint64_t bytes = std::min<std::uint64_t>(max_gib << 30, free_b * 2 / 5);
 
@@ -116,8 +110,8 @@ int main(int argc, char** argv) {
 
   std::uint64_t* d_order;
   std::uint64_t* d_out;
-  RT(cudaMalloc(&d_order, (std::uint64_t{1} << 20) * 8 + 64));
-  RT(cudaMalloc(&d_out, 64));
+  CHECK(cudaMalloc(&d_order, (std::uint64_t{1} << 20) * 8 + 64));
+  CHECK(cudaMalloc(&d_out, 64));
 
   // VMM: chunks created one by one, mapped at shuffled positions of one reserved range.
   CUdeviceptr va;
@@ -135,13 +129,13 @@ int main(int argc, char** argv) {
   CU(cuMemSetAccess(va, bytes, &access, 1));
 
   std::uint64_t* plain;
-  RT(cudaMalloc(&plain, bytes));
+  CHECK(cudaMalloc(&plain, bytes));
 
   std::printf("mapping,stride,footprint,pages,cycles_per_load\n");
   sweep("vmm-shuffled-2MiB", reinterpret_cast<std::uint64_t*>(va), bytes, d_order, d_out);
   sweep("cudaMalloc", plain, bytes, d_order, d_out);
 
-  RT(cudaFree(plain));
+  CHECK(cudaFree(plain));
   CU(cuMemUnmap(va, bytes));
   for (auto& h : handles) CU(cuMemRelease(h));
   CU(cuMemAddressFree(va, bytes));
