@@ -35,7 +35,9 @@ constexpr std::uint64_t kDeviceBytesPerLaunch = std::uint64_t{2} << 30;
 constexpr std::uint64_t kSmBytesPerLaunch = std::uint64_t{64} << 30;
 constexpr std::uint64_t kTuningShare = 8;
 // Tuning passes over at most this much of a device-memory buffer: 10 times an H100's L2, so that
-// a stream meant for device memory is ranked on device memory.
+// a stream meant for device memory is ranked on device memory. The shared set is ranked on an
+// eighth of itself: every block reads the whole set a pass, so a launch cannot be shorter than
+// one pass (32 GiB on an H200 at half a segment, 1.6 ms).
 constexpr std::uint64_t kTuningBufferBytes = std::uint64_t{512} << 20;
 constexpr std::uint64_t kMaxPasses = 1 << 16;
 // L1 and shared streams keep a few blocks per SM, so that their slices stay inside one SM's L1.
@@ -102,9 +104,11 @@ StreamArgs StreamRunner::args(StreamKernel kernel, const Config& c, bool tuning)
   }
   a.sink = reinterpret_cast<std::uint32_t*>(sink_.reserve(64));
   const std::uint64_t per_launch = bytes_per_launch_ / (tuning ? kTuningShare : 1);
-  const std::uint64_t bytes = tuning && !per_block(kernel)
-                                  ? std::min(bytes_, std::max(per_launch, kTuningBufferBytes))
-                                  : bytes_;
+  std::uint64_t bytes = bytes_;
+  if (tuning && kernel == StreamKernel::SharedSetRead)
+    bytes = std::max(bytes_ / kTuningShare / kAlignBytes * kAlignBytes, kAlignBytes);
+  else if (tuning && !per_block(kernel))
+    bytes = std::min(bytes_, std::max(per_launch, kTuningBufferBytes));
   a.vectors = bytes / c.variant.access_bytes;
   const std::uint64_t per_pass = per_block(kernel) ? bytes * blocks(c, a) : bytes;
   a.passes = c.shape.flat()
