@@ -46,7 +46,8 @@ std::vector<std::vector<CacheView>> physical_caches(const Context& ctx,
 // Gives the views of one physical cache one size: the median of the views' sizes weighted by their
 // confidence (sharp, reproducible rises count most). Views within 2 % of it agree; the confidence
 // is the agreeing share of the weight times their weakest confidence, the interval the hull of
-// theirs. A view that disagrees is kept as evidence and named in a warning.
+// theirs. A view that disagrees keeps its own size, named in a warning: its sweep or the sharing
+// test is wrong, so its confidence is scaled by the share of the weight that disagrees too.
 void unify(Context& ctx, const std::vector<CacheView>& views) {
   model::Json per_view = model::Json::object();
   model::Json per_view_confidence = model::Json::object();
@@ -79,16 +80,24 @@ void unify(Context& ctx, const std::vector<CacheView>& views) {
     }
     if (s && s->confidence) confidence = std::min(confidence, *s->confidence);
   }
-  confidence *= agreeing > 0 ? agreeing_weight / total_weight : 0.0;
+  const double agreeing_share = agreeing > 0 ? agreeing_weight / total_weight : 0.0;
+  confidence *= agreeing_share;
   model::Json names = model::Json::array();
   for (const CacheView& v : views) names.push_back(v.element);
   for (const CacheView& v : views) {
     const auto* old = ctx.get(v.element, keys::size);
     model::Attribute a = old ? *old : model::Attribute{};
-    a.value = size;
-    a.confidence = confidence;
-    a.interval = model::Interval{lo, hi};
-    a.method = "pchase-size-sweep, one physical cache: confidence-weighted median of its views";
+    if (std::abs(v.size - size) > 0.02 * size) {
+      a.confidence = a.confidence.value_or(0.0) * (1 - agreeing_share);
+      a.reason += std::string(a.reason.empty() ? "" : "; ") +
+                  "the sharing test finds this view one cache with others that measured " +
+                  std::to_string(static_cast<long long>(size)) + " B";
+    } else {
+      a.value = size;
+      a.confidence = confidence;
+      a.interval = model::Interval{lo, hi};
+      a.method = "pchase-size-sweep, one physical cache: confidence-weighted median of its views";
+    }
     model::Json sweep = a.evidence;
     a.evidence = model::Json{{"physicalCache", names},
                              {"perView", per_view},
