@@ -12,6 +12,7 @@
 #include "cli/session.hpp"
 #include "cli/wait_idle.hpp"
 #include "device/cuda/cuda_backend.hpp"
+#include "device/startup_trace.hpp"
 #include "discovery/discover.hpp"
 #include "model/printable.hpp"
 #include "numa/locality.hpp"
@@ -128,6 +129,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
                            });
   const auto discovery_options = cli::discovery_options(o, !opened.sim.empty() || o.replay_dir);
   discovery::Result result;
+  device::trace_startup("discovery starts");
   try {
     result = discovery::discover(*opened.device, discovery_options, progress, &interrupted);
   } catch (const std::invalid_argument& e) {
@@ -161,7 +163,10 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   if (status == RunStatus::Complete && opened.recorder) opened.recorder->finish();
   session.set_findings(std::move(result));
   if (final_report) *final_report = session.report(status);
-  return session.finish(status);
+  device::trace_startup("discovery ended");
+  const int code = session.finish(status);
+  device::trace_startup("report written");
+  return code;
 }
 
 }  // namespace gputopo::cli

@@ -14,6 +14,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
+#include "device/startup_trace.hpp"
 #include "model/printable.hpp"
 
 using namespace gputopo::cli;
@@ -44,6 +45,7 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gputopo::device::trace_startup("main entered");
   int code = kExitMeasurement;
   try {
     code = run_main(argc, argv);

@@ -13,6 +13,7 @@
 #include "device/cuda/run_clock.hpp"
 #include "device/cuda/stream_runner.hpp"
 #include "device/cuda/transfer_runner.hpp"
+#include "device/startup_trace.hpp"
 
 namespace gputopo::device::cuda {
 namespace {
@@ -23,10 +24,12 @@ class CudaDevice final : public Device {
     usable(cudaSetDevice(info_.index), "cudaSetDevice");
     // The first call that needs a context: exclusive-process mode held elsewhere fails here.
     usable(cudaFree(nullptr), "cudaFree (context creation)");
+    trace_startup("context created");
     usable(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     chases_ = std::make_unique<ChaseRunner>(info_, stream_, clock_);
     streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
     computes_ = std::make_unique<ComputeRunner>(info_, stream_, clock_);
+    trace_startup("runners ready");
     if (const auto others = clock_.other_processes(); others && *others > 0)
       std::cerr << "gputopo: warning: " << *others << " other process(es) use GPU " << info_.index
                 << "; their work distorts timings\n";

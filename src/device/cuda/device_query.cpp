@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "device/cuda/nvml.hpp"
+#include "device/startup_trace.hpp"
 #include "model/device_support.hpp"
 
 namespace gputopo::device::cuda {
@@ -273,6 +274,7 @@ DeviceInfo query_device_info(int index) {
   read_host_and_memory_features(info, index);
   read_compute_limits(info, index);
   read_launch_features(info, index);
+  trace_startup("device queried");
   return info;
 }
 
