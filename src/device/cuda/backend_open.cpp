@@ -1,5 +1,8 @@
 #include <cuda_runtime_api.h>
 
+#include <future>
+#include <utility>
+
 #include "device/cuda/cuda_backend.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/device_query.hpp"
@@ -23,6 +26,16 @@ std::vector<ListedDevice> list_devices() {
   return devices;
 }
 
-std::unique_ptr<Device> open(int index) { return make_cuda_device(query_device_info(index)); }
+std::unique_ptr<Device> open(int index) {
+  // The context (100-130 ms on an H200) is created while NVML answers the device query; the
+  // device's constructor creates it again where this failed, and reports why.
+  std::future<void> context = std::async(std::launch::async, [index] {
+    if (cudaSetDevice(index) == cudaSuccess) cudaFree(nullptr);
+    cudaGetLastError();
+  });
+  DeviceInfo info = query_device_info(index);
+  context.wait();
+  return make_cuda_device(std::move(info));
+}
 
 }  // namespace gputopo::device::cuda

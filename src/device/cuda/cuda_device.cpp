@@ -10,6 +10,7 @@
 #include "device/cuda/check.hpp"
 #include "device/cuda/cluster_groups.hpp"
 #include "device/cuda/compute_runner.hpp"
+#include "device/cuda/read_rate_runner.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/cuda/stream_runner.hpp"
 #include "device/cuda/transfer_runner.hpp"
@@ -29,6 +30,7 @@ class CudaDevice final : public Device {
     chases_ = std::make_unique<ChaseRunner>(info_, stream_, clock_);
     streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
     computes_ = std::make_unique<ComputeRunner>(info_, stream_, clock_);
+    read_rates_ = std::make_unique<ReadRateRunner>(info_, stream_, clock_);
     trace_startup("runners ready");
     if (const auto others = clock_.other_processes(); others && *others > 0)
       std::cerr << "gputopo: warning: " << *others << " other process(es) use GPU " << info_.index
@@ -36,6 +38,7 @@ class CudaDevice final : public Device {
   }
 
   ~CudaDevice() override {
+    read_rates_.reset();
     computes_.reset();
     streams_.reset();
     chases_.reset();
@@ -84,6 +87,11 @@ class CudaDevice final : public Device {
     return streams_->run(request);
   }
 
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    select();
+    return read_rates_->run(request);
+  }
+
   ComputeBatchResult compute(const ComputeBatch& batch) override {
     select();
     return computes_->run(batch);
@@ -120,6 +128,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<ChaseRunner> chases_;
   std::unique_ptr<StreamRunner> streams_;
   std::unique_ptr<ComputeRunner> computes_;
+  std::unique_ptr<ReadRateRunner> read_rates_;
 };
 
 }  // namespace

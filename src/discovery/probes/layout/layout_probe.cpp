@@ -7,6 +7,8 @@
 #include "analysis/cluster_occupancy.hpp"
 #include "analysis/layout_inference.hpp"
 #include "discovery/context.hpp"
+#include "discovery/discovery_options.hpp"
+#include "discovery/probes/layout/gpc_port.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 
 namespace gputopo::discovery {
@@ -20,6 +22,8 @@ using analysis::SmGroups;
 constexpr int kMaxClusterSize = 16;
 // Per-SM latencies closer than this many standard errors of their difference count as equal.
 constexpr double kEqualSigmas = 4;
+// Lines the GPC port test reads: 512 KiB, L2-resident and spread over every slice.
+constexpr std::uint64_t kPortLines = 4096;
 
 model::Json groups_json(const SmGroups& groups) {
   model::Json j = model::Json::array();
@@ -271,11 +275,27 @@ class LayoutProbe final : public Probe {
     // Which structures of GPCs found and loose units reproduce the clusters-at-once counts.
     const auto fit = analysis::fit_cluster_counts(p.gpcs, units, counts);
     const int found = static_cast<int>(p.gpcs.size());
-    const Placed placed = place(p.gpcs, units, fit);
-    const auto& [gpcs, apart, unknown, placed_by_counts] = placed;
+    Placed placed = place(p.gpcs, units, fit);
     evidence["occupancyFit"] = occupancy_evidence(fit);
+    const std::map<int, double> by_port = place_loose_by_port(ctx, placed, evidence);
+    const auto& [gpcs, apart, unknown, placed_by_counts] = placed;
     evidence["gpcs"] = groups_json(gpcs);
-    put_placement(ctx, evidence, gpcs, sms, 0.9, placed_by_counts, units);
+    put_placement(ctx, evidence, gpcs, sms, 0.9, placed_by_counts, by_port, units);
+    if (unknown.empty() && apart.empty() && !by_port.empty()) {
+      double sure = 0.9;
+      for (const auto& [sm, c] : by_port) sure = std::min(sure, c);
+      auto count = model::Attribute::measured(
+          static_cast<double>(gpcs.size()), "",
+          method +
+              "; SMs no cluster of 3 or more held placed in the GPC whose L2 port they share "
+              "(read rates of SM sets)",
+          sure);
+      count.evidence = evidence;
+      ctx.put_compute(keys::gpcCount, count);
+      ctx.put_compute(keys::smsPerGpc,
+                      model::Attribute::measured(sizes_json(gpcs), "", count.method, sure));
+      return;
+    }
     if (unknown.empty() && apart.empty()) {
       // Every loose unit has one GPC that the counts need it in.
       auto count = model::Attribute::measured(static_cast<double>(gpcs.size()), "",
@@ -320,7 +340,7 @@ class LayoutProbe final : public Probe {
     evidence["predictedClustersAtOnce"] = counts_json(predicted);
     const bool agree = predicted == counts;
     const double confidence = agree ? 0.95 : 0.5;
-    put_placement(ctx, evidence, gpcs, sms, confidence, {}, {});
+    put_placement(ctx, evidence, gpcs, sms, confidence, {}, {}, {});
     auto count = model::Attribute::measured(
         static_cast<double>(gpcs.size()), "",
         method + (agree ? "; the clusters-at-once counts agree" : ""), confidence);
@@ -333,12 +353,55 @@ class LayoutProbe final : public Probe {
     ctx.put_compute(keys::smsPerGpc, sms_per);
   }
 
+  // At --depth full, the loose units that the counts leave apart or unplaced go to the GPC whose
+  // L2 port they share (gpc_port.hpp), where exactly one does: moved into `placed.gpcs`, with
+  // their confidence by SM. A device that times no read rates leaves them as they were.
+  static std::map<int, double> place_loose_by_port(Context& ctx, Placed& placed,
+                                                   model::Json& evidence) {
+    std::map<int, double> by_port;
+    SmGroups loose = placed.apart;
+    loose.insert(loose.end(), placed.unknown.begin(), placed.unknown.end());
+    if (loose.empty() || placed.gpcs.empty() || ctx.options().depth != Depth::Full) return by_port;
+    const auto rate = [&](const std::vector<int>& set) {
+      device::ReadRateRequest r;
+      r.sms = set;
+      for (std::uint64_t line = 0; line < kPortLines; ++line) r.line_offsets.push_back(line * 128);
+      r.repeats = 3;
+      auto gbps = ctx.read_rate(r).gbps;
+      std::sort(gbps.begin(), gbps.end());
+      const double mid = gbps[gbps.size() / 2];
+      return SetRate{mid, mid > 0 ? (gbps.back() - gbps.front()) / mid : 0.0};
+    };
+    PortPlacement port;
+    try {
+      port = place_by_port(placed.gpcs, loose, rate);
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      evidence["portPlacement"] = {{"skipped", e.what()}};
+      return by_port;
+    }
+    evidence["portPlacement"] = port.evidence;
+    placed.apart.clear();
+    placed.unknown.clear();
+    for (std::size_t u = 0; u < loose.size(); ++u) {
+      if (port.gpc_of_unit[u] < 0) {
+        placed.unknown.push_back(loose[u]);
+        continue;
+      }
+      auto& g = placed.gpcs[static_cast<std::size_t>(port.gpc_of_unit[u])];
+      g.insert(g.end(), loose[u].begin(), loose[u].end());
+      std::sort(g.begin(), g.end());
+      for (int sm : loose[u]) by_port[sm] = port.confidence[u];
+    }
+    return by_port;
+  }
+
   // The GPC of each SM (null where not placed) and the confidence of each placement: `confidence`
-  // for SMs that shared a cluster, 0.8 for SMs `by_counts` placed; into the evidence and the
-  // topology, with the `loose` units of SMs in no GPC.
+  // for SMs that shared a cluster, 0.8 for SMs `by_counts` placed, `by_port`'s for those the port
+  // test placed; into the evidence and the topology, with the `loose` units of SMs in no GPC.
   static void put_placement(Context& ctx, model::Json& evidence, const SmGroups& gpcs, int sms,
                             double confidence, const std::set<int>& by_counts,
-                            const SmGroups& loose) {
+                            const std::map<int, double>& by_port, const SmGroups& loose) {
     model::Json gpc_of = model::Json::array();
     model::Json sure = model::Json::array();
     std::vector<int> of(static_cast<std::size_t>(std::max(sms, 0)), -1);
@@ -348,6 +411,7 @@ class LayoutProbe final : public Probe {
     for (int g : of) gpc_of.push_back(g < 0 ? model::Json() : model::Json(g));
     for (int sm = 0; sm < sms; ++sm)
       sure.push_back(of[static_cast<std::size_t>(sm)] < 0 ? 0.0
+                     : by_port.count(sm)                  ? by_port.at(sm)
                      : by_counts.count(sm)                ? 0.8
                                                           : confidence);
     evidence["gpcOfSm"] = gpc_of;

@@ -1,0 +1,137 @@
+#include "device/cuda/read_rate_runner.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "device/cuda/chase_job.hpp"
+#include "device/cuda/check.hpp"
+#include "device/cuda/read_rate_kernel.hpp"
+
+namespace gputopo::device::cuda {
+namespace {
+
+constexpr unsigned kSmids = kMaxSmid;
+constexpr std::uint32_t kThreads = 1024;
+constexpr std::uint64_t kMaxSpanBytes = std::uint64_t{1} << 30;
+constexpr std::uint32_t kProbeIterations = 16;
+constexpr double kTargetSeconds = 5e-4;
+constexpr int kAttempts = 3;
+
+}  // namespace
+
+struct ReadRateRunner::Launch {
+  ReadRateArgs args;
+  std::vector<int> rank_of_sm;
+  std::uint32_t set_size = 0;
+};
+
+ReadRateRunner::ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
+    : info_(info), stream_(stream), clock_(clock) {
+  check(cudaEventCreate(&start_), "cudaEventCreate");
+  check(cudaEventCreate(&stop_), "cudaEventCreate");
+}
+
+ReadRateRunner::~ReadRateRunner() {
+  if (start_ != nullptr) cudaEventDestroy(start_);
+  if (stop_ != nullptr) cudaEventDestroy(stop_);
+}
+
+void ReadRateRunner::validate(const ReadRateRequest& r) const {
+  if (r.sms.empty() || r.line_offsets.empty() || r.repeats == 0)
+    throw Error(Error::Kind::BadRequest, "read rate: needs SMs, lines and repeats");
+  std::vector<char> seen(static_cast<std::size_t>(info_.sm_count()), 0);
+  for (const int sm : r.sms) {
+    if (sm < 0 || sm >= info_.sm_count() || seen[static_cast<std::size_t>(sm)])
+      throw Error(Error::Kind::BadRequest,
+                  "read rate: SM " + std::to_string(sm) + " is out of range or listed twice");
+    seen[static_cast<std::size_t>(sm)] = 1;
+  }
+  for (const std::uint64_t offset : r.line_offsets)
+    if (offset % 16 != 0 || offset + 128 > kMaxSpanBytes)
+      throw Error(Error::Kind::BadRequest, "read rate: line offset " + std::to_string(offset) +
+                                               " is not 16 B aligned or lies past 1 GiB");
+}
+
+bool ReadRateRunner::time_launch(std::uint32_t iterations, double& seconds) {
+  auto args = launch_->args;
+  args.iterations = iterations;
+  check(cudaMemsetAsync(args.claimed, 0, kSmids * sizeof(int), stream_), "cudaMemsetAsync");
+  check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+  check(launch_read_rate(args, 4 * static_cast<std::uint32_t>(info_.sm_count()), kThreads, stream_),
+        "read-rate kernel launch");
+  check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+  wait_for(stream_, 10, "read-rate kernel");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  std::vector<int> claimed(kSmids);
+  check(cudaMemcpy(claimed.data(), args.claimed, kSmids * sizeof(int), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (read-rate claims)");
+  std::uint32_t ran = 0;
+  for (unsigned sm = 0; sm < kSmids; ++sm)
+    if (launch_->rank_of_sm[sm] >= 0 && claimed[sm] != 0) ++ran;
+  seconds = static_cast<double>(ms) / 1e3;
+  return ran == launch_->set_size;
+}
+
+ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
+  validate(request);
+  Launch launch;
+  launch.set_size = static_cast<std::uint32_t>(request.sms.size());
+  launch.rank_of_sm.assign(kSmids, -1);
+  for (std::size_t i = 0; i < request.sms.size(); ++i)
+    launch.rank_of_sm[static_cast<std::size_t>(request.sms[i])] = static_cast<int>(i);
+  const std::uint64_t span =
+      *std::max_element(request.line_offsets.begin(), request.line_offsets.end()) + 128;
+  std::uint8_t* lines = buffer_.reserve(span);
+  check(cudaMemsetAsync(lines, 0, span, stream_), "cudaMemsetAsync (read-rate lines)");
+  const std::uint64_t offsets_bytes = request.line_offsets.size() * sizeof(std::uint64_t);
+  const std::uint64_t rank_at = (offsets_bytes + 255) / 256 * 256;
+  const std::uint64_t claimed_at = rank_at + kSmids * sizeof(int);
+  const std::uint64_t sink_at = claimed_at + kSmids * sizeof(int);
+  std::uint8_t* tables = tables_.reserve(sink_at + kSmids * sizeof(unsigned));
+  check(cudaMemcpyAsync(tables, request.line_offsets.data(), offsets_bytes, cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (read-rate lines)");
+  check(cudaMemcpyAsync(tables + rank_at, launch.rank_of_sm.data(), kSmids * sizeof(int),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (read-rate SMs)");
+  launch.args.base = lines;
+  launch.args.line_offsets = reinterpret_cast<const std::uint64_t*>(tables);
+  launch.args.lines = request.line_offsets.size();
+  launch.args.rank_of_sm = reinterpret_cast<const int*>(tables + rank_at);
+  launch.args.max_smid = kSmids;
+  launch.args.claimed = reinterpret_cast<int*>(tables + claimed_at);
+  launch.args.sink = reinterpret_cast<unsigned*>(tables + sink_at);
+  launch_ = &launch;
+  struct Reset {
+    Launch*& l;
+    ~Reset() { l = nullptr; }
+  } reset{launch_};
+
+  ReadRateResult result;
+  result.conditions = clock_.begin();
+  const double bytes_a_round = static_cast<double>(launch.set_size) * (kThreads / 32) *
+                               static_cast<double>(read_rate_bytes_per_warp(1));
+  // The sizing launch also brings the lines into the L2.
+  double seconds = 0;
+  std::uint32_t iterations = kProbeIterations;
+  for (int attempt = 0; !time_launch(kProbeIterations, seconds); ++attempt)
+    if (attempt + 1 == kAttempts)
+      throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
+  const double per_round = seconds / kProbeIterations;
+  if (per_round > 0)
+    iterations = static_cast<std::uint32_t>(
+        std::clamp(kTargetSeconds / per_round, double{kProbeIterations}, 65536.0));
+  for (std::uint32_t r = 0; r < request.repeats; ++r) {
+    int attempt = 0;
+    while (!time_launch(iterations, seconds))
+      if (++attempt == kAttempts)
+        throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
+    result.gbps.push_back(bytes_a_round * iterations / seconds / 1e9);
+  }
+  clock_.end(result.conditions);
+  return result;
+}
+
+}  // namespace gputopo::device::cuda

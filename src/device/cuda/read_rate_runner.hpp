@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "device/cuda/device_memory.hpp"
+#include "device/cuda/run_clock.hpp"
+#include "device/info.hpp"
+#include "device/requests.hpp"
+#include "device/results.hpp"
+
+namespace gputopo::device::cuda {
+
+// The L2 read rate of a set of SMs over a list of lines (Device::read_rate): each SM of the set
+// runs one block of 1,024 threads that loads the lines in turn, all SMs equal work, so that the
+// tightest bound (an SM, a GPC's port, a slice, the L2) sets the pace. A short launch sizes the
+// timed ones to about half a millisecond; each repeat is one launch, timed with CUDA events.
+class ReadRateRunner {
+ public:
+  ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
+  ~ReadRateRunner();
+  ReadRateRunner(const ReadRateRunner&) = delete;
+  ReadRateRunner& operator=(const ReadRateRunner&) = delete;
+
+  ReadRateResult run(const ReadRateRequest& request);
+
+ private:
+  void validate(const ReadRateRequest& request) const;
+  // Seconds of one launch of `iterations` rounds; false where an SM of the set got no block.
+  bool time_launch(std::uint32_t iterations, double& seconds);
+
+  const DeviceInfo& info_;
+  cudaStream_t stream_;
+  const RunClock& clock_;
+  DeviceArena buffer_{"read-rate lines"};
+  DeviceArena tables_{"read-rate tables"};
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  struct Launch;
+  Launch* launch_ = nullptr;  // the current request's arguments, during run()
+};
+
+}  // namespace gputopo::device::cuda
