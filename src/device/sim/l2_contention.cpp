@@ -37,14 +37,19 @@ double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
                              : bw.l2_read_gbps / static_cast<double>(config.device.sm_count);
   double rate = std::min(n * sm_rate, bw.l2_read_gbps);
   std::map<int, double> gpc_share;
-  std::map<std::pair<int, int>, double> slice_share;  // (segment, slice)
-  const double per_line = 1.0 / static_cast<double>(line_addresses.size());
+  std::map<int, double> segment_share;
   for (const int sm : sms) {
     const auto s = static_cast<std::size_t>(sm);
     gpc_share[topology.gpc_of_sm.at(s)] += 1.0 / n;
-    for (const std::uint64_t line : line_addresses)
-      slice_share[{config.l2.sm_segment.at(s), slice_of(config.l2, line)}] += per_line / n;
+    segment_share[config.l2.sm_segment.at(s)] += 1.0 / n;
   }
+  std::map<int, double> line_share;  // by slice
+  const double per_line = 1.0 / static_cast<double>(line_addresses.size());
+  for (const std::uint64_t line : line_addresses) line_share[slice_of(config.l2, line)] += per_line;
+  std::map<std::pair<int, int>, double> slice_share;  // (segment, slice)
+  for (const auto& [segment, of_sms] : segment_share)
+    for (const auto& [slice, of_lines] : line_share)
+      slice_share[{segment, slice}] = of_sms * of_lines;
   for (const auto& [gpc, share] : gpc_share) rate = std::min(rate, bound(bw.gpc_port_gbps, share));
   for (const auto& [slice, share] : slice_share)
     rate = std::min(rate, bound(config.l2.slice_read_gbps, share));
