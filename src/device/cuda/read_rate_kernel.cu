@@ -16,8 +16,9 @@ __device__ __forceinline__ uint4 load_cg(const void* p) {
 }
 
 // Blocks claim SMs: the first block on an SM of the set runs, the others return. Every warp of
-// the set does `iterations` rounds of kInFlight loads, walking the line list from its own start,
-// so that all SMs do equal work spread over all lines.
+// the set does `iterations` rounds of kInFlight loads, so that all SMs do equal work spread over
+// all lines.
+template <bool kEvenlySpaced>
 __global__ void read_rate_kernel(ReadRateArgs a) {
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -29,20 +30,58 @@ __global__ void read_rate_kernel(ReadRateArgs a) {
   const unsigned warp =
       static_cast<unsigned>(a.rank_of_sm[sm]) * (blockDim.x / 32) + threadIdx.x / 32;
   const unsigned lane = threadIdx.x % 32;
-  const unsigned line_of_lane = lane / 8;
   const unsigned byte_of_lane = (lane % 8) * kLaneBytes;
-  std::uint64_t next = static_cast<std::uint64_t>(warp) * kInFlight * kLinesALoad;
+  // Lines go in groups of kLinesALoad, one group a warp's load. The set's warps read adjacent
+  // groups, and a warp's kInFlight loads lie a whole set of warps apart: at any time the set
+  // reads a wide window of the list, spread over the L2's slices. Positions stay in range by one
+  // subtraction: a modulo, or a multiply, a load would bound the rate rather than the L2.
+  const auto lines = static_cast<std::uint32_t>(a.lines);
+  const std::uint32_t groups = (lines + kLinesALoad - 1) / kLinesALoad;
+  const std::uint32_t warps = a.set_size * (blockDim.x / 32);
+  const std::uint32_t step =
+      static_cast<std::uint32_t>((std::uint64_t{warps} * kInFlight) % groups);
+  std::uint32_t at[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+    at[k] = static_cast<std::uint32_t>(
+        (std::uint64_t{warp} + static_cast<std::uint64_t>(k) * warps) % groups);
   unsigned acc = 0;
-  for (std::uint32_t it = 0; it < a.iterations; ++it) {
-    uint4 v[kInFlight];
+  if (kEvenlySpaced) {
+    // Byte positions: a group is kLinesALoad lines `spacing` apart.
+    const std::uint64_t group_bytes = kLinesALoad * a.spacing;
+    const std::uint64_t span = std::uint64_t{groups} * group_bytes;
+    const std::uint64_t step_bytes = std::uint64_t{step} * group_bytes;
+    const std::uint8_t* lane_base = a.base + a.first_offset + (lane / 8) * a.spacing + byte_of_lane;
+    std::uint64_t off[kInFlight];
 #pragma unroll
-    for (int k = 0; k < kInFlight; ++k) {
-      const std::uint64_t i = (next + k * kLinesALoad + line_of_lane) % a.lines;
-      v[k] = load_cg(a.base + __ldg(a.line_offsets + i) + byte_of_lane);
+    for (int k = 0; k < kInFlight; ++k) off[k] = std::uint64_t{at[k]} * group_bytes;
+    for (std::uint32_t it = 0; it < a.iterations; ++it) {
+      uint4 v[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) v[k] = load_cg(lane_base + off[k]);
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) {
+        acc ^= v[k].x;
+        off[k] += step_bytes;
+        if (off[k] >= span) off[k] -= span;
+      }
     }
+  } else {
+    for (std::uint32_t it = 0; it < a.iterations; ++it) {
+      uint4 v[kInFlight];
 #pragma unroll
-    for (int k = 0; k < kInFlight; ++k) acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-    next += kInFlight * kLinesALoad;
+      for (int k = 0; k < kInFlight; ++k) {
+        std::uint32_t line = at[k] * kLinesALoad + lane / 8;
+        if (line >= lines) line -= lines;
+        v[k] = load_cg(a.base + __ldg(a.line_offsets + line) + byte_of_lane);
+      }
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) {
+        acc ^= v[k].x;
+        at[k] += step;
+        if (at[k] >= groups) at[k] -= groups;
+      }
+    }
   }
   if (acc == 0xffffffffu) a.sink[sm] = acc;
 }
@@ -55,7 +94,10 @@ std::uint64_t read_rate_bytes_per_warp(std::uint32_t iterations) {
 
 cudaError_t launch_read_rate(const ReadRateArgs& args, std::uint32_t blocks, std::uint32_t threads,
                              cudaStream_t s) {
-  read_rate_kernel<<<blocks, threads, 0, s>>>(args);
+  if (args.spacing != 0)
+    read_rate_kernel<true><<<blocks, threads, 0, s>>>(args);
+  else
+    read_rate_kernel<false><<<blocks, threads, 0, s>>>(args);
   return cudaGetLastError();
 }
 

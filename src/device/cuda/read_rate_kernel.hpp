@@ -13,8 +13,12 @@ struct ReadRateArgs {
   const std::uint8_t* base = nullptr;
   const std::uint64_t* line_offsets = nullptr;
   std::uint64_t lines = 0;
+  // Where the lines lie evenly spaced: the first offset and the spacing, read without the list.
+  std::uint64_t first_offset = 0;
+  std::uint64_t spacing = 0;  // 0: read each line's offset from line_offsets
   const int* rank_of_sm = nullptr;
-  unsigned max_smid = 0;  // entries of rank_of_sm and claimed
+  std::uint32_t set_size = 0;  // SMs with a rank
+  unsigned max_smid = 0;       // entries of rank_of_sm and claimed
   int* claimed = nullptr;
   std::uint32_t iterations = 0;
   unsigned* sink = nullptr;

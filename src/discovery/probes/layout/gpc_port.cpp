@@ -37,16 +37,25 @@ PortPlacement place_by_port(const analysis::SmGroups& gpcs, const analysis::SmGr
     }
   // A ratio of two medians: each uncertain by the calls' typical relative noise.
   const double sd = std::sqrt(2.0) * std::max(analysis::median(ranges) / kRangeOverSd, kNoiseFloor);
+  // Every GPC's port is taken to carry what the fastest GPC read alone: a GPC the port does not
+  // bound yet rises with a unit of its own up to it, and by its share with a unit apart.
+  const double port = *std::max_element(alone.begin(), alone.end());
   model::Json per_unit = model::Json::array();
   for (std::size_t u = 0; u < units.size(); ++u) {
     std::vector<std::size_t> sharing;
     double sure = 1;
     for (std::size_t g = 0; g < gpcs.size(); ++g) {
-      const double half =
-          static_cast<double>(units[u].size()) / static_cast<double>(gpcs[g].size()) / 2;
-      const double above = ratio[u][g] - 1 - half;
-      if (above < 0) sharing.push_back(g);
-      sure = std::min(sure, ratio[u][g] > 0 ? analysis::normal_cdf(std::abs(above) / sd) : 0.0);
+      if (alone[g] <= 0 || ratio[u][g] <= 0) {
+        sure = 0;
+        continue;
+      }
+      const double apart = static_cast<double>(gpcs[g].size() + units[u].size()) /
+                           static_cast<double>(gpcs[g].size());
+      const double shared = std::min(apart, port / alone[g]);
+      if (apart - shared < 2 * sd) continue;  // this GPC cannot tell
+      const double mid = (apart + shared) / 2;
+      if (ratio[u][g] < mid) sharing.push_back(g);
+      sure = std::min(sure, analysis::normal_cdf(std::abs(ratio[u][g] - mid) / sd));
     }
     if (sharing.size() == 1) {
       out.gpc_of_unit[u] = static_cast<int>(sharing.front());
@@ -60,10 +69,11 @@ PortPlacement place_by_port(const analysis::SmGroups& gpcs, const analysis::SmGr
   }
   out.evidence = {{"method",
                    "L2 read rate of each GPC alone and with each loose unit added, equal work a "
-                   "SM: a unit that shares the GPC's port adds nothing, one with its own path "
-                   "adds (n + k) / n"},
+                   "SM: a unit with its own path raises it by (n + k) / n, one that shares the "
+                   "GPC's port at most to the port's rate (the fastest GPC alone)"},
                   {"gpcGbps", alone},
                   {"ratioSd", sd},
+                  {"portGbps", port},
                   {"units", per_unit}};
   return out;
 }

@@ -9,12 +9,11 @@
 namespace gputopo::discovery {
 
 // Which GPC's path to the L2 each loose unit (SMs no cluster of 3 or more held) shares, from L2
-// read rates of SM sets that do equal work (Device::read_rate). A GPC whose port bounds its rate
-// reads as fast with a unit of its own added (the unit shares the port) as without, while a unit
-// with a path of its own raises the rate by its share, (n + k) / n for a GPC of n SMs and a unit
-// of k. A unit is placed where exactly one GPC's ratio lies below half-way between the two; its
-// confidence is the weakest of its verdicts, each the normal probability that the ratio lies on
-// its side of half-way, with the ratio's noise from the spread of the calls' repeats.
+// read rates of SM sets that do equal work (Device::read_rate). A unit of k SMs with a path of its
+// own raises a GPC of n SMs by (n + k) / n; one that shares the GPC's port raises it at most to the
+// port's rate, taken as the fastest GPC's alone. A unit is placed where exactly one GPC's ratio
+// lies nearer the shared prediction (half-way between the two, where they differ by two noise
+// sds); its confidence is the weakest verdict's normal probability against the repeats' spread.
 struct PortPlacement {
   std::vector<int> gpc_of_unit;    // index into the GPCs, -1: not placed
   std::vector<double> confidence;  // of each unit's placement; 0 where not placed
