@@ -29,13 +29,14 @@ HISTORY = [
     ("X now does", re.compile(
         SENTENCE + r"(?:The|This|These|It|Its|They|Each|Every)\b[^.;:!?]{0,60}? now "
         r"(?:also |only |always )?(?!and\b|on\b|that\b|then\b)[a-z]{3,}\b")),
-    ("Now", re.compile(SENTENCE + r"Now\b")),
+    ("Now", re.compile(SENTENCE + r"Now\b(?! and then)")),
     ("Before the ..., then", re.compile(
         SENTENCE + r"Before the [^.;:!?]*?, [^.;:!?]*?"
         r"\b(?:was|were|took|had|gave|read|ran|outlasted|reached|showed|measured)\b")),
     ("a figure of an issue", re.compile(
         r"\bissue \d+(?:: ?[-\d.]|'s (?:runs?|recordings?|figures?|builds?|times?)\b)")),
 ]
+LIST_MARK = re.compile(r"^(?:[-*]|\d+\.) +")
 STAMP = re.compile(r"(?<![-\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![-\w])"
                    r"|\b20\d\d-\d\d-\d\d\b")
 
@@ -67,8 +68,8 @@ def problems(path, cell_limit, line_limit):
 
 
 def prose_units(path):
-    """(first line number, line numbers, text) of each paragraph, list item and table row outside
-    code blocks, `code` spans blanked."""
+    """Each paragraph, list item, heading and table row outside code blocks as a list of
+    (line number, text) pairs, `code` spans blanked."""
     units, lines, in_code = [], [], False
     for number, line in enumerate(open(path, encoding="utf-8"), 1):
         text = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line.rstrip("\n"))
@@ -80,7 +81,7 @@ def prose_units(path):
             units.append(lines)
             lines = []
         if text.strip() and not in_code and not text.lstrip().startswith("```"):
-            lines.append((number, text.strip()))
+            lines.append((number, LIST_MARK.sub("", text.strip(), count=1)))
             if text.lstrip().startswith(("|", "#")):
                 units.append(lines)
                 lines = []
@@ -105,13 +106,12 @@ def history(path):
             for match in pattern.finditer(text):
                 found.append((line_of(unit, match.start()), f"{rule}: {match.group(0)[:60]}"))
         row = unit[0][1]
-        if row.startswith("|"):
-            if any(STAMP.search(c) for c in cells(row)):
-                stamped_rows.append(unit[0][0])
-        elif stamped_rows:
+        if not row.startswith("|"):
             stamped_rows = []
-        if row.startswith("|") and len(stamped_rows) == 3:
-            found.append((stamped_rows[0], "a log: a table with a commit or a date in 3 rows"))
+        elif any(STAMP.search(c) for c in cells(row)):
+            stamped_rows.append(unit[0][0])
+            if len(stamped_rows) == 3:
+                found.append((stamped_rows[0], "a log: a table with a commit or a date in 3 rows"))
     return found
 
 
