@@ -49,6 +49,27 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
   return out;
 }
 
+SegmentSpan segment_span(const Context& ctx) {
+  SegmentSpan s;
+  const Input count = ctx.input("l2", keys::segmentCount);
+  const Input size = ctx.input("l2", keys::segmentSize);
+  const model::Attribute* a = ctx.get("l2", keys::segmentSize);
+  s.why = !count ? count.why : size.why;
+  if (!count.value || !size.value || !a || !a->interval) return s;
+  s.measured = true;
+  s.established = count && size;
+  if (s.established) {
+    s.segment = s.largest = *size.value;
+    s.fewest = static_cast<int>(*count.value);
+    return s;
+  }
+  const auto counts = a->evidence.value("candidateCounts", std::vector<int>{});
+  s.segment = a->evidence.value("measuredBytes", *size.value);
+  s.largest = a->interval->hi;
+  s.fewest = counts.empty() ? static_cast<int>(*count.value) : counts.front();
+  return s;
+}
+
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker) {
   const Input line = ctx.input("l2", keys::lineSize);
   if (line && *line.value >= 4) return static_cast<std::uint32_t>(*line.value);
