@@ -14,13 +14,12 @@ Buffers l2_buffers(const Context& ctx) {
   const SegmentSpan segment = segment_span(ctx);
   double span = 0;
   std::string why = "a half, three quarters and all of an L2 segment";
-  if (segment.established) {
-    span = segment.segment;
-  } else if (segment.measured) {
-    span = segment.segment;
-    why =
-        "a half, three quarters and all of the measured near-segment step (segment count not "
-        "established)";
+  if (segment.measured) {
+    span = segment.largest;
+    if (!segment.established)
+      why =
+          "a half, three quarters and all of the larger of the two segments the measured step "
+          "lies between (segment count not established)";
   } else if (info.l2_bytes() > 0) {
     span = static_cast<double>(info.l2_bytes()) / 2;
     why =

@@ -44,11 +44,12 @@ class L2LatencyProbe final : public Probe {
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
     std::uint64_t near_span = 0;
     if (segment.measured) {
-      near_span = static_cast<std::uint64_t>(segment.segment);
+      // At most a quarter of the larger of two neighbouring fractions: inside either.
+      near_span = static_cast<std::uint64_t>(segment.largest);
       if (!segment.established)
-        weaker.push_back(segment.why +
-                         "; near arrays sized from the measured step, far ones from "
-                         "the larger fraction it lies between");
+        weaker.push_back(
+            segment.why +
+            "; arrays sized from the larger of the two segments the step lies between");
     } else {
       near_span = ctx.info().l2_bytes() / 2;
       weaker.push_back(segment.why + "; near arrays sized from half the API L2");

@@ -58,15 +58,9 @@ SegmentSpan segment_span(const Context& ctx) {
   if (!count.value || !size.value || !a || !a->interval) return s;
   s.measured = true;
   s.established = count && size;
-  if (s.established) {
-    s.segment = s.largest = *size.value;
-    s.fewest = static_cast<int>(*count.value);
-    return s;
-  }
+  s.largest = s.established ? *size.value : std::max(*size.value, a->interval->hi);
   const auto counts = a->evidence.value("candidateCounts", std::vector<int>{});
-  s.segment = a->evidence.value("measuredBytes", *size.value);
-  s.largest = a->interval->hi;
-  s.fewest = counts.empty() ? static_cast<int>(*count.value) : counts.front();
+  s.fewest = s.established || counts.empty() ? static_cast<int>(*count.value) : counts.front();
   return s;
 }
 

@@ -33,14 +33,13 @@ struct StepProfile {
 StepProfile locate_step(const std::vector<double>& x, const std::vector<double>& share,
                         double near_latency, double noise, int sm);
 
-// The L2 segment as the readers of l2.segments size their arrays by. Where l2.segmentCount is
-// established: the aligned segment. Where the step was measured but lies between two fractions of
-// the API size (evidence.candidateCounts): the measured step, and the larger fraction as the most
-// the segment can be. Otherwise not measured (`why`).
+// The L2 segment as the readers of l2.segments size their arrays by: where l2.segmentCount is
+// established, the aligned segment; where the step was measured but lies between two fractions of
+// the API size (evidence.candidateCounts), the larger fraction, the most the segment can be.
+// Otherwise not measured (`why`).
 struct SegmentSpan {
   bool measured = false;     // a step was measured
   bool established = false;  // the count is established
-  double segment = 0;        // the aligned segment, else the measured step
   double largest = 0;        // the largest segment the count allows
   int fewest = 0;            // the fewest segments the count allows
   std::string why;           // when not established: why
