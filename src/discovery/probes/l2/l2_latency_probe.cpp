@@ -42,19 +42,7 @@ class L2LatencyProbe final : public Probe {
     const SegmentSpan segment = segment_span(ctx);
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
-    std::uint64_t near_span = 0;
-    if (segment.measured) {
-      // At most a quarter of the larger of two neighbouring fractions: inside either.
-      near_span = static_cast<std::uint64_t>(segment.largest);
-      if (!segment.established)
-        weaker.push_back(
-            segment.why +
-            "; arrays sized from the larger of the two segments the step lies between");
-    } else {
-      near_span = ctx.info().l2_bytes() / 2;
-      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
-    }
-    const auto near = footprints(near_span, {0.125, 0.25}, stride);
+    const auto near = footprints(near_span(ctx, segment, weaker), {0.125, 0.25}, stride);
     // Every count the step allows has far segments: the far footprints lie past the largest.
     const bool far = segment.measured && segment.fewest > 1;
     const std::vector<std::uint64_t> far_bytes =
@@ -123,6 +111,20 @@ class L2LatencyProbe final : public Probe {
   }
 
  private:
+  // The span whose eighth and quarter the near chains cover: the segment, or at most a quarter
+  // of the larger of two neighbouring fractions (inside either); without one, half the API L2.
+  static std::uint64_t near_span(const Context& ctx, const SegmentSpan& segment,
+                                 std::vector<std::string>& weaker) {
+    if (!segment.measured) {
+      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
+      return ctx.info().l2_bytes() / 2;
+    }
+    if (!segment.established)
+      weaker.push_back(segment.why +
+                       "; arrays sized from the larger of the two segments the step lies between");
+    return static_cast<std::uint64_t>(segment.largest);
+  }
+
   // 35 % and 65 % of the way from one segment to the whole L2.
   static std::vector<std::uint64_t> far_footprints(double segment, double whole,
                                                    std::uint32_t stride) {

@@ -93,6 +93,22 @@ StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset,
   return locate_step(x, share, levels.levels[near].center, noise, sm);
 }
 
+// Where the profile's level before its step lies nearer the size search's level after the change
+// it bracketed than before it, the profile found a later step (far -> DRAM: the bracket's points
+// jumped over the far level, on an H200 from 31.5 MB at 290 cycles to 62.9 MB at 686 while the
+// profile's level was 506): why, else "".
+std::string later_step(const StepProfile& profile, const SizeSearchResult& r) {
+  if (!profile.found || !r.evidence.contains("transition")) return {};
+  const auto& t = r.evidence["transition"];
+  const double before = t.value("latencyBefore", 0.0);
+  const double after = t.value("latencyAfter", 0.0);
+  if (before <= 0 || after <= before || profile.near_latency <= (before + after) / 2) return {};
+  return "the profiled step starts at " + std::to_string(std::lround(profile.near_latency)) +
+         " cycles, nearer the search's level after its change (" +
+         std::to_string(std::lround(after)) + ") than before it (" +
+         std::to_string(std::lround(before)) + "): a later step, not the near one";
+}
+
 // One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
 // segment, then (on a segmented L2) far. The size search brackets that first step on one SM (the
 // near latency differs between SMs, which a sweep spread over SMs reads as misses); a profile of
@@ -148,7 +164,9 @@ class L2SegmentProbe final : public Probe {
     const model::Interval interval = step_interval(profile, r, spec, measured);
     const auto f =
         analysis::fit_segment_count(measured, {interval.lo, interval.hi}, api, kMaxSegments);
-    const double confidence = std::min(r.confidence, f.confidence);
+    const std::string later = later_step(profile, r);
+    const double step_confidence = later.empty() ? r.confidence : 0.0;
+    const double confidence = std::min(step_confidence, f.confidence);
     // Where the count is not established the segment may be either fraction the step lies
     // between: the dependents size their arrays from both (segment_span in l2_sweep.hpp).
     std::vector<int> counts{f.count};
@@ -175,11 +193,12 @@ class L2SegmentProbe final : public Probe {
     evidence["rivalFraction"] = f.rival > 0 ? model::Json("1/" + std::to_string(f.rival)) : nullptr;
     evidence["candidateCounts"] = counts;
     std::vector<std::string> reasons;
-    if (counts.size() > 1)
-      reasons.push_back("the measured step lies too near the midpoint between 1/" +
-                        std::to_string(counts.front()) + " and 1/" + std::to_string(counts.back()) +
-                        " of the API size to tell them apart (fractionSeparation): neither count "
-                        "is established");
+    if (!later.empty()) reasons.push_back(later);
+    if (f.confidence < kEstablished && counts.size() > 1)
+      reasons.push_back("the measured step does not tell 1/" + std::to_string(counts.front()) +
+                        " from 1/" + std::to_string(counts.back()) +
+                        " of the API size apart (fractionConfidence): neither count is "
+                        "established");
     if (!weaker.empty()) reasons.push_back(weaker);
     const std::string reason = join(reasons);
     const std::string step_method =
@@ -197,10 +216,11 @@ class L2SegmentProbe final : public Probe {
     // (model::kSizePrecision).
     auto raw = model::Attribute::measured(
         measured, "B", step_method,
-        r.confidence * model::precision_share(interval, measured, model::kSizePrecision));
+        step_confidence * model::precision_share(interval, measured, model::kSizePrecision));
     raw.interval = interval;
     raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
-    raw.reason = weaker;
+    raw.reason = join(later.empty() || weaker.empty() ? std::vector<std::string>{later + weaker}
+                                                      : std::vector<std::string>{later, weaker});
     ctx.put("l2", keys::measuredSegmentSize, raw);
     auto count = model::Attribute::measured(f.count, "", method, confidence);
     count.evidence = {{"measuredSegmentBytes", measured},
