@@ -4,6 +4,7 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
 #include "discovery/progress.hpp"
 #include "result_access.hpp"
 
@@ -111,6 +112,31 @@ TEST_P(L2StepBetweenFractions, TheCountIsNotEstablishedAndItsReadersDoNotInherit
 // H200), each on two seeds.
 INSTANTIATE_TEST_SUITE_P(Seeds, L2StepBetweenFractions,
                          ::testing::Values(Case{38, 3}, Case{38, 4}, Case{41, 3}, Case{41, 4}));
+
+// The levels recorded on real GPUs (docs/results): the profile's level before its step against the
+// size search's levels before and after the change it bracketed.
+bool later(double profile_level, double before, double after) {
+  StepProfile p;
+  p.found = true;
+  p.near_latency = profile_level;
+  SizeSearchResult r;
+  r.evidence["transition"] = {{"latencyBefore", before}, {"latencyAfter", after}};
+  return !later_step(p, r).empty();
+}
+
+TEST(L2LaterStep, AProfileAtTheFarLevelFoundTheDramStep) {
+  // Three H200s whose bracket jumped from the near level at 31.5 MB to device memory at 62.9 MB.
+  EXPECT_TRUE(later(506, 290, 686));
+  EXPECT_TRUE(later(552, 284, 698.5));
+  EXPECT_TRUE(later(507, 286, 687));
+  // The near step: H200 and H100 runs, one bracket with no latency change.
+  EXPECT_FALSE(later(286, 278, 693.5));
+  EXPECT_FALSE(later(278, 290, 510));
+  EXPECT_FALSE(later(282, 255, 490));
+  EXPECT_FALSE(later(290, 280, 280));
+  StepProfile none;
+  EXPECT_TRUE(later_step(none, SizeSearchResult{}).empty());
+}
 
 }  // namespace
 }  // namespace gputopo::discovery

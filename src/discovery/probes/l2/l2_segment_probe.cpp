@@ -93,22 +93,6 @@ StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset,
   return locate_step(x, share, levels.levels[near].center, noise, sm);
 }
 
-// Where the profile's level before its step lies nearer the size search's level after the change
-// it bracketed than before it, the profile found a later step (far -> DRAM: the bracket's points
-// jumped over the far level, on an H200 from 31.5 MB at 290 cycles to 62.9 MB at 686 while the
-// profile's level was 506): why, else "".
-std::string later_step(const StepProfile& profile, const SizeSearchResult& r) {
-  if (!profile.found || !r.evidence.contains("transition")) return {};
-  const auto& t = r.evidence["transition"];
-  const double before = t.value("latencyBefore", 0.0);
-  const double after = t.value("latencyAfter", 0.0);
-  if (before <= 0 || after <= before || profile.near_latency <= (before + after) / 2) return {};
-  return "the profiled step starts at " + std::to_string(std::lround(profile.near_latency)) +
-         " cycles, nearer the search's level after its change (" +
-         std::to_string(std::lround(after)) + ") than before it (" +
-         std::to_string(std::lround(before)) + "): a later step, not the near one";
-}
-
 // One SM sees its near segment first: a chase at fetch-granularity stride hits near up to one
 // segment, then (on a segmented L2) far. The size search brackets that first step on one SM (the
 // near latency differs between SMs, which a sweep spread over SMs reads as misses); a profile of

@@ -49,6 +49,18 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
   return out;
 }
 
+std::string later_step(const StepProfile& profile, const SizeSearchResult& r) {
+  if (!profile.found || !r.evidence.contains("transition")) return {};
+  const auto& t = r.evidence["transition"];
+  const double before = t.value("latencyBefore", 0.0);
+  const double after = t.value("latencyAfter", 0.0);
+  if (before <= 0 || after <= before || profile.near_latency <= (before + after) / 2) return {};
+  return "the profiled step starts at " + std::to_string(std::lround(profile.near_latency)) +
+         " cycles, nearer the search's level after its change (" +
+         std::to_string(std::lround(after)) + ") than before it (" +
+         std::to_string(std::lround(before)) + "): a later step, not the near one";
+}
+
 SegmentSpan segment_span(const Context& ctx) {
   SegmentSpan s;
   const Input count = ctx.input("l2", keys::segmentCount);
