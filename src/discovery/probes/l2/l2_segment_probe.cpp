@@ -151,10 +151,13 @@ class L2SegmentProbe final : public Probe {
     const std::string later = later_step(profile, r);
     const double step_confidence = later.empty() ? r.confidence : 0.0;
     const double confidence = std::min(step_confidence, f.confidence);
-    // Where the count is not established the segment may be either fraction the step lies
-    // between: the dependents size their arrays from both (segment_span in l2_sweep.hpp).
+    // Where only the separation keeps a trusted step from a count, the segment may be either
+    // fraction the step lies between: the dependents size their arrays from both (segment_span in
+    // l2_sweep.hpp).
     std::vector<int> counts{f.count};
-    if (confidence < kEstablished && f.rival > 0) counts.push_back(f.rival);
+    const bool between = later.empty() && r.confidence >= kEstablished &&
+                         f.closeness >= kEstablished && f.separation < kEstablished;
+    if (between && f.rival > 0) counts.push_back(f.rival);
     std::sort(counts.begin(), counts.end());
     const double largest = api / counts.front();
     const double smallest = api / counts.back();

@@ -68,11 +68,12 @@ SegmentSpan segment_span(const Context& ctx) {
   const model::Attribute* a = ctx.get("l2", keys::segmentSize);
   s.why = !count ? count.why : size.why;
   if (!count.value || !size.value || !a || !a->interval) return s;
-  s.measured = true;
   s.established = count && size;
-  s.largest = s.established ? *size.value : std::max(*size.value, a->interval->hi);
   const auto counts = a->evidence.value("candidateCounts", std::vector<int>{});
-  s.fewest = s.established || counts.empty() ? static_cast<int>(*count.value) : counts.front();
+  s.measured = s.established || counts.size() == 2;
+  if (!s.measured) return s;
+  s.largest = s.established ? *size.value : std::max(*size.value, a->interval->hi);
+  s.fewest = s.established ? static_cast<int>(*count.value) : counts.front();
   return s;
 }
 

@@ -44,7 +44,7 @@ std::string later_step(const StepProfile& profile, const SizeSearchResult& r);
 // the API size (evidence.candidateCounts), the larger fraction, the most the segment can be.
 // Otherwise not measured (`why`).
 struct SegmentSpan {
-  bool measured = false;     // a step was measured
+  bool measured = false;     // the count is established or lies between two fractions
   bool established = false;  // the count is established
   double largest = 0;        // the largest segment the count allows
   int fewest = 0;            // the fewest segments the count allows
