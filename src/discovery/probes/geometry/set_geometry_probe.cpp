@@ -328,9 +328,11 @@ class SetGeometryProbe final : public Probe {
     Input gap;
     if (t.space == device::Space::L2) {
       const Input near = latency("l2", keys::nearLatency);
+      // Where the count is not established, the far level the latency probe measured past the
+      // largest segment the count allows.
       const Input count = latency("l2", keys::segmentCount);
-      const Input next = count && *count.value > 1 ? latency("l2", keys::farLatency)
-                                                   : latency("dram", keys::latency);
+      const Input next = count && *count.value == 1 ? latency("dram", keys::latency)
+                                                    : latency("l2", keys::farLatency);
       if (!near || !next) {
         gap.why = !near ? near.why : next.why;
         return gap;

@@ -1,5 +1,6 @@
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_probes.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
 #include "discovery/stream_probe.hpp"
 
 namespace gputopo::discovery {
@@ -10,11 +11,15 @@ namespace {
 // buffer: 3.88-3.92 TB/s at a half, 4.00-4.05 at three quarters).
 Buffers l2_buffers(const Context& ctx) {
   const auto& info = ctx.info();
-  const Input segment = ctx.input("l2", keys::segmentSize);
+  const SegmentSpan segment = segment_span(ctx);
   double span = 0;
   std::string why = "a half, three quarters and all of an L2 segment";
-  if (segment) {
-    span = *segment.value;
+  if (segment.measured) {
+    span = segment.largest;
+    if (!segment.established)
+      why =
+          "a half, three quarters and all of the larger of the two segments the measured step "
+          "lies between (segment count not established)";
   } else if (info.l2_bytes() > 0) {
     span = static_cast<double>(info.l2_bytes()) / 2;
     why =
@@ -35,8 +40,9 @@ std::unique_ptr<Probe> make_l2_bandwidth_probe() {
   constexpr std::array streams{Stream{device::StreamKind::Read},
                                Stream{device::StreamKind::Read, device::StreamSharing::Shared},
                                Stream{device::StreamKind::Write}};
-  return std::make_unique<StreamProbe>("l2", device::Space::L2, streams, l2_buffers,
-                                       std::vector<Finding>{{"l2", &keys::segmentSize}});
+  return std::make_unique<StreamProbe>(
+      "l2", device::Space::L2, streams, l2_buffers,
+      std::vector<Finding>{{"l2", &keys::segmentSize}, {"l2", &keys::segmentCount}});
 }
 
 }  // namespace gputopo::discovery

@@ -16,6 +16,7 @@ constexpr double kAgree = 0.1;
 // whole L2 and misses to device memory beyond it. A size search at line stride from just past the
 // near step finds that second step; on an unsegmented L2 the near step is already the DRAM step.
 // The step is the measured capacity (l2.capacity), with the API size beside it as a cross-check.
+// It does not rest on the segment count being established: only the search's start does.
 class L2CapacityProbe final : public Probe {
  public:
   L2CapacityProbe() : Probe("l2.capacity", {"l2"}) {
@@ -27,15 +28,17 @@ class L2CapacityProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
+    const SegmentSpan span = segment_span(ctx);
     const auto* segment = ctx.get("l2", keys::segmentSize);
-    const Input count = ctx.input("l2", keys::segmentCount);
-    if (!segment || !segment->interval || !count) {
-      note(ctx, {}, "not cross-checked: the near-segment step was not established");
+    if (!span.measured) {
+      note(ctx, {}, "not cross-checked: the near-segment step was not measured");
       return;
     }
     const double api = static_cast<double>(ctx.info().l2_bytes());
+    // Past the largest segment the count allows (nearEndBytes): where the count is not
+    // established, the near level may reach the larger fraction the step lies between.
     const double near_hi = segment->evidence.value("nearEndBytes", segment->interval->hi);
-    if (*count.value == 1) {
+    if (span.established && span.fewest == 1) {
       model::Json e = {
           {"dramStepBytes", segment->evidence.value("measuredBytes", near_hi)},
           {"method", "the near step of l2.segments (one segment: it is the DRAM step)"}};

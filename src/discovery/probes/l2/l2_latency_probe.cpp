@@ -39,21 +39,15 @@ class L2LatencyProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
-    const Input segment = ctx.input("l2", keys::segmentSize);
-    const Input count = ctx.input("l2", keys::segmentCount);
+    const SegmentSpan segment = segment_span(ctx);
     std::vector<std::string> weaker;
     const std::uint32_t stride = chain_stride(device::Space::L2, l2_line_or_fetch(ctx, weaker));
-    std::uint64_t near_span = 0;
-    if (segment) {
-      near_span = static_cast<std::uint64_t>(*segment.value);
-    } else {
-      near_span = ctx.info().l2_bytes() / 2;
-      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
-    }
-    const auto near = footprints(near_span, {0.125, 0.25}, stride);
-    const bool far = segment && count && *count.value > 1;
+    const auto near = footprints(near_span(ctx, segment, weaker), {0.125, 0.25}, stride);
+    // Every count the step allows has far segments: the far footprints lie past the largest.
+    const bool far = segment.measured && segment.fewest > 1;
     const std::vector<std::uint64_t> far_bytes =
-        far ? far_footprints(*segment.value, *count.value, stride) : std::vector<std::uint64_t>{};
+        far ? far_footprints(segment.largest, static_cast<double>(ctx.info().l2_bytes()), stride)
+            : std::vector<std::uint64_t>{};
     device::ChaseBatch batch;
     std::vector<std::uint64_t> chained = near;
     chained.insert(chained.end(), far_bytes.begin(), far_bytes.end());
@@ -105,10 +99,11 @@ class L2LatencyProbe final : public Probe {
                                               "the chains returned no timing"));
       }
     } else {
-      const std::string why = !segment || !count ? "needs the segment size and count: " +
-                                                       (segment ? count.why : segment.why)
-                              : !near_latency ? "needs the near latency"
-                                              : "the L2 has one segment: there is no far level";
+      const std::string why = !segment.measured ? "needs the segment size and count: " + segment.why
+                              : !near_latency   ? "needs the near latency"
+                              : segment.established
+                                  ? "the L2 has one segment: there is no far level"
+                                  : segment.why + "; it may have one segment (no far level)";
       ctx.put("l2", keys::farLatency,
               model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     }
@@ -116,11 +111,24 @@ class L2LatencyProbe final : public Probe {
   }
 
  private:
+  // The span whose eighth and quarter the near chains cover: the segment, or at most a quarter
+  // of the larger of two neighbouring fractions (inside either); without one, half the API L2.
+  static std::uint64_t near_span(const Context& ctx, const SegmentSpan& segment,
+                                 std::vector<std::string>& weaker) {
+    if (!segment.measured) {
+      weaker.push_back(segment.why + "; near arrays sized from half the API L2");
+      return ctx.info().l2_bytes() / 2;
+    }
+    if (!segment.established)
+      weaker.push_back(segment.why +
+                       "; arrays sized from the larger of the two segments the step lies between");
+    return static_cast<std::uint64_t>(segment.largest);
+  }
+
   // 35 % and 65 % of the way from one segment to the whole L2.
-  static std::vector<std::uint64_t> far_footprints(double segment, double count,
+  static std::vector<std::uint64_t> far_footprints(double segment, double whole,
                                                    std::uint32_t stride) {
     std::vector<std::uint64_t> out;
-    const double whole = segment * count;
     for (const double at : {0.35, 0.65})
       out.push_back(round_up(static_cast<std::uint64_t>(segment + (whole - segment) * at), stride));
     return out;

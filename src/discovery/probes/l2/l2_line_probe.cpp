@@ -31,8 +31,9 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 class L2LineProbe final : public Probe {
  public:
   L2LineProbe() : Probe("l2.line", {"l2"}) {
-    declare({{"l2", &keys::fetchGranularity}, {"l2", &keys::segmentSize}},
-            {{"l2", &keys::lineSize}});
+    declare(
+        {{"l2", &keys::fetchGranularity}, {"l2", &keys::segmentSize}, {"l2", &keys::segmentCount}},
+        {{"l2", &keys::lineSize}});
   }
 
   void run(Context& ctx) override {
@@ -42,11 +43,15 @@ class L2LineProbe final : public Probe {
       a.evidence = std::move(evidence);
       ctx.put("l2", keys::lineSize, std::move(a));
     };
-    const Input segment = ctx.input("l2", keys::segmentSize);
-    if (!segment) return fail("needs the segment size: " + segment.why);
+    const SegmentSpan segment = segment_span(ctx);
+    if (!segment.measured) return fail("needs the segment size: " + segment.why);
     std::vector<std::string> weaker;
+    // Oversized against the largest segment the count allows, the array thrashes whichever it is.
+    if (!segment.established)
+      weaker.push_back(segment.why +
+                       "; the array is 1.5 x the larger fraction the step lies between");
     const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
-    const auto array = round_up(static_cast<std::uint64_t>(*segment.value * kOversize), 4096);
+    const auto array = round_up(static_cast<std::uint64_t>(segment.largest * kOversize), 4096);
 
     device::ChaseBatch batch;
     std::vector<std::uint32_t> lines;
@@ -65,7 +70,7 @@ class L2LineProbe final : public Probe {
     for (const auto& s : samples) miss.push_back(analysis::miss_fraction(s, levels));
 
     model::Json evidence = {{"arrayBytes", array},
-                            {"segmentBytes", *segment.value},
+                            {"segmentBytes", segment.largest},
                             {"candidates", lines},
                             {"missFraction", miss}};
     // The largest candidate that misses in more than half the largest share, with only hits

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analysis/cluster.hpp"
+#include "analysis/segment_count.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
@@ -12,39 +13,6 @@ namespace gputopo::discovery {
 namespace {
 
 constexpr int kMaxSegments = 16;
-
-// The integer fraction 1/n of the API size nearest to a measured segment, MT4G's alignment, with
-// MT4G's confidence: one minus the relative distance. `separation` says how clearly the measurement
-// picks this fraction over its neighbour on the measured side: 1 at api/n, 0 half-way to it.
-// (analysis::nearest_fraction also offers p/q with p > 1, which no segment count can be.)
-struct SegmentFit {
-  int count = 1;
-  double value = 0;
-  double relative_distance = 0;
-  double confidence = 0;
-  double separation = 0;
-};
-
-SegmentFit nearest_segment_count(double measured, double api) {
-  SegmentFit best;
-  for (int n = 1; n <= kMaxSegments; ++n) {
-    const double v = api / n;
-    if (n == 1 || std::abs(measured - v) < std::abs(measured - best.value)) {
-      best.count = n;
-      best.value = v;
-    }
-  }
-  best.relative_distance = std::abs(measured - best.value) / best.value;
-  best.confidence = std::max(0.0, 1 - best.relative_distance);
-  const int neighbour = measured < best.value ? best.count + 1 : best.count - 1;
-  if (neighbour < 1) {
-    best.separation = best.confidence;  // above the API size
-  } else {
-    const double half_gap = std::abs(best.value - api / neighbour) / 2;
-    best.separation = std::clamp(1 - std::abs(measured - best.value) / half_gap, 0.0, 1.0);
-  }
-  return best;
-}
 
 // The near->far step on one SM, profiled at half the search step around the search's onset
 // (locate_step in l2_sweep.hpp says how it is read).
@@ -129,7 +97,8 @@ StepProfile profile_step(Context& ctx, const SizeSearchSpec& spec, double onset,
 // segment, then (on a segmented L2) far. The size search brackets that first step on one SM (the
 // near latency differs between SMs, which a sweep spread over SMs reads as misses); a profile of
 // the far share locates the step inside its transition; the step is then aligned to the nearest 1/n
-// of the API size, as MT4G does, with the distance as confidence.
+// of the API size, as MT4G does, established only where its interval lies clearly nearer that
+// fraction than its neighbour (analysis::fit_segment_count).
 class L2SegmentProbe final : public Probe {
  public:
   L2SegmentProbe() : Probe("l2.segments", {"l2"}) {
@@ -167,52 +136,86 @@ class L2SegmentProbe final : public Probe {
     }
 
     const auto profile = profile_step(ctx, spec, r.value, kLatencySm);
+    put_findings(ctx, r, spec, profile, fg, join(weaker));
+  }
+
+ private:
+  static void put_findings(Context& ctx, const SizeSearchResult& r, const SizeSearchSpec& spec,
+                           const StepProfile& profile, std::uint32_t stride,
+                           const std::string& weaker) {
+    const double api = static_cast<double>(ctx.info().l2_bytes());
     const double measured = profile.found ? profile.onset : r.value;
     const model::Interval interval = step_interval(profile, r, spec, measured);
-    const auto f = nearest_segment_count(measured, api);
+    const auto f =
+        analysis::fit_segment_count(measured, {interval.lo, interval.hi}, api, kMaxSegments);
+    const std::string later = later_step(profile, r);
+    const double step_confidence = later.empty() ? r.confidence : 0.0;
+    const double confidence = std::min(step_confidence, f.confidence);
+    // Where only the separation keeps a trusted step from a count, the segment may be either
+    // fraction the step lies between: the dependents size their arrays from both (segment_span in
+    // l2_sweep.hpp).
+    std::vector<int> counts{f.count};
+    const bool between = later.empty() && r.confidence >= kEstablished &&
+                         f.closeness >= kEstablished && f.separation < kEstablished;
+    if (between && f.rival > 0) counts.push_back(f.rival);
+    std::sort(counts.begin(), counts.end());
+    const double largest = api / counts.front();
+    const double smallest = api / counts.back();
     model::Json evidence = r.evidence;
     evidence["searchOnsetBytes"] = r.value;
     evidence["profile"] = profile.evidence;
     evidence["measuredBytes"] = measured;
     evidence["measuredInterval"] = {interval.lo, interval.hi};
-    // Where the near level surely ends (the bracket before its resolution widening, or the aligned
-    // value): l2.capacity searches past it.
-    evidence["nearEndBytes"] = std::max(step_interval(profile, r, spec, measured, 0).hi, f.value);
+    // Where the near level surely ends (the bracket before its resolution widening, or the largest
+    // segment the count allows): l2.capacity searches past it.
+    evidence["nearEndBytes"] = std::max(step_interval(profile, r, spec, measured, 0).hi, largest);
     if (profile.found) evidence["nearLevelLatency"] = profile.near_latency;
     evidence["batches"] = r.batches;
-    evidence["strideBytes"] = fg;
+    evidence["strideBytes"] = stride;
     evidence["apiL2Bytes"] = api;
     evidence["fraction"] = "1/" + std::to_string(f.count);
     evidence["relativeDistance"] = f.relative_distance;
     evidence["fractionConfidence"] = f.confidence;
     evidence["fractionSeparation"] = f.separation;
-    const double confidence = std::min(r.confidence, f.confidence);
+    evidence["rivalFraction"] = f.rival > 0 ? model::Json("1/" + std::to_string(f.rival)) : nullptr;
+    evidence["candidateCounts"] = counts;
+    std::vector<std::string> reasons;
+    if (!later.empty()) reasons.push_back(later);
+    if (f.confidence < kEstablished && counts.size() > 1)
+      reasons.push_back("the measured step does not tell 1/" + std::to_string(counts.front()) +
+                        " from 1/" + std::to_string(counts.back()) +
+                        " of the API size apart (fractionConfidence): neither count is "
+                        "established");
+    if (!weaker.empty()) reasons.push_back(weaker);
+    const std::string reason = join(reasons);
     const std::string step_method =
         "pchase-size-sweep of the near->far step on one SM, located at the onset of the steepest "
         "rise of the share of loads above the near level";
     const std::string method = step_method + ", aligned to the nearest 1/n of the API L2 size";
-    // The aligned value's interval spans the measured step and the value: the segment lies
-    // between what was measured and the fraction it was aligned to.
+    // The aligned value's interval spans the measured step and every fraction the count allows.
     auto segment = model::Attribute::measured(f.value, "B", method, confidence);
     segment.interval =
-        model::Interval{std::min(interval.lo, f.value), std::max(interval.hi, f.value)};
+        model::Interval{std::min(interval.lo, smallest), std::max(interval.hi, largest)};
     segment.evidence = evidence;
-    segment.reason = join(weaker);
+    segment.reason = reason;
     ctx.put("l2", keys::segmentSize, segment);
     // The step as measured claims no more precision than its interval allows
     // (model::kSizePrecision).
     auto raw = model::Attribute::measured(
         measured, "B", step_method,
-        r.confidence * model::precision_share(interval, measured, model::kSizePrecision));
+        step_confidence * model::precision_share(interval, measured, model::kSizePrecision));
     raw.interval = interval;
     raw.evidence = {{"searchOnsetBytes", r.value}, {"profiled", profile.found}};
-    raw.reason = segment.reason;
+    raw.reason = join(later.empty() || weaker.empty() ? std::vector<std::string>{later + weaker}
+                                                      : std::vector<std::string>{later, weaker});
     ctx.put("l2", keys::measuredSegmentSize, raw);
     auto count = model::Attribute::measured(f.count, "", method, confidence);
     count.evidence = {{"measuredSegmentBytes", measured},
                       {"apiBytes", api},
-                      {"relativeDistance", f.relative_distance}};
-    count.reason = segment.reason;
+                      {"relativeDistance", f.relative_distance},
+                      {"fractionSeparation", f.separation},
+                      {"candidateCounts", counts}};
+    count.reason = reason;
     ctx.put("l2", keys::segmentCount, count);
   }
 };

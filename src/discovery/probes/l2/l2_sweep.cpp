@@ -49,6 +49,34 @@ StepProfile locate_step(const std::vector<double>& x, const std::vector<double>&
   return out;
 }
 
+std::string later_step(const StepProfile& profile, const SizeSearchResult& r) {
+  if (!profile.found || !r.evidence.contains("transition")) return {};
+  const auto& t = r.evidence["transition"];
+  const double before = t.value("latencyBefore", 0.0);
+  const double after = t.value("latencyAfter", 0.0);
+  if (before <= 0 || after <= before || profile.near_latency <= (before + after) / 2) return {};
+  return "the profiled step starts at " + std::to_string(std::lround(profile.near_latency)) +
+         " cycles, nearer the search's level after its change (" +
+         std::to_string(std::lround(after)) + ") than before it (" +
+         std::to_string(std::lround(before)) + "): a later step, not the near one";
+}
+
+SegmentSpan segment_span(const Context& ctx) {
+  SegmentSpan s;
+  const Input count = ctx.input("l2", keys::segmentCount);
+  const Input size = ctx.input("l2", keys::segmentSize);
+  const model::Attribute* a = ctx.get("l2", keys::segmentSize);
+  s.why = !count ? count.why : size.why;
+  if (!count.value || !size.value || !a || !a->interval) return s;
+  s.established = count && size;
+  const auto counts = a->evidence.value("candidateCounts", std::vector<int>{});
+  s.measured = s.established || counts.size() == 2;
+  if (!s.measured) return s;
+  s.largest = s.established ? *size.value : std::max(*size.value, a->interval->hi);
+  s.fewest = s.established ? static_cast<int>(*count.value) : counts.front();
+  return s;
+}
+
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker) {
   const Input line = ctx.input("l2", keys::lineSize);
   if (line && *line.value >= 4) return static_cast<std::uint32_t>(*line.value);

@@ -33,6 +33,25 @@ struct StepProfile {
 StepProfile locate_step(const std::vector<double>& x, const std::vector<double>& share,
                         double near_latency, double noise, int sm);
 
+// Where the profile's level before its step lies nearer the size search's level after the change
+// it bracketed than before it, the profile found a later step (far -> DRAM: the bracket's points
+// jumped over the far level, on an H200 from 31.5 MB at 290 cycles to 62.9 MB at 686 while the
+// profile's level was 506): why, else "".
+std::string later_step(const StepProfile& profile, const SizeSearchResult& r);
+
+// The L2 segment as the readers of l2.segments size their arrays by: where l2.segmentCount is
+// established, the aligned segment; where the step was measured but lies between two fractions of
+// the API size (evidence.candidateCounts), the larger fraction, the most the segment can be.
+// Otherwise not measured (`why`).
+struct SegmentSpan {
+  bool measured = false;     // the count is established or lies between two fractions
+  bool established = false;  // the count is established
+  double largest = 0;        // the largest segment the count allows
+  int fewest = 0;            // the fewest segments the count allows
+  std::string why;           // when not established: why
+};
+SegmentSpan segment_span(const Context& ctx);
+
 // The L2 line size when established, else the fetch granularity (with the reason in `weaker`).
 std::uint32_t l2_line_or_fetch(const Context& ctx, std::vector<std::string>& weaker);
 

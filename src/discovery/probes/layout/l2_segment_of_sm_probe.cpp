@@ -5,6 +5,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/measure.hpp"
+#include "discovery/probes/l2/l2_sweep.hpp"
 #include "discovery/probes/layout/layout_probes.hpp"
 #include "discovery/sm_groups.hpp"
 
@@ -80,17 +81,19 @@ class L2SegmentOfSmProbe final : public Probe {
       ctx.put_compute(keys::nearL2Segments,
                       model::Attribute::unavailable(model::Source::Measured, "", why));
     };
-    const Input count = ctx.input("l2", keys::segmentCount);
-    if (!count) return fail("needs the L2 segment count: " + count.why);
-    if (*count.value < 1.5) {
+    // Where the count lies between two fractions, the tests warm shares of the larger and the
+    // groups found are checked against both counts.
+    const SegmentSpan segment = segment_span(ctx);
+    if (!segment.measured) return fail("needs the L2 segment count: " + segment.why);
+    if (segment.established && segment.fewest == 1) {
       auto one =
           model::Attribute::measured(1, "", "one L2 segment: every SM loads through it",
                                      ctx.get("l2", keys::segmentCount)->confidence.value_or(0));
       one.source = model::Source::Derived;
       return ctx.put_compute(keys::nearL2Segments, one);
     }
-    const Input size = ctx.input("l2", keys::segmentSize);
-    if (!size) return fail("needs the L2 segment size: " + size.why);
+    std::vector<int> counts{segment.fewest};
+    if (!segment.established) counts.push_back(segment.fewest + 1);
     const Input line = ctx.input("l2", keys::lineSize);
     const std::uint32_t stride = line ? static_cast<std::uint32_t>(*line.value) : 128;
     const Units u = units_of(ctx);
@@ -99,19 +102,20 @@ class L2SegmentOfSmProbe final : public Probe {
                   " or more two-SM tests warming an L2 segment each (--depth full)");
     SmGroupsSpec spec;
     spec.space = device::Space::L2;
-    spec.bytes = round_up(static_cast<std::uint64_t>(*size.value * kWarmShare), stride);
+    spec.bytes = round_up(static_cast<std::uint64_t>(segment.largest * kWarmShare), stride);
     spec.min_effect = kMinEffect;
     spec.min_gap = kMinGap;
     spec.stride = stride;
     for (const auto& unit : u.units) spec.sms.push_back(unit.front());
     const SmGroupsFound found = group_sms_by_interference(ctx, spec);
-    put_result(ctx, u, spec, found, static_cast<int>(*count.value),
+    put_result(ctx, u, spec, found, counts,
                line ? std::string() : "line size taken as 128 B: " + line.why);
   }
 
  private:
   static void put_result(Context& ctx, const Units& u, const SmGroupsSpec& spec,
-                         const SmGroupsFound& found, int segments, const std::string& weaker) {
+                         const SmGroupsFound& found, const std::vector<int>& counts,
+                         const std::string& weaker) {
     std::vector<model::Json> of_sm(static_cast<std::size_t>(ctx.info().sm_count()), nullptr);
     std::vector<int> of_unit(u.units.size(), -1);
     for (std::size_t g = 0; g < found.groups.size(); ++g)
@@ -133,7 +137,7 @@ class L2SegmentOfSmProbe final : public Probe {
       evidence["segmentOfGpc"] =
           std::vector<int>(of_unit.begin(), of_unit.begin() + static_cast<long>(u.gpcs));
     const auto n = static_cast<int>(found.groups.size());
-    const bool agrees = n == segments;
+    const bool agrees = std::find(counts.begin(), counts.end(), n) != counts.end();
     const double confidence = agrees ? 1.0 - found.worst_p : 0.5 * (1.0 - found.worst_p);
     auto a = model::Attribute::measured(
         n, "",
@@ -150,8 +154,9 @@ class L2SegmentOfSmProbe final : public Probe {
     std::string reason = weaker;
     if (!agrees)
       reason += std::string(reason.empty() ? "" : "; ") + std::to_string(n) +
-                " groups of SMs sharing a segment, but the segment size gives " +
-                std::to_string(segments) + " segments";
+                " groups of SMs sharing a segment, but the near step gives " +
+                std::to_string(counts.front()) +
+                (counts.size() > 1 ? " or " + std::to_string(counts.back()) : "") + " segments";
     a.reason = reason;
     ctx.put_compute(keys::nearL2Segments, std::move(a));
   }
