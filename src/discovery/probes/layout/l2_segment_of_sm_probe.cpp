@@ -5,7 +5,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/sm_groups.hpp"
 
 namespace gputopo::discovery {
@@ -159,8 +159,9 @@ class L2SegmentOfSmProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_segment_of_sm_probe() {
-  return std::make_unique<L2SegmentOfSmProbe>();
-}
+// The L2 segment each SM loads through, by two-SM interference between one SM of each GPC
+//.
+GPUTOPO_REGISTER_PROBE(Family::Layout, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<L2SegmentOfSmProbe>(); });
 
 }  // namespace gputopo::discovery

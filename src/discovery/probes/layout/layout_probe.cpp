@@ -7,7 +7,7 @@
 #include "analysis/cluster_occupancy.hpp"
 #include "analysis/layout_inference.hpp"
 #include "discovery/context.hpp"
-#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -370,6 +370,8 @@ class LayoutProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_layout_probe() { return std::make_unique<LayoutProbe>(); }
+// TPCs and GPCs from thread-block cluster co-residency and per-SM L2 latency.
+GPUTOPO_REGISTER_PROBE(Family::Layout, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<LayoutProbe>(); });
 
 }  // namespace gputopo::discovery
