@@ -6,8 +6,9 @@ usage: bench/fleet/compare_bench.py GPUTOPO [SCRATCH_DIR]
 Three cases, each one run of the binary, timed with its peak resident memory (getrusage of the
 child): one host report of 100,000 minimal GPUs (a name, an SM count, a measured bandwidth with
 its interval, one GPU in 1,000 slow); 20,000 report files of one such GPU each; and 200 copies of
-the simulated H100's full report (tests/data/golden/h100-sxm.json, 50 MB of JSON). Exits 1 when a case takes 10 s
-or more, or 1 GiB or more, or does not exit 6 with the slow GPUs as the outliers.
+the simulated H100's full report (the golden tests/data/golden/h100-sxm.json made whole, 50 MB
+of JSON). Exits 1 when a case takes 10 s or more, or 1 GiB or more, or does not exit 6 with the
+slow GPUs as the outliers.
 """
 import json
 import os
@@ -18,7 +19,24 @@ import time
 
 LIMIT_S = 10.0
 LIMIT_BYTES = 1 << 30
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "golden", "h100-sxm.json")
+GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "golden")
+
+
+def golden_report(stem):
+    """A golden discovery report made whole: <stem>.json with each probe's findings of <stem>/
+    put back (docs/testing.md, "Golden reports")."""
+    with open(os.path.join(GOLDEN_DIR, stem + ".json")) as f:
+        report = json.load(f)
+    for name in sorted(os.listdir(os.path.join(GOLDEN_DIR, stem))):
+        with open(os.path.join(GOLDEN_DIR, stem, name)) as f:
+            findings = json.load(f).get("findings", {})
+        for path, attribute in findings.items():
+            element, key = path.split(".", 1)
+            if element == "compute":
+                report["compute"][key] = attribute
+            else:
+                report["memory"].setdefault(element, {})[key] = attribute
+    return report
 
 
 def minimal_gpu(i):
@@ -55,8 +73,7 @@ def generate(scratch):
     for i in range(20000):
         with open(os.path.join(scratch, f"node{i:05d}.json"), "w") as f:
             json.dump(minimal_gpu(i), f)
-    with open(GOLDEN) as f:
-        full = json.load(f)
+    full = golden_report("h100-sxm")
     with open(os.path.join(scratch, "full-host.json"), "w") as f:
         json.dump({"gpus": [full] * 200}, f)
 

@@ -70,7 +70,7 @@ int run_list(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.json) {
     model::Json j;
     j["schema"] = report::kSchemaVersion;
-    j["tool"] = report::tool_info();
+    j["tool"] = model::to_json(report::tool_info());
     j["devices"] = model::Json::array();
     for (std::size_t i = 0; i < devices.size(); ++i) {
       const auto& d = devices[i];

@@ -179,7 +179,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   std::vector<GpuRun> runs = discover_all(h, o, groups, interrupted);
   Json doc;
   doc["schema"] = report::kSchemaVersion;
-  doc["tool"] = report::tool_info();
+  doc["tool"] = model::to_json(report::tool_info());
   doc["host"] = host_section(h, runs, groups, interrupted.load());
   const std::string status = overall(runs);
   Json run = {{"command", to_string(o.command)},

@@ -21,6 +21,13 @@ std::vector<Target> l1_family_targets(const device::DeviceInfo& info) {
   };
 }
 
+Target l2_target() {
+  Target t;
+  t.element = "l2";
+  t.space = device::Space::L2;
+  return t;
+}
+
 std::vector<std::string> element_keys(const std::vector<Target>& targets) {
   std::vector<std::string> keys;
   for (const auto& t : targets) keys.push_back(t.element);

@@ -33,6 +33,9 @@ struct Target {
 // "scalarL1").
 std::vector<Target> l1_family_targets(const device::DeviceInfo& info);
 
+// The L2 as a chase target: L2-only loads.
+Target l2_target();
+
 // The element keys of `targets`, in their order.
 std::vector<std::string> element_keys(const std::vector<Target>& targets);
 

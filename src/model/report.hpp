@@ -20,7 +20,7 @@ struct Element {
 
 // The whole document. Writers (src/report/) turn it into text or JSON; they never measure.
 struct Report {
-  Json tool;               // name, version, git describe
+  Tool tool;               // name, version, git describe (run_section.hpp)
   Run run;                 // command, timestamp, host, duration, phases (run_section.hpp)
   bool simulated = false;  // true when the device is the simulator: every writer says so
   AttributeList device;    // general: name, architecture, clocks, memory, ...

@@ -32,4 +32,12 @@ Json to_json(const Run& run, bool simulated) {
   return j;
 }
 
+Json to_json(const Tool& tool) {
+  Json j = Json::object();
+  if (!tool.name.empty()) j["name"] = tool.name;
+  if (!tool.version.empty()) j["version"] = tool.version;
+  if (!tool.git_describe.empty()) j["gitDescribe"] = tool.git_describe;
+  return j;
+}
+
 }  // namespace gputopo::model

@@ -56,4 +56,13 @@ struct Run {
 // The section as the JSON report writes it, `simulated` last.
 Json to_json(const Run& run, bool simulated);
 
+// The `tool` section: the program that wrote the report. An empty string is not written.
+struct Tool {
+  std::string name;          // "gputopo"
+  std::string version;       // "0.1.0"
+  std::string git_describe;  // `git describe` at configure time, or "unknown"
+};
+
+Json to_json(const Tool& tool);
+
 }  // namespace gputopo::model

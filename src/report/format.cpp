@@ -187,8 +187,4 @@ std::string provenance_mark(const model::Attribute& a) {
   return "";
 }
 
-std::string string_at(const model::Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 }  // namespace gputopo::report

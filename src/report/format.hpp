@@ -28,10 +28,6 @@ std::string attribute_text(const model::Attribute& a);
 // "[measured 0.98]".
 std::string provenance_mark(const model::Attribute& a);
 
-// The string at j[key], "" when j is not an object or holds no string there (the report's `run`
-// and `tool` sections).
-std::string string_at(const model::Json& j, const char* key);
-
 // "smClockMax" -> "SM clock max", "l2PersistingMax" -> "L2 persisting max",
 // "constantL15" -> "Constant L1.5".
 std::string label_for(std::string_view key);

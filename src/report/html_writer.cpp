@@ -149,7 +149,7 @@ void write_overview(std::ostream& out, const model::Report& r, std::size_t bars,
 }
 
 void write_html(std::ostream& out, const model::Report& r) {
-  std::string title = "gputopo " + string_at(r.tool, "version");
+  std::string title = "gputopo " + r.tool.version;
   if (const auto* name = model::find(r.device, "name"); name && name->value.is_string())
     title += ": " + name->value.get<std::string>();
   write_header(out, r, title);

@@ -8,7 +8,7 @@ model::Json to_json(const model::Report& report) {
   using model::Json;
   Json j;
   j["schema"] = kSchemaVersion;
-  j["tool"] = report.tool.is_object() ? report.tool : Json::object();
+  j["tool"] = model::to_json(report.tool);
   j["run"] = model::to_json(report.run, report.simulated);
 
   Json device = Json::object();

@@ -28,7 +28,7 @@ void write_table(std::ostream& out, const std::string& heading, const model::Att
 }
 
 void write_markdown(std::ostream& out, const model::Report& r) {
-  std::string title = "gputopo " + string_at(r.tool, "version");
+  std::string title = "gputopo " + r.tool.version;
   if (const auto* name = model::find(r.device, "name"); name && name->value.is_string())
     title += ": " + name->value.get<std::string>();
   out << "# " << cell(title) << "\n\n";

@@ -258,7 +258,7 @@ Json meta(const model::Report& r) {
   };
   m["driver"] = version("driverCudaVersion");
   m["runtime"] = version("runtimeVersion");
-  m["tool"] = r.tool.is_object() ? r.tool : Json::object();
+  m["tool"] = model::to_json(r.tool);
   m["simulated"] = r.simulated;
   return m;
 }

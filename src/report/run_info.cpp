@@ -10,13 +10,7 @@ std::string tool_version() { return GPUTOPO_VERSION; }
 
 std::string tool_git_describe() { return GPUTOPO_GIT_DESCRIBE; }
 
-model::Json tool_info() {
-  model::Json j;
-  j["name"] = "gputopo";
-  j["version"] = tool_version();
-  j["gitDescribe"] = tool_git_describe();
-  return j;
-}
+model::Tool tool_info() { return {"gputopo", tool_version(), tool_git_describe()}; }
 
 std::string utc_timestamp(std::chrono::system_clock::time_point t) {
   std::time_t seconds = std::chrono::system_clock::to_time_t(t);

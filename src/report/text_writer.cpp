@@ -41,9 +41,8 @@ void write_banner(std::ostream& out, const model::Report& r) {
 
 void write_title(std::ostream& out, const model::Report& r) {
   std::string title = "gputopo";
-  if (std::string v = string_at(r.tool, "version"); !v.empty()) title += " " + v;
-  if (std::string g = string_at(r.tool, "gitDescribe"); !g.empty() && g != "unknown")
-    title += " (" + g + ")";
+  if (!r.tool.version.empty()) title += " " + r.tool.version;
+  if (const auto& g = r.tool.git_describe; !g.empty() && g != "unknown") title += " (" + g + ")";
   if (const Attribute* name = model::find(r.device, "name"); name && name->value.is_string())
     title += "  |  " + name->value.get<std::string>();
   if (r.run.device) title += fmt::format("  |  GPU {}", *r.run.device);

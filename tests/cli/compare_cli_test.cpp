@@ -3,8 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "../golden/whole_report.hpp"
 #include "gputopo_process.hpp"
 
 namespace gputopo::test {
@@ -23,8 +25,19 @@ std::string write_report(const std::string& name, const nlohmann::ordered_json& 
   return path;
 }
 
+// The golden discovery report of `preset`, whole, in a file named like it (<preset>.json).
+std::string golden_report(const std::string& preset) {
+  static std::map<std::string, std::string> written;
+  if (const auto it = written.find(preset); it != written.end()) return it->second;
+  const auto dir = temp_file("whole-goldens");
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / (preset + ".json")).string();
+  std::ofstream(path) << cli::golden::whole_report(kGolden, preset).dump();
+  return written[preset] = path;
+}
+
 TEST(CompareCli, TwoModelsDifferAndExitSix) {
-  const auto r = gputopo({"compare", kGolden + "h100-sxm.json", kGolden + "h200.json"});
+  const auto r = gputopo({"compare", golden_report("h100-sxm"), golden_report("h200")});
   EXPECT_EQ(r.exit_code, 6) << r.err;
   EXPECT_NE(r.out.find("2 GPUs (h100-sxm, h200)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("device.name: NVIDIA H100 80GB HBM3 (reference); h200 "), std::string::npos)
@@ -33,7 +46,7 @@ TEST(CompareCli, TwoModelsDifferAndExitSix) {
 }
 
 TEST(CompareCli, OneSlowGpuOfThreeIsTheOutlier) {
-  auto report = read_report(kGolden + "h100-sxm.json");
+  auto report = read_report(golden_report("h100-sxm"));
   const auto a = write_report("a.json", report);
   const auto c = write_report("c.json", report);
   auto& bandwidth = report["memory"]["dram"]["readBandwidth"];
@@ -57,7 +70,7 @@ TEST(CompareCli, OneSlowGpuOfThreeIsTheOutlier) {
 }
 
 TEST(CompareCli, SameReportTwiceIsAlikeAndNamedByPath) {
-  const auto file = kGolden + "a100.json";
+  const auto file = golden_report("a100");
   const auto r = gputopo({"compare", file, file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 GPUs (" + file + ", " + file + ")"), std::string::npos) << r.out;
@@ -68,13 +81,13 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
   const auto not_json = temp_file("broken.json").string();
   std::ofstream(not_json) << "{ not json";
   const std::vector<std::vector<std::string>> cases = {
-      {"compare", kGolden + "a100.json", "/nonexistent/report.json"},
-      {"compare", kGolden + "a100.json", not_json},
-      {"compare", kGolden + "a100.json", kGolden + "a100.txt"},
-      {"compare", kGolden + "a100.json"},
-      {"compare", kGolden + "a100.json", kGolden + "h200.json", "--tolerance", "x"},
-      {"compare", kGolden + "a100.json", kGolden + "h200.json", "--sim", "h200"},
-      {"compare", kGolden + "a100.json", kGolden + "h200.json", "--depth", "full"},
+      {"compare", golden_report("a100"), "/nonexistent/report.json"},
+      {"compare", golden_report("a100"), not_json},
+      {"compare", golden_report("a100"), kGolden + "a100.txt"},
+      {"compare", golden_report("a100")},
+      {"compare", golden_report("a100"), golden_report("h200"), "--tolerance", "x"},
+      {"compare", golden_report("a100"), golden_report("h200"), "--sim", "h200"},
+      {"compare", golden_report("a100"), golden_report("h200"), "--depth", "full"},
       {"compare"}};
   for (const auto& args : cases) {
     expect_one_line_error(gputopo(args), 2);
@@ -99,7 +112,7 @@ TEST(CompareCli, JsonThatIsNotAReportIsExitTwoNamingTheFile) {
   for (std::size_t i = 0; i < documents.size(); ++i) {
     const auto file = temp_file("not-a-report-" + std::to_string(i) + ".json").string();
     std::ofstream(file) << documents[i];
-    const auto compare = gputopo({"compare", kGolden + "a100.json", file});
+    const auto compare = gputopo({"compare", golden_report("a100"), file});
     expect_one_line_error(compare, 2, file);
     const auto check = gputopo({"--sim", "toy", "-q", "check", "--reference", file});
     expect_one_line_error(check, 2, file);
@@ -118,7 +131,7 @@ TEST(CheckCli, SameSimulatedGpuAgreesWithItsReport) {
   // The L1 bandwidth has no interval, and the reference (one report) no spread: only the floor
   // decides on it, above the simulator's 3 % jitter.
   const auto r = gputopo({"--sim", "h100-sxm", "-q", "--only", "l1", "check", "--reference",
-                          kGolden + "h100-sxm.json", "--tolerance", "4"});
+                          golden_report("h100-sxm"), "--tolerance", "4"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("2 GPUs (reference, this GPU)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(beyond 4.5 sd and 4 %)"), std::string::npos) << r.out;
@@ -131,7 +144,7 @@ TEST(CheckCli, LowerClockLimitIsFoundAgainstTheReference) {
   const auto slow = write_report("slow-h100.json", preset);
   const auto report = temp_file("slow-h100-report.json").string();
   const auto r = gputopo({"--sim", slow, "-q", "--only", "l1", "-o", report, "check", "--json",
-                          "--reference", kGolden + "h100-sxm.json"});
+                          "--reference", golden_report("h100-sxm")});
   ASSERT_EQ(r.exit_code, 6) << r.err << r.out;
   const auto j = nlohmann::json::parse(r.out);
   bool clock = false;

@@ -4,9 +4,8 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/context.hpp"
-#include "discovery/probes/l1_family/l1_family_probes.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/progress.hpp"
+#include "discovery/registry.hpp"
 
 // The L2 fetch probe's second sweep (limit at its minimum -> sectorSize) where the backend cannot
 // set the limit or cannot run the batch: the sector size is then not measured, with the reason, and
@@ -58,7 +57,9 @@ TEST_P(L2SectorWithoutLimit, SectorSizeIsNotMeasuredAndSaysWhy) {
   const Options options;
   Context context(device, options, progress, nullptr);
   const Context* ctx = &context;
-  ASSERT_NO_THROW(make_fetch_probe(l2_target())->run(context));
+  const auto fetch_probe = registered_probe(device.info(), "l2.fetch");
+  ASSERT_NE(fetch_probe, nullptr);
+  ASSERT_NO_THROW(fetch_probe->run(context));
   EXPECT_EQ(device.limited_batches, 1);
 
   const auto* fetch = ctx->get("l2", model::keys::fetchGranularity);
@@ -91,10 +92,9 @@ TEST(L2Sector, OtherTargetsRunOneSweep) {
   NullProgress progress;
   const Options options;
   Context ctx(device, options, progress, nullptr);
-  Target l1;
-  l1.element = "l1";
-  l1.space = device::Space::L1;
-  make_fetch_probe(l1)->run(ctx);
+  const auto fetch_probe = registered_probe(device.info(), "l1.fetch");
+  ASSERT_NE(fetch_probe, nullptr);
+  fetch_probe->run(ctx);
   EXPECT_EQ(device.limited_batches, 0);
   EXPECT_NE(ctx.get("l1", model::keys::fetchGranularity), nullptr);
   EXPECT_EQ(ctx.get("l1", model::keys::sectorSize), nullptr);

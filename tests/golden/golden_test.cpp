@@ -1,6 +1,8 @@
 // The text and JSON reports of every simulated preset, against the reports recorded under
 // data/golden/. They must match byte for byte once the fields that change from run to run (tool
-// version, timestamp, host, durations) are masked. GPUTOPO_UPDATE_GOLDEN=1 records them again.
+// version, timestamp, host, durations) are masked. A discovery's JSON report is recorded cut in
+// two: each probe's findings and phase status in <stem>/<probe>.json, the rest in <stem>.json
+// (docs/testing.md, "Goldens"). GPUTOPO_UPDATE_GOLDEN=1 records them again.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,8 +16,11 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/device_source.hpp"
 #include "device/sim/sim_device.hpp"
 #include "model/attribute.hpp"
+#include "probe_goldens.hpp"
+#include "whole_report.hpp"
 
 namespace gputopo::cli {
 namespace {
@@ -30,15 +35,19 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
+bool updating() { return std::getenv("GPUTOPO_UPDATE_GOLDEN") != nullptr; }
+
+std::string json_text(const model::Json& j) { return j.dump(2) + "\n"; }
+
 // The JSON report with what differs between identical runs replaced by "<masked>".
-std::string masked_json(const std::string& text) {
+model::Json masked_json(const std::string& text) {
   model::Json j = model::Json::parse(text);
   j["tool"] = "<masked>";
   for (const char* key : {"timestamp", "host", "durationSeconds"})
     if (j["run"].contains(key)) j["run"][key] = "<masked>";
   for (auto& phase : j["run"]["phases"]) phase["seconds"] = "<masked>";
   if (j["run"].contains("guard")) j["run"]["guard"]["seconds"] = "<masked>";
-  return j.dump(2) + "\n";
+  return j;
 }
 
 // The text report with the title's tool version and the run line's time, host and duration
@@ -54,8 +63,8 @@ std::string masked_text(const std::string& text) {
 
 void compare_or_update(const std::string& name, const std::string& actual) {
   const fs::path file = kGoldenDir / name;
-  if (std::getenv("GPUTOPO_UPDATE_GOLDEN") != nullptr) {
-    fs::create_directories(kGoldenDir);
+  if (updating()) {
+    fs::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary) << actual;
     return;
   }
@@ -76,6 +85,37 @@ void compare_or_update(const std::string& name, const std::string& actual) {
       return;
     }
   }
+}
+
+// The probes' goldens of one report, data/golden/<stem>/<probe>.json: each compared, and none
+// left over from a probe that no longer reports anything (removed when recording).
+void compare_probe_goldens(const std::string& stem, const golden::ProbeSplit& split) {
+  const fs::path dir = kGoldenDir / stem;
+  std::vector<std::string> stale;
+  if (fs::is_directory(dir))
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().stem().string();
+      if (split.probes.count(name) == 0) stale.push_back(entry.path().filename().string());
+    }
+  for (const auto& file : stale) {
+    if (updating())
+      fs::remove(dir / file);
+    else
+      ADD_FAILURE() << (dir / file) << ": no probe of this run reports what it records; record "
+                    << "the goldens again with GPUTOPO_UPDATE_GOLDEN=1";
+  }
+  for (const auto& [probe, findings] : split.probes)
+    compare_or_update(stem + "/" + probe + ".json", json_text(findings));
+}
+
+// The cut loses nothing: its parts put together are the report, but for the order of keys and the
+// probes' phases.
+void expect_whole_again(model::Json report, const golden::ProbeSplit& split) {
+  model::Json whole = split.rest;
+  for (const auto& [probe, part] : split.probes) golden::put_back(whole, part);
+  whole["run"].erase("phases");
+  report["run"].erase("phases");
+  EXPECT_EQ(nlohmann::json::parse(whole.dump()), nlohmann::json::parse(report.dump()));
 }
 
 // `text` with every `path` (a scratch directory named in warnings) replaced by "<scratch>".
@@ -121,8 +161,15 @@ void check_reports(Options o, const std::string& stem) {
   const std::string where = o.replay_dir.value_or("");
   expect_one_screen(stem, out.str());
   compare_or_update(stem + ".txt", masked_text(without(out.str(), where)));
-  compare_or_update(stem + ".json", masked_json(without(read_file(json_file), where)));
+  model::Json report = masked_json(without(read_file(json_file), where));
   fs::remove(json_file);
+  if (command == Command::Info) return compare_or_update(stem + ".json", json_text(report));
+  std::ostringstream notices;
+  const auto opened = open_device(o, false, notices);
+  const auto split = golden::split_by_probe(report, opened.device->info());
+  expect_whole_again(report, split);
+  compare_or_update(stem + ".json", json_text(split.rest));
+  compare_probe_goldens(stem, split);
 }
 
 Options on_preset(Command command, const std::string& preset) {

@@ -29,7 +29,7 @@ TEST(Assembly, FindingsJoinTheFactsAndTheRunGetsTheirDisturbancesAndGuard) {
   const discovery::Result found = findings();
   const model::Report r = assembly.report(&found, run);
   EXPECT_TRUE(r.simulated);
-  EXPECT_EQ(r.tool["name"], "gputopo");
+  EXPECT_EQ(r.tool.name, "gputopo");
   ASSERT_NE(model::find(r.compute, "smCount"), nullptr);   // a fact
   ASSERT_NE(model::find(r.compute, "gpcCount"), nullptr);  // a finding
   EXPECT_NE(model::find(r, "l1.size"), nullptr);

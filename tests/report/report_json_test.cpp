@@ -16,7 +16,7 @@ model::Report info_report(bool simulated) {
   device::DeviceInfo info = test::h100_like_info();
   info.simulated = simulated;
   model::Report r = make_info_report(info);
-  r.tool = {{"name", "gputopo"}, {"version", "0.1.0"}, {"gitDescribe", "v0.1-3-gabc"}};
+  r.tool = {"gputopo", "0.1.0", "v0.1-3-gabc"};
   r.run.command = "info";
   r.run.command_line = {"gputopo", "info", "--json"};
   r.run.timestamp = "2026-11-21T05:51:18Z";

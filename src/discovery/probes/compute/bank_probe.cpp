@@ -9,6 +9,7 @@
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -129,6 +130,7 @@ std::optional<BankFit> fit_banks(const std::vector<double>& cycles) {
 
 namespace {
 
+// Writes compute.sharedBankCount, sharedBankWidth, sharedConflictCycles and sharedLoadLatency.
 class BankProbe final : public Probe {
  public:
   BankProbe() : Probe("sharedBanks", {}) {
@@ -262,6 +264,7 @@ class BankProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_bank_probe() { return std::make_unique<BankProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<BankProbe>(); });
 
 }  // namespace gputopo::discovery

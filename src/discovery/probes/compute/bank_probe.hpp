@@ -43,7 +43,4 @@ struct BankFit {
 };
 std::optional<BankFit> fit_banks(const std::vector<double>& cycles);
 
-// Writes compute.sharedBankCount, sharedBankWidth, sharedConflictCycles and sharedLoadLatency.
-std::unique_ptr<Probe> make_bank_probe();
-
 }  // namespace gputopo::discovery

@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/barrier_probe.hpp"
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,6 +7,7 @@
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -29,6 +28,9 @@ constexpr const char* kBarrierMethod =
     "ptxas folds the adds to about one IMAD per two barriers), cycles per step between chains of "
     "256 and 1024 steps, the median of 5 repeats";
 
+// Writes compute.syncthreadsLatency and compute.syncthreadsBlockLatency: the cycles of one
+// __syncthreads (bar.sync 0) in a dependent chain, for a block of one warp and of the most warps,
+// with every warp count between in the evidence (Wong et al.'s barrier experiment).
 class BarrierProbe final : public Probe {
  public:
   BarrierProbe() : Probe("barriers", {}) {
@@ -84,6 +86,7 @@ class BarrierProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_barrier_probe() { return std::make_unique<BarrierProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 50, Made::Once,
+                       [](const Site&) { return std::make_unique<BarrierProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/cluster_probe.hpp"
-
 #include <string>
 #include <vector>
 
@@ -8,6 +6,7 @@
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -24,6 +23,10 @@ constexpr const char* kClusterMethod =
     "clusters of two blocks (cudaLaunchKernelEx); cycles per step between chains of 256 and 1024 "
     "steps, the median of 5 repeats; ";
 
+// Writes compute.dsmemLatency, dsmemReadBytesPerClkPerSm, clusterSyncLatency and
+// clusterSyncBlockLatency: thread-block clusters of two blocks (sm_90), a dependent chain of
+// loads from the other block's shared memory (distributed shared memory), the same with many
+// chains in flight, and a chain of cluster barriers for blocks of one warp and of 32.
 class ClusterProbe final : public Probe {
  public:
   ClusterProbe() : Probe("clusters", {}) {
@@ -112,6 +115,7 @@ class ClusterProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_cluster_probe() { return std::make_unique<ClusterProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 70, Made::Once,
+                       [](const Site&) { return std::make_unique<ClusterProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/constant_sharing_probe.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -8,6 +6,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/probes/compute/code_body_batch.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -58,6 +57,11 @@ std::vector<LevelTest> plan_tests(const model::Json& levels, std::uint64_t const
   return tests;
 }
 
+// Writes compute.instructionCacheHoldsConstants (--depth full): whether the constant L1.5 is one
+// of the instruction-cache levels the code-size sweep found. For each level, one warp loops over
+// a constant chase and a code body that each fit the level alone and overflow it together; where
+// the level holds both, the pair costs far more than its parts. A constant L1.5 larger than the
+// constant space then takes that level's size (constantL15.size).
 class ConstantSharingProbe final : public Probe {
  public:
   ConstantSharingProbe() : Probe("constantSharing", {}) {
@@ -200,8 +204,7 @@ void ConstantSharingProbe::put_l15_size(Context& ctx, const LevelTest& shared, d
 
 }  // namespace
 
-std::unique_ptr<Probe> make_constant_sharing_probe() {
-  return std::make_unique<ConstantSharingProbe>();
-}
+GPUTOPO_REGISTER_PROBE(Family::Compute, 100, Made::Once,
+                       [](const Site&) { return std::make_unique<ConstantSharingProbe>(); });
 
 }  // namespace gputopo::discovery

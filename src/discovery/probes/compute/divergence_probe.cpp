@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/divergence_probe.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -11,6 +9,7 @@
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -29,6 +28,9 @@ constexpr std::uint32_t kDivergeMostPaths = 32;
 constexpr double kRejoinRatio = 2;
 constexpr double kApartRatio = kDivergeMostPaths / 4.0;
 
+// Writes compute.divergenceCyclesPerPath: what one more distinct path among a warp's lanes adds to
+// a branch, from one warp looping over k paths (k = 1 to 32) with its lanes spread over them,
+// against the same loop with every lane on one path (Wong et al.'s divergence experiment).
 class DivergenceProbe final : public Probe {
  public:
   DivergenceProbe() : Probe("divergence", {}) {
@@ -136,6 +138,7 @@ class DivergenceProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_divergence_probe() { return std::make_unique<DivergenceProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 60, Made::Once,
+                       [](const Site&) { return std::make_unique<DivergenceProbe>(); });
 
 }  // namespace gputopo::discovery

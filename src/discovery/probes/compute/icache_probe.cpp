@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/icache_probe.hpp"
-
 #include <algorithm>
 #include <map>
 #include <string>
@@ -8,6 +6,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/probes/compute/code_body_batch.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -34,6 +33,10 @@ struct CodeLevel {
   std::uint32_t mid() const { return (within + past) / 2 / 8 * 8; }
 };
 
+// Writes compute.instructionCacheSizes (--depth full): Wong et al.'s code-size sweep. One warp
+// runs a loop of straight-line FFMAs (8 independent chains, so it issues every cycle) whose body
+// doubles from 4 KiB to 1 MiB of SASS; a body that no longer fits an instruction-cache level costs
+// more cycles per instruction.
 class IcacheProbe final : public Probe {
  public:
   IcacheProbe() : Probe("instructionCaches", {}) {
@@ -135,6 +138,7 @@ class IcacheProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_icache_probe() { return std::make_unique<IcacheProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 90, Made::Once,
+                       [](const Site&) { return std::make_unique<IcacheProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -5,6 +5,7 @@
 #include "discovery/context.hpp"
 #include "discovery/probes/compute/op_keys.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -62,6 +63,10 @@ model::Attribute from_slope(double value, double lo, double hi, const Slope& s,
   return a;
 }
 
+// Writes compute.<op>Latency (the keys: op_keys.hpp) (cycles per instruction of a dependent chain),
+// compute.<op>Throughput (thread instructions per clock per SM, all warps of one block) and
+// compute.pipelines (the ops measured, with the whole table in its evidence); for tensor-core ops
+// also compute.<op>PerClkPerSm and compute.<op>Tflops.
 class PipelineProbe final : public Probe {
  public:
   PipelineProbe() : Probe("pipelines", {}) {
@@ -247,6 +252,7 @@ void put_tensor_rates(Context& ctx, const device::ComputeOpInfo& o, const model:
   ctx.put_compute(*k.per_clk, std::move(a));
 }
 
-std::unique_ptr<Probe> make_pipeline_probe() { return std::make_unique<PipelineProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<PipelineProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -20,12 +20,6 @@ inline constexpr std::uint32_t kThroughputLongSteps = 256;
 inline constexpr std::uint32_t kThroughputIlp = 8;
 inline constexpr int kPipelineRepeats = 5;
 
-// Writes compute.<op>Latency (the keys: op_keys.hpp) (cycles per instruction of a dependent chain),
-// compute.<op>Throughput (thread instructions per clock per SM, all warps of one block) and
-// compute.pipelines (the ops measured, with the whole table in its evidence); for tensor-core ops
-// also compute.<op>PerClkPerSm and compute.<op>Tflops.
-std::unique_ptr<Probe> make_pipeline_probe();
-
 // A tensor-core op's throughput `thr` (thread instructions per clock per SM) as operations per
 // clock per SM (2 M N K per warp instruction) and as TFLOP/s (TOPS for integers) of the whole GPU
 // at the clock the batch measured: compute.<op>PerClkPerSm and compute.<op>Tflops.

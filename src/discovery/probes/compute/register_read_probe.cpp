@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/register_read_probe.hpp"
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,6 +7,7 @@
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -41,6 +40,9 @@ double reads_per_clk(double three, double two) {
   return kThreeReads / (1 + std::max(0.0, three - two));
 }
 
+// Writes compute.registerReadsPerClk: how many vector-register operands one warp's instructions
+// read per clock, from one warp's independent FFMAs that read three distinct registers against
+// ones that read two (the register-file experiment of Wong et al., without choosing registers).
 class RegisterReadProbe final : public Probe {
  public:
   RegisterReadProbe() : Probe("registerReads", {}) {
@@ -95,6 +97,7 @@ class RegisterReadProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_register_read_probe() { return std::make_unique<RegisterReadProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 40, Made::Once,
+                       [](const Site&) { return std::make_unique<RegisterReadProbe>(); });
 
 }  // namespace gputopo::discovery

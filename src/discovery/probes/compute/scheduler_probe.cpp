@@ -1,14 +1,15 @@
-#include "discovery/probes/compute/scheduler_probe.hpp"
-
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "device/compute_request.hpp"
 #include "discovery/context.hpp"
 #include "discovery/probes/compute/compute_batch.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -24,8 +25,10 @@ double predicted(double floor, double issue, double pipe, int warps, int schedul
   return std::max({floor, issue * groups, pipe * warps});
 }
 
-}  // namespace
-
+// How well `schedulers` explains cycles[w - 1], the cycles per step of w warps of one block (each
+// thread 8 independent FFMA chains): t(w) = max(latency floor, issue x ceil(w / schedulers),
+// pipe x w), the floor t(1) or none, issue and pipe chosen to fit best. The largest relative
+// misfit of one warp count.
 double scheduler_misfit(const std::vector<double>& cycles, int schedulers) {
   const int n = static_cast<int>(cycles.size());
   double pipe = cycles[0];
@@ -43,6 +46,15 @@ double scheduler_misfit(const std::vector<double>& cycles, int schedulers) {
   return best;
 }
 
+struct SchedulerFit {
+  int schedulers = 0;
+  double misfit = 0;
+  int runner_up = 0;  // the best other count
+  double runner_up_misfit = 0;
+  std::vector<int> consistent;  // every count that fits within the tolerance
+};
+
+// The count of 1 to 16 that fits best, or nullopt for fewer than two warp counts.
 std::optional<SchedulerFit> fit_schedulers(const std::vector<double>& cycles) {
   if (cycles.size() < 2 ||
       std::any_of(cycles.begin(), cycles.end(), [](double c) { return !(c > 0); }))
@@ -70,8 +82,8 @@ std::optional<SchedulerFit> fit_schedulers(const std::vector<double>& cycles) {
   return fit;
 }
 
-namespace {
-
+// Writes compute.warpSchedulers: the warp schedulers (SM sub-partitions) of an SM, from where the
+// time of one block stops staying flat as its warps grow (Wong et al.'s issue experiment).
 class SchedulerProbe final : public Probe {
  public:
   SchedulerProbe() : Probe("warpSchedulers", {}) { declare({}, {compute(keys::warpSchedulers)}); }
@@ -153,6 +165,7 @@ class SchedulerProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_scheduler_probe() { return std::make_unique<SchedulerProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 30, Made::Once,
+                       [](const Site&) { return std::make_unique<SchedulerProbe>(); });
 
 }  // namespace gputopo::discovery

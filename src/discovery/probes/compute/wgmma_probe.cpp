@@ -1,5 +1,3 @@
-#include "discovery/probes/compute/wgmma_probe.hpp"
-
 #include <array>
 #include <string>
 #include <vector>
@@ -10,6 +8,7 @@
 #include "discovery/probes/compute/op_keys.hpp"
 #include "discovery/probes/compute/pipeline_probe.hpp"
 #include "discovery/probes/compute/slope.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -31,6 +30,9 @@ std::string product(device::ComputeOp op) {
   }
 }
 
+// Writes compute.<op>Throughput, <op>PerClkPerSm and <op>Tflops for wgmmaBf16, wgmmaE4m3 and
+// wgmmaE5m2: Hopper's warpgroup MMA (sm_90a) as one block of two warpgroups streams BF16
+// m64n256k16 or FP8 (E4M3, E5M2) m64n256k32 products.
 class WgmmaProbe final : public Probe {
  public:
   WgmmaProbe() : Probe("wgmma", {}) {
@@ -82,6 +84,7 @@ class WgmmaProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_wgmma_probe() { return std::make_unique<WgmmaProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Compute, 80, Made::Once,
+                       [](const Site&) { return std::make_unique<WgmmaProbe>(); });
 
 }  // namespace gputopo::discovery

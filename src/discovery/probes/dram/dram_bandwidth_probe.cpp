@@ -2,7 +2,7 @@
 #include <array>
 
 #include "discovery/measure.hpp"
-#include "discovery/probes/dram/dram_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/stream_probe.hpp"
 #include "model/dram_peak.hpp"
 
@@ -63,8 +63,9 @@ class DramBandwidthProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_dram_bandwidth_probe() {
-  return std::make_unique<DramBandwidthProbe>();
-}
+// Read, write and copy bandwidth of a buffer far past the L2, and the theoretical peak
+//.
+GPUTOPO_REGISTER_PROBE(Family::Dram, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<DramBandwidthProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -3,9 +3,8 @@
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/dram/dram_probes.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -99,6 +98,8 @@ class DramLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_dram_latency_probe() { return std::make_unique<DramLatencyProbe>(); }
+// Device memory: size from the API, latency of L2 capacity misses.
+GPUTOPO_REGISTER_PROBE(Family::Dram, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<DramLatencyProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -1,5 +1,5 @@
 #include "discovery/context.hpp"
-#include "discovery/probes/geometry/geometry_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -62,8 +62,10 @@ class DerivedLineProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_derived_line_probe(const std::string& element) {
-  return std::make_unique<DerivedLineProbe>(element);
-}
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 20, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->level != 1) return nullptr;
+                         return std::make_unique<DerivedLineProbe>(s.target->element);
+                       });
 
 }  // namespace gputopo::discovery

@@ -3,8 +3,9 @@
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/geometry/geometry_probes.hpp"
 #include "discovery/probes/geometry/hit_classifier.hpp"
+#include "discovery/registry.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -173,6 +174,12 @@ class SegmentHashProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_segment_hash_probe() { return std::make_unique<SegmentHashProbe>(); }
+// Whether the L2's segments index alike: the first segment's stride profile checked from an SM of
+// each other segment (segment_hash_probe.cpp; NVIDIA, whose layout probes find the segments).
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 30, Made::Once,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (model::is_amd(s.info)) return nullptr;
+                         return std::make_unique<SegmentHashProbe>();
+                       });
 
 }  // namespace gputopo::discovery

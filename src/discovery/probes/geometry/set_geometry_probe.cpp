@@ -6,12 +6,18 @@
 #include "analysis/cache_geometry.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/geometry/geometry_probes.hpp"
 #include "discovery/probes/geometry/hit_classifier.hpp"
 #include "discovery/probes/geometry/translation_bound.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
+
+// One cache as the geometry probe sees it.
+struct GeometryTarget {
+  Target target;
+  const model::Key* size_key = nullptr;  // the capacity the sets and ways divide
+};
 
 using analysis::IndexInference;
 
@@ -740,8 +746,10 @@ class SetGeometryProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_set_geometry_probe(GeometryTarget t) {
-  return std::make_unique<SetGeometryProbe>(std::move(t));
-}
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 10, Made::PerTarget, [](const Site& s) {
+  const model::Key* size_key =
+      s.target->space == device::Space::L2 ? &keys::segmentSize : &keys::size;
+  return std::make_unique<SetGeometryProbe>(GeometryTarget{*s.target, size_key});
+});
 
 }  // namespace gputopo::discovery

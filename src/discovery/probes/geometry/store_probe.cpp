@@ -5,7 +5,7 @@
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/geometry/geometry_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -221,7 +221,11 @@ class L1StoreProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_store_probe() { return std::make_unique<L2StoreProbe>(); }
-std::unique_ptr<Probe> make_l1_store_probe() { return std::make_unique<L1StoreProbe>(); }
+// Whether a store that misses brings its line in, from stores then loads; for the L1 its write
+// policy too, from whether the stores reached the L2 at once.
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 50, Made::Once,
+                       [](const Site&) { return std::make_unique<L2StoreProbe>(); });
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 60, Made::Once,
+                       [](const Site&) { return std::make_unique<L1StoreProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -1,5 +1,5 @@
 #include "discovery/context.hpp"
-#include "discovery/probes/geometry/geometry_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -58,8 +58,8 @@ class L2WritePolicyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_write_policy_probe() {
-  return std::make_unique<L2WritePolicyProbe>();
-}
+// The L2's write policy from its write bandwidth against device memory's.
+GPUTOPO_REGISTER_PROBE(Family::Geometry, 40, Made::Once,
+                       [](const Site&) { return std::make_unique<L2WritePolicyProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -5,6 +5,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -143,8 +144,11 @@ class AmountProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_amount_probe(const Target& t) {
-  return std::make_unique<AmountProbe>(t);
-}
+// Two threads on different warps evicting each other -> instances per SM.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 80, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->level != 1) return nullptr;
+                         return std::make_unique<AmountProbe>(*s.target);
+                       });
 
 }  // namespace gputopo::discovery

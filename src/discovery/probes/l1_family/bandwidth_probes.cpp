@@ -3,7 +3,9 @@
 
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/stream_probe.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -37,16 +39,19 @@ Buffers shared_buffers(const Context& ctx) {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l1_bandwidth_probe() {
+// Read bandwidth of the SMs' L1s and shared memories, whole GPU and per SM clock
+//.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 130, Made::Once, [](const Site&) {
   constexpr std::array kinds{Stream{device::StreamKind::Read}};
   return std::make_unique<StreamProbe>("l1", device::Space::L1, kinds, l1_buffers,
                                        std::vector<Finding>{{"l1", &keys::size}});
-}
+});
 
-std::unique_ptr<Probe> make_shared_bandwidth_probe(const std::string& element) {
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 140, Made::Once, [](const Site& s) {
   constexpr std::array kinds{Stream{device::StreamKind::Read}};
-  return std::make_unique<StreamProbe>(element, device::Space::Shared, kinds, shared_buffers,
+  return std::make_unique<StreamProbe>(std::string(model::shared_memory_element(s.info)),
+                                       device::Space::Shared, kinds, shared_buffers,
                                        std::vector<Finding>{});
-}
+});
 
 }  // namespace gputopo::discovery

@@ -5,6 +5,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -156,6 +157,11 @@ class FetchProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_fetch_probe(const Target& t) { return std::make_unique<FetchProbe>(t); }
+// Cold stride sweep -> fetch granularity.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 20, Made::PerTarget,
+                       [](const Site& s) { return std::make_unique<FetchProbe>(*s.target); });
+// The L2's fetch granularity, first of the L2's probes.
+GPUTOPO_REGISTER_PROBE(Family::L2, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<FetchProbe>(l2_target()); });
 
 }  // namespace gputopo::discovery

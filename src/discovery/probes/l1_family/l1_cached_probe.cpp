@@ -4,6 +4,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -44,8 +45,12 @@ class L1CachedProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l1_cached_probe(const Target& l1) {
-  return std::make_unique<L1CachedProbe>(l1);
-}
+// Global loads through L1 against L2-only loads -> are global loads cached in L1
+//.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 10, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->space != device::Space::L1) return nullptr;
+                         return std::make_unique<L1CachedProbe>(*s.target);
+                       });
 
 }  // namespace gputopo::discovery

@@ -7,6 +7,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -224,8 +225,8 @@ class LatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_latency_probe(const Target& t) {
-  return std::make_unique<LatencyProbe>(t);
-}
+// Hit latency in cycles and ns.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 50, Made::PerTarget,
+                       [](const Site& s) { return std::make_unique<LatencyProbe>(*s.target); });
 
 }  // namespace gputopo::discovery

@@ -11,6 +11,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -279,8 +280,14 @@ class LineProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_line_probe(const Target& t, std::vector<Target> one_cache_with) {
-  return std::make_unique<LineProbe>(t, std::move(one_cache_with));
-}
+// Stride sweep just past capacity -> line size. Where this view's size was
+// confirmed as that of a view of `one_cache_with`, strides around that view's line confirm it
+// first.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 40, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->level != 1) return nullptr;
+                         return std::make_unique<LineProbe>(*s.target,
+                                                            one_cache_with(s.info, *s.target));
+                       });
 
 }  // namespace gputopo::discovery

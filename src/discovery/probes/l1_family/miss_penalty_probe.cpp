@@ -8,6 +8,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -240,8 +241,11 @@ class MissPenaltyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_miss_penalty_probe(const Target& t) {
-  return std::make_unique<MissPenaltyProbe>(t);
-}
+// Miss latency minus hit latency.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 70, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->level != 1) return nullptr;
+                         return std::make_unique<MissPenaltyProbe>(*s.target);
+                       });
 
 }  // namespace gputopo::discovery

@@ -5,6 +5,7 @@
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -132,8 +133,10 @@ class PhysicalCacheProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_physical_cache_probe(std::vector<Target> candidates) {
-  return std::make_unique<PhysicalCacheProbe>(std::move(candidates));
-}
+// The views the sharing probe found to be one physical cache -> one size for them
+//.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 110, Made::Once, [](const Site& s) {
+  return std::make_unique<PhysicalCacheProbe>(sharing_targets(s.info));
+});
 
 }  // namespace gputopo::discovery

@@ -5,6 +5,7 @@
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -75,8 +76,12 @@ class PresenceProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_presence_probe(const Target& t) {
-  return std::make_unique<PresenceProbe>(t);
-}
+// Latency against the L2's: a level-2 target served at the L2's latency is absent, and its
+// attributes say so.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 60, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (s.target->level <= 1) return nullptr;
+                         return std::make_unique<PresenceProbe>(*s.target);
+                       });
 
 }  // namespace gputopo::discovery

@@ -3,6 +3,8 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -52,8 +54,10 @@ class SharedMemoryProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_shared_memory_probe(const std::string& element) {
-  return std::make_unique<SharedMemoryProbe>(element);
-}
+// Shared memory (AMD: the LDS) under its element name: size from the API, latency measured
+//.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 120, Made::Once, [](const Site& s) {
+  return std::make_unique<SharedMemoryProbe>(std::string(model::shared_memory_element(s.info)));
+});
 
 }  // namespace gputopo::discovery

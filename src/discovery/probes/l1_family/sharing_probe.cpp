@@ -9,6 +9,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -140,8 +141,9 @@ analysis::DisturbanceResult sharing_test_result(const device::ChaseBatchResult& 
                                     latencies(result.results[2 * test + 1]));
 }
 
-std::unique_ptr<Probe> make_sharing_probe(std::vector<Target> candidates) {
-  return std::make_unique<SharingProbe>(std::move(candidates));
-}
+// One thread, two spaces evicting each other -> physically shared caches.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 100, Made::Once, [](const Site& s) {
+  return std::make_unique<SharingProbe>(sharing_targets(s.info));
+});
 
 }  // namespace gputopo::discovery

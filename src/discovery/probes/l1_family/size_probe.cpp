@@ -6,6 +6,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/size_search.hpp"
 
 namespace gputopo::discovery {
@@ -200,8 +201,11 @@ class SizeProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_size_probe(const Target& t, std::vector<Target> one_cache_with) {
-  return std::make_unique<SizeProbe>(t, std::move(one_cache_with));
-}
+// Doubling bracket + per-SM sweep -> size with interval. With `one_cache_with`
+// (earlier views that may be the same physical cache), a sharing test and a few sizes around each
+// view's size come first, in turn, and the full search runs only where none confirms.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 30, Made::PerTarget, [](const Site& s) {
+  return std::make_unique<SizeProbe>(*s.target, one_cache_with(s.info, *s.target));
+});
 
 }  // namespace gputopo::discovery

@@ -4,10 +4,20 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/sm_groups.hpp"
+#include "model/vendor.hpp"
 
 namespace gputopo::discovery {
 namespace {
+
+// Which cache the sm-sharing probe groups SMs by.
+struct SmSharingSpec {
+  const model::Key* size_key = &model::keys::size;  // the finding that holds the cache's size
+  // True: every SM is grouped (all pairs not yet grouped); false: only SM 0's group, the count
+  // derived from its size (for a large cache, where every pair would take too long).
+  bool all_groups = true;
+};
 
 // Which SMs share one instance of a cache (AMD's scalar L1, shared by a few CUs; AMD's L2, one per
 // XCD): A on SM s and B on SM t, in two blocks, each warm three quarters of the cache, then A is
@@ -104,8 +114,18 @@ class SmSharingProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_sm_sharing_probe(const Target& t, SmSharingSpec spec) {
-  return std::make_unique<SmSharingProbe>(t, spec);
-}
+// Which SMs share one instance of a cache, by two-SM interference.
+GPUTOPO_REGISTER_PROBE(Family::L1Family, 90, Made::PerTarget,
+                       [](const Site& s) -> std::unique_ptr<Probe> {
+                         if (!s.target->shared_among_sms) return nullptr;
+                         return std::make_unique<SmSharingProbe>(*s.target, SmSharingSpec{});
+                       });
+// AMD's L2 may be one of several (one per XCD), each reached by its own CUs only: the last of the
+// L2's probes.
+GPUTOPO_REGISTER_PROBE(Family::L2, 80, Made::Once, [](const Site& s) -> std::unique_ptr<Probe> {
+  if (!model::is_amd(s.info)) return nullptr;
+  return std::make_unique<SmSharingProbe>(l2_target(),
+                                          SmSharingSpec{&model::keys::capacity, false});
+});
 
 }  // namespace gputopo::discovery

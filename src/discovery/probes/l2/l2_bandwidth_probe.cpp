@@ -1,6 +1,6 @@
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/stream_probe.hpp"
 
 namespace gputopo::discovery {
@@ -36,13 +36,14 @@ Buffers l2_buffers(const Context& ctx) {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_bandwidth_probe() {
+// Read and write bandwidth of a buffer inside L2.
+GPUTOPO_REGISTER_PROBE(Family::L2, 70, Made::Once, [](const Site&) -> std::unique_ptr<Probe> {
   constexpr std::array streams{Stream{device::StreamKind::Read},
                                Stream{device::StreamKind::Read, device::StreamSharing::Shared},
                                Stream{device::StreamKind::Write}};
   return std::make_unique<StreamProbe>(
       "l2", device::Space::L2, streams, l2_buffers,
       std::vector<Finding>{{"l2", &keys::segmentSize}, {"l2", &keys::segmentCount}});
-}
+});
 
 }  // namespace gputopo::discovery

@@ -3,8 +3,8 @@
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -144,6 +144,9 @@ class L2CapacityProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_capacity_probe() { return std::make_unique<L2CapacityProbe>(); }
+// Far->DRAM step by a size search at line stride -> the L2 capacity one SM reaches, as the
+// cross-check of the API size.
+GPUTOPO_REGISTER_PROBE(Family::L2, 40, Made::Once,
+                       [](const Site&) { return std::make_unique<L2CapacityProbe>(); });
 
 }  // namespace gputopo::discovery

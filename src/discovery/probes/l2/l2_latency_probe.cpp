@@ -3,8 +3,8 @@
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -189,6 +189,9 @@ class L2LatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_latency_probe() { return std::make_unique<L2LatencyProbe>(); }
+// Near and far hit latency from chases inside one segment and past it, miss penalty against the
+// device-memory latency.
+GPUTOPO_REGISTER_PROBE(Family::L2, 50, Made::Once,
+                       [](const Site&) { return std::make_unique<L2LatencyProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -5,8 +5,8 @@
 #include "analysis/cluster.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -110,6 +110,9 @@ class L2LineProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_line_probe() { return std::make_unique<L2LineProbe>(); }
+// Stride sweep over 1.5 segments at strides just past powers of two -> line size
+//.
+GPUTOPO_REGISTER_PROBE(Family::L2, 30, Made::Once,
+                       [](const Site&) { return std::make_unique<L2LineProbe>(); });
 
 }  // namespace gputopo::discovery

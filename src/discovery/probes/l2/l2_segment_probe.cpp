@@ -6,8 +6,8 @@
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -222,6 +222,9 @@ class L2SegmentProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_segment_probe() { return std::make_unique<L2SegmentProbe>(); }
+// L2 size from the API; near->far step by a size search at fetch-granularity stride -> segment
+// size aligned to the nearest 1/n of the API size, segment count n.
+GPUTOPO_REGISTER_PROBE(Family::L2, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<L2SegmentProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -6,8 +6,8 @@
 #include "analysis/summary.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -117,6 +117,8 @@ class L2SmLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_sm_latency_probe() { return std::make_unique<L2SmLatencyProbe>(); }
+// Near-hit latency on every SM, one request per SM.
+GPUTOPO_REGISTER_PROBE(Family::L2, 60, Made::Once,
+                       [](const Site&) { return std::make_unique<L2SmLatencyProbe>(); });
 
 }  // namespace gputopo::discovery

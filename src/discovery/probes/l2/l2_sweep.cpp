@@ -6,7 +6,6 @@
 #include "analysis/step.hpp"
 #include "analysis/summary.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 
 namespace gputopo::discovery {
 

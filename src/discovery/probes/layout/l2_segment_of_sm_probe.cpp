@@ -6,7 +6,7 @@
 #include "discovery/discovery_options.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
-#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/registry.hpp"
 #include "discovery/sm_groups.hpp"
 
 namespace gputopo::discovery {
@@ -164,8 +164,9 @@ class L2SegmentOfSmProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_segment_of_sm_probe() {
-  return std::make_unique<L2SegmentOfSmProbe>();
-}
+// The L2 segment each SM loads through, by two-SM interference between one SM of each GPC
+//.
+GPUTOPO_REGISTER_PROBE(Family::Layout, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<L2SegmentOfSmProbe>(); });
 
 }  // namespace gputopo::discovery

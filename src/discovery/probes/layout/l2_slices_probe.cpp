@@ -10,7 +10,7 @@
 #include "analysis/profile_groups.hpp"
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
-#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/registry.hpp"
 #include "model/topology.hpp"
 
 namespace gputopo::discovery {
@@ -151,6 +151,8 @@ class L2SlicesProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_l2_slices_probe() { return std::make_unique<L2SlicesProbe>(); }
+// The L2's slices a segment and their address hash, by two-line read rates.
+GPUTOPO_REGISTER_PROBE(Family::Layout, 30, Made::Once,
+                       [](const Site&) { return std::make_unique<L2SlicesProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -9,7 +9,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/probes/layout/gpc_port.hpp"
-#include "discovery/probes/layout/layout_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -440,6 +440,8 @@ class LayoutProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_layout_probe() { return std::make_unique<LayoutProbe>(); }
+// TPCs and GPCs from thread-block cluster co-residency and per-SM L2 latency.
+GPUTOPO_REGISTER_PROBE(Family::Layout, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<LayoutProbe>(); });
 
 }  // namespace gputopo::discovery

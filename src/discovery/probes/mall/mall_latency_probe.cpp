@@ -2,9 +2,8 @@
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
-#include "discovery/probes/mall/mall_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -67,6 +66,8 @@ class MallLatencyProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_mall_latency_probe() { return std::make_unique<MallLatencyProbe>(); }
+// The latency of a load that misses the L2 and hits the memory-side cache.
+GPUTOPO_REGISTER_PROBE(Family::Mall, 20, Made::Once,
+                       [](const Site&) { return std::make_unique<MallLatencyProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -3,9 +3,8 @@
 
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
-#include "discovery/probes/l2/l2_probes.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
-#include "discovery/probes/mall/mall_probes.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -78,6 +77,9 @@ class MallSizeProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_mall_size_probe() { return std::make_unique<MallSizeProbe>(); }
+// The capacity step past the L2's: one SM's chase at the L2's fetch granularity (what an L2 miss
+// brings in is what the memory-side cache holds).
+GPUTOPO_REGISTER_PROBE(Family::Mall, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<MallSizeProbe>(); });
 
 }  // namespace gputopo::discovery

@@ -9,8 +9,8 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
-#include "discovery/probes/tlb/tlb_probes.hpp"
 #include "discovery/probes/tlb/tlb_steps.hpp"
+#include "discovery/registry.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -598,6 +598,7 @@ class TlbProbe final : public Probe {
 
 }  // namespace
 
-std::unique_ptr<Probe> make_tlb_probe() { return std::make_unique<TlbProbe>(); }
+GPUTOPO_REGISTER_PROBE(Family::Tlb, 10, Made::Once,
+                       [](const Site&) { return std::make_unique<TlbProbe>(); });
 
 }  // namespace gputopo::discovery
