@@ -49,23 +49,18 @@ Cache::Cache(const CacheGeometry& geometry, std::uint64_t seed)
       sectors_(sets_ * ways_),
       prints_(sets_ * words_),
       empty_(sets_ * empty_words_),
-      set_dirty_(sets_),
+      state_(sets_),
       rng_(seed) {
-  dirty_sets_.reserve(sets_);
   if (geometry_.hashed_index) xor_shifts_ = {set_bits_, 2 * set_bits_};
   for (const std::uint32_t bit : geometry_.index_xor_bits)
     xor_shifts_.push_back(static_cast<int>(bit) - line_shift_);
   if (geometry_.replacement == Replacement::Lru || geometry_.replacement == Replacement::Fifo) {
-    older_.resize(sets_ * ways_);
-    newer_.resize(sets_ * ways_);
-    oldest_.resize(sets_);
-    newest_.resize(sets_);
+    links_.resize(sets_ * ways_);
   }
   if (geometry_.replacement == Replacement::TreePlru) {
     plru_levels_ = log2_floor(ways_);
     plru_.resize(sets_);
   }
-  for (std::uint64_t set = 0; set < sets_; ++set) clear_set(set);
   reset();
 }
 
@@ -79,20 +74,20 @@ void Cache::clear_set(std::uint64_t set) {
   const auto at = [](auto& v, std::uint64_t first, std::uint64_t n, auto value) {
     std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(first), n, value);
   };
-  at(tags_, set * ways_, ways_, kInvalid);
-  at(sectors_, set * ways_, ways_, 0u);
+  at(tags_, set * ways_, ways_, kInvalid);  // sectors_ is written when a way is taken
   at(prints_, set * words_, words_, std::uint64_t{0});
   at(empty_, set * empty_words_, empty_words_, ~std::uint64_t{0});
   if (ways_ % 64 != 0)
     empty_[set * empty_words_ + empty_words_ - 1] = (std::uint64_t{1} << (ways_ % 64)) - 1;
-  if (!oldest_.empty()) oldest_[set] = newest_[set] = kNone;
+  state_[set].oldest = state_[set].newest = kNone;
   if (!plru_.empty()) plru_[set] = 0;
-  set_dirty_[set] = 0;
 }
 
 void Cache::reset() {
-  for (const std::uint64_t set : dirty_sets_) clear_set(set);
-  dirty_sets_.clear();
+  if (++generation_ == 0) {  // after 2^32 resets: no stale stamp may match again
+    for (SetState& state : state_) state.stamp = 0;
+    generation_ = 1;
+  }
   lines_ = 0;
   rng_ = Rng(seed_);
 }
@@ -113,19 +108,18 @@ void Cache::touch_plru(std::uint64_t set, std::uint64_t way) {
 
 void Cache::unlink(std::uint64_t set, std::uint64_t way) {
   const std::uint64_t base = set * ways_;
-  const std::uint16_t older = older_[base + way];
-  const std::uint16_t newer = newer_[base + way];
-  (older == kNone ? oldest_[set] : newer_[base + older]) = newer;
-  (newer == kNone ? newest_[set] : older_[base + newer]) = older;
+  const Link link = links_[base + way];
+  (link.older == kNone ? state_[set].oldest : links_[base + link.older].newer) = link.newer;
+  (link.newer == kNone ? state_[set].newest : links_[base + link.newer].older) = link.older;
 }
 
 void Cache::append(std::uint64_t set, std::uint64_t way) {
   const std::uint64_t base = set * ways_;
-  const std::uint16_t last = newest_[set];
-  older_[base + way] = last;
-  newer_[base + way] = kNone;
-  (last == kNone ? oldest_[set] : newer_[base + last]) = static_cast<std::uint16_t>(way);
-  newest_[set] = static_cast<std::uint16_t>(way);
+  SetState& state = state_[set];
+  const std::uint16_t last = state.newest;
+  links_[base + way] = {last, kNone};
+  (last == kNone ? state.oldest : links_[base + last].newer) = static_cast<std::uint16_t>(way);
+  state.newest = static_cast<std::uint16_t>(way);
 }
 
 std::uint64_t Cache::victim(std::uint64_t set) {
@@ -136,7 +130,7 @@ std::uint64_t Cache::victim(std::uint64_t set) {
   switch (geometry_.replacement) {
     case Replacement::Lru:
     case Replacement::Fifo:
-      return oldest_[set];
+      return state_[set].oldest;
     case Replacement::Random:
       return rng_.below(ways_);
     case Replacement::TreePlru: {
@@ -154,20 +148,36 @@ std::uint64_t Cache::victim(std::uint64_t set) {
   return 0;
 }
 
+std::uint64_t Cache::allocate(std::uint64_t set) {
+  if (state_[set].stamp != generation_) {
+    clear_set(set);
+    state_[set].stamp = generation_;
+  }
+  return victim(set);
+}
+
 std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t sectors) {
   const std::uint64_t set = set_of(line);
-  if (!set_dirty_[set]) {
-    set_dirty_[set] = 1;
-    dirty_sets_.push_back(set);
-  }
-  const std::uint64_t way = victim(set);
+  const std::uint64_t way = allocate(set);
+  const std::uint64_t i = set * ways_ + way;
+  std::optional<Line> evicted;
+  if ((empty_[set * empty_words_ + way / 64] >> (way % 64) & 1u) == 0)
+    evicted = Line{tags_[i], sectors_[i]};
+  place(set, way, line, sectors);
+  return evicted;
+}
+
+void Cache::fill(std::uint64_t line, std::uint32_t sectors) {
+  const std::uint64_t set = set_of(line);
+  place(set, allocate(set), line, sectors);
+}
+
+void Cache::place(std::uint64_t set, std::uint64_t way, std::uint64_t line, std::uint32_t sectors) {
   const std::uint64_t i = set * ways_ + way;
   std::uint64_t& empty = empty_[set * empty_words_ + way / 64];
   const std::uint64_t bit = std::uint64_t{1} << (way % 64);
-  std::optional<Line> evicted;
   if ((empty & bit) == 0) {
-    evicted = Line{tags_[i], sectors_[i]};
-    if (!oldest_.empty()) unlink(set, way);
+    if (!links_.empty()) unlink(set, way);
   } else {
     empty &= ~bit;
     ++lines_;
@@ -175,9 +185,8 @@ std::optional<Cache::Line> Cache::insert(std::uint64_t line, std::uint32_t secto
   tags_[i] = line;
   set_print(set, way, fingerprint(line));
   sectors_[i] = sectors;
-  if (!oldest_.empty()) append(set, way);  // insertion order for FIFO, use order for LRU
+  if (!links_.empty()) append(set, way);  // insertion order for FIFO, use order for LRU
   if (geometry_.replacement == Replacement::TreePlru) touch_plru(set, way);
-  return evicted;
 }
 
 Cache::Line Cache::remove(std::int64_t slot) {
@@ -191,14 +200,16 @@ Cache::Line Cache::remove(std::int64_t slot) {
   sectors_[i] = 0;
   set_print(set, way, 0);
   empty_[set * empty_words_ + way / 64] |= std::uint64_t{1} << (way % 64);
-  if (!oldest_.empty()) unlink(set, way);
+  if (!links_.empty()) unlink(set, way);
   return line;
 }
 
 std::vector<Cache::Line> Cache::contents() const {
   std::vector<Line> lines;
-  for (std::size_t i = 0; i < tags_.size(); ++i)
-    if (tags_[i] != kInvalid) lines.push_back({tags_[i], sectors_[i]});
+  for (std::uint64_t set = 0; set < sets_; ++set)
+    for (std::uint64_t i = set * ways_; state_[set].stamp == generation_ && i < (set + 1) * ways_;
+         ++i)
+      if (tags_[i] != kInvalid) lines.push_back({tags_[i], sectors_[i]});
   return lines;
 }
 

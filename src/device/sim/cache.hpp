@@ -57,8 +57,8 @@ class Cache {
 
   const CacheGeometry& geometry() const { return geometry_; }
 
-  // Forgets every line and all replacement state; the random policy restarts its sequence. Costs
-  // time in proportion to the sets used since the last reset, not to the cache size.
+  // Forgets every line and all replacement state; the random policy restarts its sequence. Takes
+  // constant time: a set is cleared when it is next used (see SetState::stamp).
   void reset();
 
   // Loads the byte at `address`: true on a hit. A miss fetches the aligned fetch block, allocating
@@ -73,7 +73,7 @@ class Cache {
       add_sectors(slot, fetch_mask(address));
       return false;
     }
-    insert(line, fetch_mask(address));
+    fill(line, fetch_mask(address));
     return false;
   }
 
@@ -95,6 +95,7 @@ class Cache {
     // Compares the set's one-byte fingerprints eight at a time and the full tag only where a
     // fingerprint matches: the lowest way that holds `line`, as a scan of the tags would find.
     const std::uint64_t set = set_of(line);
+    if (state_[set].stamp != generation_) return kAbsent;
     const std::uint64_t* prints = &prints_[set * words_];
     const std::uint64_t pattern = kBytes * fingerprint(line);
     for (std::uint64_t k = 0; k < words_; ++k) {
@@ -119,6 +120,8 @@ class Cache {
   }
   // Allocates `line` (absent) with `sectors` valid; returns the line it evicted, if any.
   std::optional<Line> insert(std::uint64_t line, std::uint32_t sectors);
+  // The same where the evicted line does not matter: the victim's tag is not read.
+  void fill(std::uint64_t line, std::uint32_t sectors);
   // Takes a present line out of the cache.
   Line remove(std::int64_t slot);
 
@@ -150,9 +153,13 @@ class Cache {
   }
   void touch_plru(std::uint64_t set, std::uint64_t way);
   void clear_set(std::uint64_t set);  // empty, with no replacement state
+  // The way that `line` takes in its set (cleared first where it is stale); `line` is absent.
+  std::uint64_t allocate(std::uint64_t set);
+  // Puts `line` with `sectors` in (set, way), which allocate() returned.
+  void place(std::uint64_t set, std::uint64_t way, std::uint64_t line, std::uint32_t sectors);
   // LRU and FIFO keep each set's lines in a list from the oldest (use or insertion) to the newest.
   void make_newest(std::uint64_t set, std::uint64_t way) {
-    if (newest_[set] == way) return;
+    if (state_[set].newest == way) return;
     unlink(set, way);
     append(set, way);
   }
@@ -186,14 +193,23 @@ class Cache {
   std::vector<std::uint32_t> sectors_;
   std::vector<std::uint64_t> prints_;  // way w's fingerprint in byte w % 8 of word w / 8
   std::vector<std::uint64_t> empty_;   // bit w of word w / 64: way w holds no line
-  std::vector<std::uint16_t> older_;   // LRU and FIFO: the list's links, kNone at its ends
-  std::vector<std::uint16_t> newer_;
-  std::vector<std::uint16_t> oldest_;  // per set
-  std::vector<std::uint16_t> newest_;
+  // LRU and FIFO: the list's links, kNone at its ends; empty for the other policies.
+  struct Link {
+    std::uint16_t older = kNone;
+    std::uint16_t newer = kNone;
+  };
+  std::vector<Link> links_;          // [set * ways + way]
   std::vector<std::uint64_t> plru_;  // tree-PLRU node bits, one word per set
-  // Sets that received a line since the last reset, so that reset() touches only those.
-  std::vector<std::uint8_t> set_dirty_;
-  std::vector<std::uint64_t> dirty_sets_;
+  // What one set keeps beside its ways, together so that one memory line holds it.
+  struct SetState {
+    // The set's content is valid while this is the current generation; reset() starts a new
+    // generation, so that a big cache is not swept after every request.
+    std::uint32_t stamp = 0;
+    std::uint16_t oldest = kNone;  // LRU and FIFO: the list's ends
+    std::uint16_t newest = kNone;
+  };
+  std::vector<SetState> state_;
+  std::uint32_t generation_ = 1;
   std::uint64_t lines_ = 0;  // lines present
   Rng rng_;
 };

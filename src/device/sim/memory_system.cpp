@@ -104,7 +104,7 @@ bool MemorySystem::take_store(Cache& cache, std::uint64_t address) {
     return true;
   }
   if (!cache.geometry().write_allocate) return false;
-  cache.insert(line, cache.sector_bit(address));
+  cache.fill(line, cache.sector_bit(address));
   return true;
 }
 
@@ -146,9 +146,11 @@ Served MemorySystem::beyond_l2(std::uint64_t address) {
 }
 
 void MemorySystem::l2_install(int segment, std::uint64_t line, std::uint32_t sectors) {
-  const auto evicted = segments_[static_cast<std::size_t>(segment)].insert(line, sectors);
+  Cache& near = segments_[static_cast<std::size_t>(segment)];
   const auto others = segments_.size() - 1;
-  if (!evicted || others == 0 || !config_->l2.far_segments) return;
+  if (others == 0 || !config_->l2.far_segments) return near.fill(line, sectors);
+  const auto evicted = near.insert(line, sectors);
+  if (!evicted) return;
   auto target = static_cast<std::size_t>(mix64(evicted->number) % others);
   if (target >= static_cast<std::size_t>(segment)) ++target;
   segments_[target].insert(evicted->number, evicted->sectors);
