@@ -72,7 +72,7 @@ __global__ void read_rate_kernel(ReadRateArgs a) {
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) {
         std::uint32_t line = at[k] * kLinesALoad + lane / 8;
-        if (line >= lines) line -= lines;
+        while (line >= lines) line -= lines;
         v[k] = load_cg(a.base + __ldg(a.line_offsets + line) + byte_of_lane);
       }
 #pragma unroll

@@ -14,13 +14,17 @@ namespace {
 constexpr unsigned kSmids = kMaxSmid;
 constexpr std::uint32_t kThreads = 1024;
 constexpr std::uint64_t kMaxSpanBytes = std::uint64_t{1} << 30;
-constexpr std::uint32_t kProbeIterations = 16;
+// The sizing launch: short, since lines that one slice serves read at a fraction of the L2's rate.
+constexpr std::uint32_t kProbeIterations = 2;
 constexpr double kTargetSeconds = 5e-4;
+constexpr double kSizedSeconds = 1e-4;
+constexpr std::uint32_t kMaxIterations = 65536;
 constexpr int kAttempts = 3;
 
-// The spacing of lines that lie evenly spaced upwards, else 0.
+// The spacing of lines that lie evenly spaced upwards, a multiple of four of them, else 0.
 std::uint64_t even_spacing(const std::vector<std::uint64_t>& offsets) {
-  if (offsets.size() < 2 || offsets[1] <= offsets[0]) return 0;
+  // Read in whole groups of four lines: a list of another length goes through the table.
+  if (offsets.size() % 4 != 0 || offsets[1] <= offsets[0]) return 0;
   const std::uint64_t spacing = offsets[1] - offsets[0];
   for (std::size_t i = 2; i < offsets.size(); ++i)
     if (offsets[i] != offsets[0] + i * spacing) return 0;
@@ -94,8 +98,7 @@ ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
     launch.rank_of_sm[static_cast<std::size_t>(request.sms[i])] = static_cast<int>(i);
   const auto& offsets = request.line_offsets;
   const std::uint64_t spacing = even_spacing(offsets);
-  // Evenly spaced lines are read in whole groups of four: room for three more past the last.
-  const std::uint64_t room = *std::max_element(offsets.begin(), offsets.end()) + 128 + 3 * spacing;
+  const std::uint64_t room = *std::max_element(offsets.begin(), offsets.end()) + 128;
   std::uint8_t* lines = buffer_.reserve(room);
   check(cudaMemsetAsync(lines, 0, room, stream_), "cudaMemsetAsync (read-rate lines)");
   const std::uint64_t offsets_bytes = offsets.size() * sizeof(std::uint64_t);
@@ -128,16 +131,21 @@ ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
   result.conditions = clock_.begin();
   const double bytes_a_round = static_cast<double>(launch.set_size) * (kThreads / 32) *
                                static_cast<double>(read_rate_bytes_per_warp(1));
-  // The sizing launch also brings the lines into the L2.
+  // Sizing launches, the first also bringing the lines into the L2: from a short one up, eight
+  // times longer while a launch's fixed cost (about 10 us) would still weigh on it.
   double seconds = 0;
   std::uint32_t iterations = kProbeIterations;
-  for (int attempt = 0; !time_launch(kProbeIterations, seconds); ++attempt)
-    if (attempt + 1 == kAttempts)
-      throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
-  const double per_round = seconds / kProbeIterations;
-  if (per_round > 0)
-    iterations = static_cast<std::uint32_t>(
-        std::clamp(kTargetSeconds / per_round, double{kProbeIterations}, 65536.0));
+  for (;;) {
+    int attempt = 0;
+    while (!time_launch(iterations, seconds))
+      if (++attempt == kAttempts)
+        throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
+    if (seconds >= kSizedSeconds || iterations >= kMaxIterations / 8) break;
+    iterations *= 8;
+  }
+  iterations = static_cast<std::uint32_t>(std::clamp(kTargetSeconds / (seconds / iterations),
+                                                     static_cast<double>(iterations),
+                                                     static_cast<double>(kMaxIterations)));
   for (std::uint32_t r = 0; r < request.repeats; ++r) {
     int attempt = 0;
     while (!time_launch(iterations, seconds))
