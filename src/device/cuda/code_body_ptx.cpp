@@ -17,6 +17,17 @@ std::string chase_ptx() {
          "setp.lt.u32 %q, %k, %loads;\n@%q bra CHASE;\n";
 }
 
+// The oldest PTX ISA that names sm_`sm` as a target (ptxas refuses a newer target under an older
+// ISA): 8.0 up to Hopper; for Blackwell 8.6 (sm_100, sm_101), 8.7 (sm_120), 8.8 (sm_103, sm_121),
+// 9.0 beyond.
+std::string ptx_isa_version(int sm) {
+  if (sm < 100) return "8.0";
+  if (sm <= 101) return "8.6";
+  if (sm == 120) return "8.7";
+  if (sm == 103 || sm == 121) return "8.8";
+  return "9.0";
+}
+
 }  // namespace
 
 // The kernel as PTX: a loop over `instructions` FFMAs round-robin over 8 independent chains
@@ -26,7 +37,8 @@ std::string chase_ptx() {
 std::string code_body_ptx(std::uint32_t instructions, bool chase, int sm) {
   std::string p;
   p.reserve(static_cast<std::size_t>(instructions) * 40 + 4096);
-  p += ".version 8.0\n.target sm_" + std::to_string(sm) + "\n.address_size 64\n";
+  p += ".version " + ptx_isa_version(sm) + "\n.target sm_" + std::to_string(sm) +
+       "\n.address_size 64\n";
   if (chase)
     p += ".const .align 4 .b32 gputopo_table[" + std::to_string(kMaxCodeChaseBytes / 4) + "];\n";
   p += ".visible .entry gputopo_code_body(.param .u64 p_clocks, .param .u64 p_smids, "
