@@ -13,7 +13,7 @@ namespace {
 // above the fit).
 constexpr std::array<std::pair<std::string_view, double>, 4> kKinds{{
     {"bandwidth", 0.014},
-    {"latency", 0.0034},
+    {"latency", 0.0039},
     {"time", 0.029},
     {"rate", 0.0011},
 }};
