@@ -126,4 +126,16 @@ std::string_view to_string(StreamSharing s) {
   return s == StreamSharing::Shared ? "shared" : "own";
 }
 
+std::optional<std::string> read_rate_problem(const ReadRateRequest& r, int sm_count) {
+  if (r.sms.empty() || r.line_offsets.empty() || r.repeats == 0)
+    return "read rate: needs SMs, lines and repeats";
+  std::vector<char> seen(static_cast<std::size_t>(std::max(sm_count, 0)), 0);
+  for (const int sm : r.sms) {
+    if (sm < 0 || sm >= sm_count || seen[static_cast<std::size_t>(sm)])
+      return "read rate: SM " + std::to_string(sm) + " is out of range or listed twice";
+    seen[static_cast<std::size_t>(sm)] = 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace gputopo::device

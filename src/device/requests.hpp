@@ -190,6 +190,9 @@ struct ReadRateRequest {
   std::vector<std::uint64_t> line_offsets;
   std::uint32_t repeats = 3;
 };
+// Why a read-rate request cannot run on a GPU of `sm_count` SMs (no SMs, lines or repeats, or an
+// SM out of range or listed twice: every backend refuses it with this), or nullopt.
+std::optional<std::string> read_rate_problem(const ReadRateRequest& r, int sm_count);
 
 // The path a stream request measures (L2 when not set).
 inline Space stream_space(const StreamRequest& r) { return r.space.value_or(Space::L2); }

@@ -18,15 +18,10 @@ using testing::number;
 
 // The h200 preset, its GPCs' paths to the L2 bounded at `port_gbps` (0: unbounded).
 device::sim::SimConfig h200_with_ports(double port_gbps) {
-  for (const auto& [name, text] : device::sim::embedded_presets()) {
-    if (name != "h200") continue;
-    auto j = nlohmann::json::parse(text);
+  return testing::preset_changed("h200", [&](nlohmann::json& j) {
     j["bandwidth"]["gpc_port_gbps"] = port_gbps;
     j["bandwidth"]["sm_l2_read_gbps"] = 220;
-    return device::sim::parse_config(j.dump(), "h200, GPC ports");
-  }
-  ADD_FAILURE() << "no h200 preset";
-  return {};
+  });
 }
 
 Result discover_layout(device::sim::SimConfig cfg, std::uint64_t seed) {

@@ -16,15 +16,10 @@ namespace {
 
 // The toy preset (4 slices a segment, masks 0x440 and 0x80 over 64 B lines) with its L2 changed.
 device::sim::SimConfig toy_l2(const nlohmann::json& l2_changes) {
-  for (const auto& [name, text] : device::sim::embedded_presets()) {
-    if (name != "toy") continue;
-    auto j = nlohmann::json::parse(text);
+  return testing::preset_changed("toy", [&](nlohmann::json& j) {
     j["l2"].update(l2_changes);
     if (j["l2"]["slices_per_segment"] == 1) j["l2"].erase("slice_hash");
-    return device::sim::parse_config(j.dump(), "toy, changed");
-  }
-  ADD_FAILURE() << "no toy preset";
-  return {};
+  });
 }
 
 Result slices_of(device::sim::SimConfig config, Depth depth = Depth::Full) {

@@ -19,15 +19,10 @@ using testing::number;
 
 // The toy preset with another SM count and layout.
 device::sim::SimConfig toy_with(int sm_count, const nlohmann::json& layout) {
-  for (const auto& [name, text] : device::sim::embedded_presets()) {
-    if (name != "toy") continue;
-    auto j = nlohmann::json::parse(text);
+  return testing::preset_changed("toy", [&](nlohmann::json& j) {
     j["device"]["sm_count"] = sm_count;
     j["layout"] = layout;
-    return device::sim::parse_config(j.dump(), "toy, changed");
-  }
-  ADD_FAILURE() << "no toy preset";
-  return {};
+  });
 }
 
 TEST(LayoutSim, TheClusterCountsPlaceAnSmNoClusterOfThreeOrMoreHeld) {

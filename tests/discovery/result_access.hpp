@@ -1,13 +1,18 @@
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "device/sim/config.hpp"
+#include "device/sim/presets.hpp"
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
 
@@ -23,6 +28,19 @@ inline const model::Attribute* attr(const Result& r, const std::string& element,
 
 inline double number(const model::Attribute* a) {
   return a && a->value.is_number() ? a->value.get<double>() : -1.0;
+}
+
+// A simulated GPU of the embedded preset `name` with `change` applied to its JSON first.
+template <class Change>
+device::sim::SimConfig preset_changed(const std::string& name, Change&& change) {
+  for (const auto& [preset, text] : device::sim::embedded_presets()) {
+    if (preset != name) continue;
+    auto j = nlohmann::json::parse(text);
+    change(j);
+    return device::sim::parse_config(j.dump(), name + ", changed");
+  }
+  ADD_FAILURE() << "no " << name << " preset";
+  return {};
 }
 
 struct TimedResult {

@@ -36,7 +36,6 @@ std::uint64_t even_spacing(const std::vector<std::uint64_t>& offsets) {
 struct ReadRateRunner::Launch {
   ReadRateArgs args;
   std::vector<int> rank_of_sm;
-  std::uint32_t set_size = 0;
 };
 
 ReadRateRunner::ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
@@ -51,15 +50,7 @@ ReadRateRunner::~ReadRateRunner() {
 }
 
 void ReadRateRunner::validate(const ReadRateRequest& r) const {
-  if (r.sms.empty() || r.line_offsets.empty() || r.repeats == 0)
-    throw Error(Error::Kind::BadRequest, "read rate: needs SMs, lines and repeats");
-  std::vector<char> seen(static_cast<std::size_t>(info_.sm_count()), 0);
-  for (const int sm : r.sms) {
-    if (sm < 0 || sm >= info_.sm_count() || seen[static_cast<std::size_t>(sm)])
-      throw Error(Error::Kind::BadRequest,
-                  "read rate: SM " + std::to_string(sm) + " is out of range or listed twice");
-    seen[static_cast<std::size_t>(sm)] = 1;
-  }
+  if (auto why = read_rate_problem(r, info_.sm_count())) throw Error(Error::Kind::BadRequest, *why);
   if (r.line_offsets.size() >= (std::uint64_t{1} << 31))
     throw Error(Error::Kind::BadRequest, "read rate: at most 2^31 lines");
   for (const std::uint64_t offset : r.line_offsets)
@@ -68,31 +59,8 @@ void ReadRateRunner::validate(const ReadRateRequest& r) const {
                                                " is not 16 B aligned or lies past 1 GiB");
 }
 
-bool ReadRateRunner::time_launch(std::uint32_t iterations, double& seconds) {
-  auto args = launch_->args;
-  args.iterations = iterations;
-  check(cudaMemsetAsync(args.claimed, 0, kSmids * sizeof(int), stream_), "cudaMemsetAsync");
-  check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-  check(launch_read_rate(args, 4 * static_cast<std::uint32_t>(info_.sm_count()), kThreads, stream_),
-        "read-rate kernel launch");
-  check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-  wait_for(stream_, 10, "read-rate kernel");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-  std::vector<int> claimed(kSmids);
-  check(cudaMemcpy(claimed.data(), args.claimed, kSmids * sizeof(int), cudaMemcpyDeviceToHost),
-        "cudaMemcpy (read-rate claims)");
-  std::uint32_t ran = 0;
-  for (unsigned sm = 0; sm < kSmids; ++sm)
-    if (launch_->rank_of_sm[sm] >= 0 && claimed[sm] != 0) ++ran;
-  seconds = static_cast<double>(ms) / 1e3;
-  return ran == launch_->set_size;
-}
-
-ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
-  validate(request);
+ReadRateRunner::Launch ReadRateRunner::prepare(const ReadRateRequest& request) {
   Launch launch;
-  launch.set_size = static_cast<std::uint32_t>(request.sms.size());
   launch.rank_of_sm.assign(kSmids, -1);
   for (std::size_t i = 0; i < request.sms.size(); ++i)
     launch.rank_of_sm[static_cast<std::size_t>(request.sms[i])] = static_cast<int>(i);
@@ -101,58 +69,76 @@ ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
   const std::uint64_t room = *std::max_element(offsets.begin(), offsets.end()) + 128;
   std::uint8_t* lines = buffer_.reserve(room);
   check(cudaMemsetAsync(lines, 0, room, stream_), "cudaMemsetAsync (read-rate lines)");
-  const std::uint64_t offsets_bytes = offsets.size() * sizeof(std::uint64_t);
+  // The list goes to the device only where the kernel reads it (lines not evenly spaced).
+  const std::uint64_t offsets_bytes = spacing == 0 ? offsets.size() * sizeof(std::uint64_t) : 0;
   const std::uint64_t rank_at = (offsets_bytes + 255) / 256 * 256;
   const std::uint64_t claimed_at = rank_at + kSmids * sizeof(int);
   const std::uint64_t sink_at = claimed_at + kSmids * sizeof(int);
   std::uint8_t* tables = tables_.reserve(sink_at + kSmids * sizeof(unsigned));
-  check(cudaMemcpyAsync(tables, offsets.data(), offsets_bytes, cudaMemcpyHostToDevice, stream_),
-        "cudaMemcpyAsync (read-rate lines)");
+  if (offsets_bytes > 0)
+    check(cudaMemcpyAsync(tables, offsets.data(), offsets_bytes, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (read-rate lines)");
   check(cudaMemcpyAsync(tables + rank_at, launch.rank_of_sm.data(), kSmids * sizeof(int),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (read-rate SMs)");
-  launch.args.base = lines;
-  launch.args.line_offsets = reinterpret_cast<const std::uint64_t*>(tables);
-  launch.args.lines = offsets.size();
-  launch.args.first_offset = offsets.front();
-  launch.args.spacing = spacing;
-  launch.args.rank_of_sm = reinterpret_cast<const int*>(tables + rank_at);
-  launch.args.max_smid = kSmids;
-  launch.args.set_size = launch.set_size;
-  launch.args.claimed = reinterpret_cast<int*>(tables + claimed_at);
-  launch.args.sink = reinterpret_cast<unsigned*>(tables + sink_at);
-  launch_ = &launch;
-  struct Reset {
-    Launch*& l;
-    ~Reset() { l = nullptr; }
-  } reset{launch_};
+  ReadRateArgs& a = launch.args;
+  a.base = lines;
+  a.line_offsets = reinterpret_cast<const std::uint64_t*>(tables);
+  a.lines = offsets.size();
+  a.first_offset = offsets.front();
+  a.spacing = spacing;
+  a.rank_of_sm = reinterpret_cast<const int*>(tables + rank_at);
+  a.max_smid = kSmids;
+  a.set_size = static_cast<std::uint32_t>(request.sms.size());
+  a.claimed = reinterpret_cast<int*>(tables + claimed_at);
+  a.sink = reinterpret_cast<unsigned*>(tables + sink_at);
+  return launch;
+}
 
+double ReadRateRunner::time_launch(const Launch& launch, std::uint32_t iterations) {
+  ReadRateArgs args = launch.args;
+  args.iterations = iterations;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    check(cudaMemsetAsync(args.claimed, 0, kSmids * sizeof(int), stream_), "cudaMemsetAsync");
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    check(
+        launch_read_rate(args, 4 * static_cast<std::uint32_t>(info_.sm_count()), kThreads, stream_),
+        "read-rate kernel launch");
+    check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+    wait_for(stream_, 10, "read-rate kernel");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    std::vector<int> claimed(kSmids);
+    check(cudaMemcpy(claimed.data(), args.claimed, kSmids * sizeof(int), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (read-rate claims)");
+    std::uint32_t ran = 0;
+    for (unsigned sm = 0; sm < kSmids; ++sm)
+      if (launch.rank_of_sm[sm] >= 0 && claimed[sm] != 0) ++ran;
+    if (ran == args.set_size) return static_cast<double>(ms) / 1e3;
+  }
+  throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
+}
+
+ReadRateResult ReadRateRunner::run(const ReadRateRequest& request) {
+  validate(request);
+  const Launch launch = prepare(request);
   ReadRateResult result;
   result.conditions = clock_.begin();
-  const double bytes_a_round = static_cast<double>(launch.set_size) * (kThreads / 32) *
+  const double bytes_a_round = static_cast<double>(launch.args.set_size) * (kThreads / 32) *
                                static_cast<double>(read_rate_bytes_per_warp(1));
   // Sizing launches, the first also bringing the lines into the L2: from a short one up, eight
   // times longer while a launch's fixed cost (about 10 us) would still weigh on it.
-  double seconds = 0;
   std::uint32_t iterations = kProbeIterations;
-  for (;;) {
-    int attempt = 0;
-    while (!time_launch(iterations, seconds))
-      if (++attempt == kAttempts)
-        throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
-    if (seconds >= kSizedSeconds || iterations >= kMaxIterations / 8) break;
+  double seconds = time_launch(launch, iterations);
+  while (seconds < kSizedSeconds && iterations < kMaxIterations / 8) {
     iterations *= 8;
+    seconds = time_launch(launch, iterations);
   }
   iterations = static_cast<std::uint32_t>(std::clamp(kTargetSeconds / (seconds / iterations),
                                                      static_cast<double>(iterations),
                                                      static_cast<double>(kMaxIterations)));
-  for (std::uint32_t r = 0; r < request.repeats; ++r) {
-    int attempt = 0;
-    while (!time_launch(iterations, seconds))
-      if (++attempt == kAttempts)
-        throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
-    result.gbps.push_back(bytes_a_round * iterations / seconds / 1e9);
-  }
+  for (std::uint32_t r = 0; r < request.repeats; ++r)
+    result.gbps.push_back(bytes_a_round * iterations / time_launch(launch, iterations) / 1e9);
   clock_.end(result.conditions);
   return result;
 }

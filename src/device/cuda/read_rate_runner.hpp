@@ -24,9 +24,13 @@ class ReadRateRunner {
   ReadRateResult run(const ReadRateRequest& request);
 
  private:
+  struct Launch;
   void validate(const ReadRateRequest& request) const;
-  // Seconds of one launch of `iterations` rounds; false where an SM of the set got no block.
-  bool time_launch(std::uint32_t iterations, double& seconds);
+  // The request's lines and SMs on the device, and the kernel's arguments.
+  Launch prepare(const ReadRateRequest& request);
+  // Seconds of one launch of `iterations` rounds, launched again (at most 3 times) where an SM of
+  // the set got no block.
+  double time_launch(const Launch& launch, std::uint32_t iterations);
 
   const DeviceInfo& info_;
   cudaStream_t stream_;
@@ -35,8 +39,6 @@ class ReadRateRunner {
   DeviceArena tables_{"read-rate tables"};
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
-  struct Launch;
-  Launch* launch_ = nullptr;  // the current request's arguments, during run()
 };
 
 }  // namespace gputopo::device::cuda

@@ -122,14 +122,7 @@ class SimDevice final : public Device {
   }
 
   ReadRateResult read_rate(const ReadRateRequest& request) override {
-    if (request.sms.empty() || request.line_offsets.empty() || request.repeats == 0)
-      bad("read rate: needs SMs, lines and repeats");
-    std::vector<char> seen(static_cast<std::size_t>(config_.device.sm_count), 0);
-    for (const int sm : request.sms) {
-      if (sm < 0 || sm >= config_.device.sm_count || seen[static_cast<std::size_t>(sm)])
-        bad(fmt::format("read rate: SM {} is out of range or listed twice", sm));
-      seen[static_cast<std::size_t>(sm)] = 1;
-    }
+    if (auto why = read_rate_problem(request, config_.device.sm_count)) bad(*why);
     for (const std::uint64_t offset : request.line_offsets)
       if (offset >= config_.device.global_memory_bytes)
         bad(fmt::format("read rate: line offset {} lies past device memory", offset));

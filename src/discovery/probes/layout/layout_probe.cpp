@@ -368,11 +368,11 @@ class LayoutProbe final : public Probe {
     SmGroups loose = placed.apart;
     loose.insert(loose.end(), placed.unknown.begin(), placed.unknown.end());
     if (loose.empty() || placed.gpcs.empty() || ctx.options().depth != Depth::Full) return by_port;
+    device::ReadRateRequest r;
+    for (std::uint64_t line = 0; line < kPortLines; ++line) r.line_offsets.push_back(line * 128);
+    r.repeats = 3;
     const auto rate = [&](const std::vector<int>& set) {
-      device::ReadRateRequest r;
       r.sms = set;
-      for (std::uint64_t line = 0; line < kPortLines; ++line) r.line_offsets.push_back(line * 128);
-      r.repeats = 3;
       auto gbps = ctx.read_rate(r).gbps;
       std::sort(gbps.begin(), gbps.end());
       const double mid = gbps[gbps.size() / 2];
