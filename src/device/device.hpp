@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "device/compute_request.hpp"
@@ -85,6 +86,10 @@ class Device {
   virtual TransferResult transfer(const TransferRequest&) {
     throw Error(Error::Kind::BadRequest, "this device times no transfers");
   }
+
+  // The calls that follow belong to the discovery phase `name`. The simulator seeds their noise
+  // by it, so that a phase added to a run leaves the other phases' values as they were.
+  virtual void begin_phase(std::string_view /*name*/) {}
 };
 
 }  // namespace gputopo::device

@@ -57,6 +57,7 @@ void Context::check_stop() const {
 void Context::begin_phase(std::string_view name, std::size_t index, std::size_t count) {
   done_batches_ = 0;
   expected_batches_ = 0;
+  device_.begin_phase(name);
   progress_.begin(name, index, count);
 }
 

@@ -200,6 +200,8 @@ class RecordingDevice final : public Recorder {
         [&](const TransferResult& r, Json& entry) { entry["result"] = encode(r); });
   }
 
+  void begin_phase(std::string_view name) override { inner_->begin_phase(name); }
+
  private:
   // Runs the inner call and appends its manifest entry: the identity, then what `describe` adds
   // from the results, or the error the inner device raised (which is then rethrown).

@@ -76,6 +76,8 @@ class EnvironmentDevice final : public Device {
     return inner_->co_resident_sms(cluster_size);
   }
 
+  void begin_phase(std::string_view name) override { inner_->begin_phase(name); }
+
   DeviceState state() override {
     DeviceState s = inner_->state();
     if (load_ && load_->nvml_visible) {

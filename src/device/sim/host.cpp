@@ -138,6 +138,7 @@ class HostGpu final : public Device {
   }
   ComputeBatchResult compute(const ComputeBatch& b) override { return check(), inner_->compute(b); }
   DeviceState state() override { return inner_->state(); }
+  void begin_phase(std::string_view name) override { inner_->begin_phase(name); }
 
   PeerLink peer_link(int peer) override { return type_to(peer).link; }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace gputopo::device::sim {
 
@@ -13,6 +14,13 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
 }
 
 constexpr std::uint64_t mix64(std::uint64_t a, std::uint64_t b) { return mix64(a ^ mix64(b)); }
+
+// FNV-1a of a text: the same on every platform, unlike std::hash.
+constexpr std::uint64_t text_hash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
 
 // xoshiro256** seeded through SplitMix64: small, fast and identical on every platform, so that
 // one seed always gives one output.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "device/input_file.hpp"
 #include "device/sim/chase_engine.hpp"
@@ -128,12 +130,20 @@ class SimDevice final : public Device {
         bad(fmt::format("read rate: line offset {} lies past device memory", offset));
     // Its own seed sequence: read rates leave the other calls' noise as it was without them.
     const double rate = l2_read_rate_gbps(config_, topology_, request.sms, request.line_offsets);
-    Rng rng(mix64(seed_, mix64(~std::uint64_t{0}, ++read_rate_calls_)));
+    Rng rng(mix64(seed_ ^ phase_, mix64(~std::uint64_t{0}, ++read_rate_calls_)));
     ReadRateResult result;
     for (std::uint32_t r = 0; r < request.repeats; ++r)
       result.gbps.push_back(rate * (1 + config_.bandwidth.jitter_fraction * rng.normal()));
     result.conditions.l2_fetch_limit_bytes = config_.l2_fetch_bytes(std::nullopt);
     return result;
+  }
+
+  void begin_phase(std::string_view name) override {
+    auto entry = phase_entries_.find(name);
+    if (entry == phase_entries_.end()) entry = phase_entries_.emplace(name, 0).first;
+    phase_ = mix64(text_hash(name), ++entry->second);
+    calls_ = 0;
+    read_rate_calls_ = 0;
   }
 
   ComputeBatchResult compute(const ComputeBatch& batch) override {
@@ -236,8 +246,14 @@ class SimDevice final : public Device {
                       elements, kMaxRandomElements));
   }
 
+  // A call's noise is seeded by its phase (none before the first), the phase's entries so far (a
+  // re-run draws anew) and its place in the phase.
+  std::uint64_t phase_ = 0;
+  std::map<std::string, std::uint64_t, std::less<>> phase_entries_;
   std::uint64_t read_rate_calls_ = 0;
-  std::uint64_t next_seed(std::uint64_t index) { return mix64(seed_, mix64(calls_, index)); }
+  std::uint64_t next_seed(std::uint64_t index) {
+    return mix64(seed_ ^ phase_, mix64(calls_, index));
+  }
 
   // The space that decides how a request is scheduled, and the SM asked for (-1: any).
   struct Placement {
