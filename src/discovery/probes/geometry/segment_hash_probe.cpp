@@ -89,7 +89,8 @@ class SegmentHashProbe final : public Probe {
                          {"sm", sm},
                          {"stridesThatDiffer", d.strides},
                          {"stridesWithoutEdge", d.without_edge},
-                         {"edgesSettled", d.settled}});
+                         {"edgesSettled", d.settled},
+                         {"overflowsNotRepeated", d.not_repeated}});
     }
     // One stride whose count fits but whose edge moved is a fragile edge, not another index
     // (which moves the count at most strides): the segments read alike, with less confidence.
@@ -100,7 +101,8 @@ class SegmentHashProbe final : public Probe {
         "the line count SM 0's segment kept at each stride (l2.indexFunction's linesAtStride) "
         "chased from an SM of each other segment: an eighth less (but one) fits there and, where "
         "the search found its edge, an eighth more (at least one line) overflows, else three "
-        "eighths more; one stride whose edge alone differs does not make the segments differ",
+        "eighths more; a count that overflows must do so again in one of two more chases; one "
+        "stride whose edge alone differs does not make the segments differ",
         confidence);
     a.evidence = {{"checked", checked}, {"strides", profile.size()}};
     if (differing == 1)
@@ -113,6 +115,7 @@ class SegmentHashProbe final : public Probe {
     model::Json strides = model::Json::array();       // where the count or the edge differs
     model::Json without_edge = model::Json::array();  // where only the edge does
     model::Json settled = model::Json::array();       // edges that overflowed three eighths past
+    model::Json not_repeated = model::Json::array();  // counts that overflowed once only
   };
 
   // The profile chased from `sm`: the strides where that segment differs.
@@ -127,16 +130,35 @@ class SegmentHashProbe final : public Probe {
     const auto result = ctx.chase(batch);
     std::size_t k = 0;
     Difference d;
-    std::vector<StrideCount> fragile;
+    std::vector<StrideCount> fragile, unfit;
     for (const auto& s : profile) {
       const bool fits = !overflowed(result.results[k++], inside(s.lines), c);
       const bool edge =
           s.bounded || overflowed(result.results[k++], s.lines + edge_slack(s.lines), c);
-      if (!fits) d.strides.push_back(s.stride);
+      if (!fits) unfit.push_back(s);
       if (fits && !edge) fragile.push_back(s);
     }
+    confirm_overflows(ctx, unfit, c, sm, d);
     settle_edges(ctx, fragile, c, sm, d);
     return d;
+  }
+
+  // A count that overflowed is chased twice more: a different index overflows it every time, a
+  // slow hit taken for a miss does not come back (`overflowsNotRepeated`).
+  static void confirm_overflows(Context& ctx, const std::vector<StrideCount>& unfit,
+                                const HitClassifier& c, int sm, Difference& d) {
+    if (unfit.empty()) return;
+    device::ChaseBatch batch;
+    for (const auto& s : unfit)
+      for (int repeat = 0; repeat < 2; ++repeat)
+        batch.requests.push_back(placed(inside(s.lines), s.stride, sm));
+    ctx.expect_batches(1);
+    const auto result = ctx.chase(batch);
+    for (std::size_t i = 0; i < unfit.size(); ++i) {
+      const bool again = overflowed(result.results[2 * i], inside(unfit[i].lines), c) ||
+                         overflowed(result.results[2 * i + 1], inside(unfit[i].lines), c);
+      (again ? d.strides : d.not_repeated).push_back(unfit[i].stride);
+    }
   }
 
   // An edge that did not overflow an eighth past the count is chased again three eighths past
