@@ -7,6 +7,8 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "result_access.hpp"
 #include "sim_truth.hpp"
@@ -23,7 +25,14 @@ namespace {
 using testing::TruthKind;
 using testing::ValueTruth;
 
-constexpr std::uint64_t kSeeds[] = {11, 12, 13};
+// Three seeds in the test step; GPUTOPO_CALIBRATE_SEEDS=N sweeps seeds 11 to 10 + N instead.
+std::vector<std::uint64_t> seeds() {
+  std::uint64_t n = 3;
+  if (const char* v = std::getenv("GPUTOPO_CALIBRATE_SEEDS")) n = std::max(1, std::atoi(v));
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t s = 11; s < 11 + n; ++s) out.push_back(s);
+  return out;
+}
 
 // The presets whose L2 (with a memory-side cache) holds more than 8 MiB or that have more than 64
 // SMs take 2 to 40 s of CPU each: they run with GPUTOPO_CALIBRATE_LARGE=1 (docs/testing.md).
@@ -103,9 +112,10 @@ TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
   auto only = testing::l1_family_elements(cfg);
   only.insert({"l2", "dram"});
   std::map<std::string, Tally> rows;
-  for (const std::uint64_t seed : kSeeds) {
+  for (const std::uint64_t seed : seeds()) {
     const Result r = testing::discover_config(cfg, only, seed);
     ASSERT_TRUE(r.completed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
     for (const ValueTruth& t : testing::value_truth(cfg, r)) tally(GetParam(), r, t, rows);
   }
   Tally all;
