@@ -5,25 +5,31 @@ usage: scripts/gpc_port.py sets REPORT_JSON   prints the sets (one line for gpc-
        scripts/gpc_port.py read PORT_CSV      reads gpc-port's output
 The sets: each co-scheduling GPC (Gk), each SM pair no GPC holds (uS, S its lower SM), each GPC
 with each such pair (Gk+uS), and per GPC a set of as many SMs dealt round-robin from the TPCs of
-every GPC (Sk). `read` prints each GPC's rate against its spread set's (a ratio well under 1: a
-GPC-level bound), then for each unplaced pair what it adds to each GPC's rate beside its own rate
-alone: where a GPC's port bounds the rate, the pair adds little to its own GPC and its full rate
-to the others.
+every GPC (Sk); where the report holds the layout probe's port test, its GPCs (before it placed
+any unit, in its order) and its loose units instead. `read` prints each GPC's rate against its
+spread set's (a ratio well under 1: a GPC-level bound), then for each unplaced pair what it adds to
+each GPC's rate beside its own rate alone: where a GPC's port bounds the rate, the pair adds little
+to its own GPC and its full rate to the others.
 """
 import csv
 import json
 import sys
 
-from report_gpcs import find_gpcs
+from report_gpcs import find_gpcs, port_test
 
 
 def sets(report_path):
     report = json.load(open(report_path))
-    gpcs = [sorted(g) for g in find_gpcs(report)]
-    sms = (report.get("compute", {}).get("smCount") or {}).get("value") or 0
-    placed = {s for g in gpcs for s in g}
-    top = max([s for g in gpcs for s in g] + [sms - 1, -1])
-    pairs = [[s, s + 1] for s in range(0, top + 1, 2) if s not in placed or s + 1 not in placed]
+    gpcs, units = port_test(report)
+    if gpcs:  # the GPCs before the port test placed the units, in its order
+        pairs = [sorted(u) for u in units]
+    else:
+        gpcs = [sorted(g) for g in find_gpcs(report)]
+        sms = (report.get("compute", {}).get("smCount") or {}).get("value") or 0
+        placed = {s for g in gpcs for s in g}
+        top = max([s for g in gpcs for s in g] + [sms - 1, -1])
+        pairs = [[s, s + 1] for s in range(0, top + 1, 2)
+                 if s not in placed or s + 1 not in placed]
     tpcs = [[g[i:i + 2] for i in range(0, len(g), 2)] for g in gpcs]
     dealt = [t for i in range(max(map(len, tpcs), default=0)) for ts in tpcs if i < len(ts)
              for t in [ts[i]]]

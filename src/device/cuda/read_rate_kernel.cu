@@ -15,11 +15,16 @@ __device__ __forceinline__ uint4 load_cg(const void* p) {
   return v;
 }
 
+// All four words of a load feed the result: ptxas narrows a vector load whose other words go
+// unused to a 4 B one a lane (LDG.E, not LDG.E.128).
+__device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
+
 // Blocks claim SMs: the first block on an SM of the set runs, the others return. Every warp of
 // the set does `iterations` rounds of kInFlight loads, so that all SMs do equal work spread over
-// all lines.
+// all lines. The bounds let ptxas keep all kInFlight loads in flight (63 registers of the 64 a
+// thread may have; without them it reused registers, with at most six loads in flight).
 template <bool kEvenlySpaced>
-__global__ void read_rate_kernel(ReadRateArgs a) {
+__global__ void __launch_bounds__(kReadRateThreads, 1) read_rate_kernel(ReadRateArgs a) {
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   __shared__ int mine;
@@ -61,7 +66,7 @@ __global__ void read_rate_kernel(ReadRateArgs a) {
       for (int k = 0; k < kInFlight; ++k) v[k] = load_cg(lane_base + off[k]);
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) {
-        acc ^= v[k].x;
+        acc ^= fold(v[k]);
         off[k] += step_bytes;
         if (off[k] >= span) off[k] -= span;
       }
@@ -77,7 +82,7 @@ __global__ void read_rate_kernel(ReadRateArgs a) {
       }
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) {
-        acc ^= v[k].x;
+        acc ^= fold(v[k]);
         at[k] += step;
         if (at[k] >= groups) at[k] -= groups;
       }

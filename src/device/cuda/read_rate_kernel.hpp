@@ -6,9 +6,11 @@
 
 namespace gputopo::device::cuda {
 
-// The L2 read-rate kernel: the SMs with a rank (rank_of_sm[smid] >= 0) each run one block that
-// loads the lines at base + line_offsets[i] with `ld.global.cg` (16 B a lane, 4 lines a warp's
-// load, 8 loads in flight), every warp `iterations` rounds.
+// The L2 read-rate kernel: the SMs with a rank (rank_of_sm[smid] >= 0) each run one block of
+// kReadRateThreads that loads the lines at base + line_offsets[i] with `ld.global.cg` (16 B a
+// lane, 4 lines a warp's load, 8 loads in flight), every warp `iterations` rounds.
+constexpr std::uint32_t kReadRateThreads = 1024;
+
 struct ReadRateArgs {
   const std::uint8_t* base = nullptr;
   const std::uint64_t* line_offsets = nullptr;

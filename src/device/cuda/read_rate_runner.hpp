@@ -14,6 +14,7 @@ namespace gputopo::device::cuda {
 // runs one block of 1,024 threads that loads the lines in turn, all SMs equal work, so that the
 // tightest bound (an SM, a GPC's port, a slice, the L2) sets the pace. A short launch sizes the
 // timed ones to about half a millisecond; each repeat is one launch, timed with CUDA events.
+// GPUTOPO_READ_RATE_TRACE: each call's SMs, rounds and repeats' rates on stderr.
 class ReadRateRunner {
  public:
   ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
@@ -35,6 +36,7 @@ class ReadRateRunner {
   const DeviceInfo& info_;
   cudaStream_t stream_;
   const RunClock& clock_;
+  bool trace_ = false;
   DeviceArena buffer_{"read-rate lines"};
   DeviceArena tables_{"read-rate tables"};
   cudaEvent_t start_ = nullptr;
