@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -339,6 +340,9 @@ SimConfig load_config(const std::string& preset_or_file) {
 }
 
 std::unique_ptr<Device> make_device(SimConfig config, std::uint64_t seed) {
+  // A seed sweep of the tests (docs/testing.md): every simulated GPU draws other noise.
+  if (const char* reseed = std::getenv("GPUTOPO_SIM_RESEED"))
+    seed = mix64(seed, std::strtoull(reseed, nullptr, 10));
   const auto load = config.competing_load;
   const auto faults = config.faults;
   return with_environment(std::make_unique<SimDevice>(std::move(config), seed), load, faults, seed);
