@@ -60,13 +60,16 @@ TEST(GpcPortSim, EveryLoneTpcJoinsTheGpcWhosePortItShares) {
 }
 
 TEST(GpcPortSim, WithoutAPortBoundTheLoneTpcsStayUnplaced) {
-  const Result r = discover_layout(h200_with_ports(0), 1);
-  const auto* gpcs = model::find(r.compute, "gpcCount");
-  ASSERT_NE(gpcs, nullptr);
-  EXPECT_FALSE(gpcs->available());
-  const auto& units = gpcs->evidence["portPlacement"]["units"];
-  ASSERT_EQ(units.size(), 4u);
-  for (const auto& u : units) EXPECT_TRUE(u["gpc"].is_null()) << u.dump();
+  const auto cfg = h200_with_ports(0);
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const Result r = discover_layout(cfg, seed);
+    const auto* gpcs = model::find(r.compute, "gpcCount");
+    ASSERT_NE(gpcs, nullptr);
+    EXPECT_FALSE(gpcs->available());
+    const auto& units = gpcs->evidence["portPlacement"]["units"];
+    ASSERT_EQ(units.size(), 4u);
+    for (const auto& u : units) EXPECT_TRUE(u["gpc"].is_null()) << "seed " << seed << u.dump();
+  }
 }
 
 TEST(GpcPort, AUnitSharesOnlyThePortThatDoesNotRise) {

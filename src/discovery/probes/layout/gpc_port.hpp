@@ -11,9 +11,11 @@ namespace gputopo::discovery {
 // Which GPC's path to the L2 each loose unit (SMs no cluster of 3 or more held) shares, from L2
 // read rates of SM sets that do equal work (Device::read_rate). A unit of k SMs with a path of its
 // own raises a GPC of n SMs by (n + k) / n; one that shares the GPC's port raises it at most to the
-// port's rate, taken as the fastest GPC's alone. A unit is placed where exactly one GPC's ratio
-// lies nearer the shared prediction (half-way between the two, where they differ by two noise
-// sds); its confidence is the weakest verdict's normal probability against the repeats' spread.
+// port's rate, the median of the faster half of the GPCs alone. Each unit's ratios with every GPC
+// are fitted under "shares GPC g" for each g and under "apart from all" (normal misfits with the
+// larger of the repeats' noise and the residuals' RMS; a GPC whose two predictions lie within two
+// sds cannot tell sharing from apart); it joins the GPC whose hypothesis holds 0.9 of the
+// posterior, which is its confidence.
 struct PortPlacement {
   std::vector<int> gpc_of_unit;    // index into the GPCs, -1: not placed
   std::vector<double> confidence;  // of each unit's placement; 0 where not placed
