@@ -89,9 +89,22 @@ Estimate line_size(const std::vector<SweepPoint>& stride_sweep, double array_byt
   if (!(cache_bytes > 0) || !(array_bytes > cache_bytes)) {
     return not_established("the array must be larger than the cache");
   }
-  const Segmentation s = segment(stride_sweep);
-  const auto drop = std::find_if(s.changes.begin(), s.changes.end(), [](const ChangePoint& c) {
-    return c.score_after < c.score_before;
+  const ReducedSweep reduced = reduce(stride_sweep, Reduction::LevelFractions);
+  const Segmentation s = segment(reduced);
+  // A change's way is read off the fraction of loads above the lowest level, not off the mean
+  // latency: rare loads held up tens of times the miss latency weigh on a mean as much as a
+  // quarter of the loads missing, and turn the rise from stride/line to all misses below the line
+  // into a "drop".
+  std::vector<double> miss;
+  for (const SweepPoint& p : stride_sweep) miss.push_back(miss_fraction(p.samples, reduced.levels));
+  auto plateau_miss = [&](const Plateau& p) {
+    std::vector<double> m(miss.begin() + static_cast<std::ptrdiff_t>(p.begin),
+                          miss.begin() + static_cast<std::ptrdiff_t>(p.end));
+    return median(m);
+  };
+  const auto drop = std::find_if(s.changes.begin(), s.changes.end(), [&](const ChangePoint& c) {
+    const auto k = static_cast<std::size_t>(&c - s.changes.data());
+    return plateau_miss(s.plateaus[k + 1]) < plateau_miss(s.plateaus[k]);
   });
   if (drop == s.changes.end()) {
     return not_established("no stride made the over-sized array fit (no miss-to-hit change)");

@@ -95,6 +95,25 @@ TEST(LineSize, ConflictMissesAtLargeStridesDoNotHideTheLine) {
   EXPECT_EQ(e.value, 128);
 }
 
+// Strides below the line touch every line and miss stride / line of the time, then all loads miss
+// until the array fits (stride >= 2.5 line). Rare loads held up 2000 to 20000 cycles, a few more at
+// the first stride, raise its mean latency above that of the all-miss strides: the rise of the miss
+// fraction there is no miss-to-hit change.
+TEST(LineSize, OutliersDoNotTurnARiseOfMissesIntoTheStep) {
+  const double line = 32, cache = 1024, array = 2.5 * cache;
+  std::mt19937_64 rng(12);
+  std::vector<SweepPoint> pts;
+  for (double s = 24; s <= 424; s += 16) {
+    const double miss = s < line ? s / line : (s < 2.5 * line ? 1.0 : 0.0);
+    pts.push_back({s, draw(rng, 512, hit_miss(miss, 6, 64), {.outliers = s < line ? 0.03 : 0.01})});
+  }
+  const auto e = line_size(pts, array, cache);
+  ASSERT_TRUE(e.established) << e.reason;
+  EXPECT_EQ(e.value, line);
+  EXPECT_LT(e.lo, line);
+  EXPECT_GE(e.hi, line);
+}
+
 TEST(LineSize, NoChangeOrBadSizesAreNotEstablished) {
   std::mt19937_64 rng(6);
   const auto flat = sweep(

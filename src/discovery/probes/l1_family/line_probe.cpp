@@ -8,6 +8,7 @@
 #include "analysis/cluster.hpp"
 #include "analysis/inference.hpp"
 #include "analysis/line_fit.hpp"
+#include "analysis/line_sweeps.hpp"
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l1_family/l1_family_probes.hpp"
@@ -59,29 +60,19 @@ class LineProbe final : public Probe {
     if (one_cache_line(ctx, cache, fg, one_cache)) return;
     model::Json sweeps = model::Json::array();
     std::vector<Raw> raws;
-    std::optional<analysis::Estimate> e;
-    double lo = 0, hi = 1e300;
+    std::vector<analysis::Estimate> readings;
     // A first sweep with the array half again as large as the cache; where per-set crowding in a
     // low-associativity cache leaves its interval ambiguous, a second sweep with a larger array
-    // gives an independent interval, and the line size is the power of two in both.
+    // gives an independent interval: the line size is the power of two in both, and where they
+    // share none the sweeps contradict each other and neither is trusted.
     for (const double oversize : kOversizes) {
       const auto one = sweep_once(ctx, cache, fg, oversize, sweeps, raws);
       if (!one) continue;
-      if (!e || !e->established || (one->established && one->confidence > e->confidence)) e = one;
-      if (one->established) {
-        lo = std::max(lo, one->lo);
-        hi = std::min(hi, one->hi);
-      }
-      if (e->established && e->confidence >= 0.9) break;
-      const auto only = single_power_of_two(lo, hi, fg);
-      if (only && e->established && e->confidence < 0.9 && &oversize != &kOversizes[0]) {
-        e->value = *only;
-        e->lo = lo;
-        e->hi = hi;
-        e->confidence = 0.9;
-        e->reason = "the power of two in the intersection of the sweeps' intervals";
-      }
+      readings.push_back(*one);
+      if (one->established && one->confidence >= 0.9) break;
     }
+    std::optional<analysis::Estimate> e;
+    if (!readings.empty()) e = analysis::combine_line_sweeps(readings, fg);
     if (!e) return fail("the space cannot hold an array large enough for a stride sweep");
     model::Json fit_json;
     if (!e->established || e->confidence < 0.9) {
@@ -262,16 +253,6 @@ class LineProbe final : public Probe {
              {"confidence", fit->confidence}};
     }
     return fit;
-  }
-
-  static std::optional<double> single_power_of_two(double lo, double hi, std::uint32_t fg) {
-    std::optional<double> found;
-    for (double p = fg; p <= 4096; p *= 2) {
-      if (p < lo || p > hi) continue;
-      if (found) return std::nullopt;
-      found = p;
-    }
-    return found;
   }
 
   Target t_;
