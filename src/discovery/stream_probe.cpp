@@ -21,10 +21,9 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
   b.gbps = s.max;
   const auto bounds = analysis::best_of_interval(v);
   b.interval = {bounds.lo, bounds.hi};
-  // The best repeat can lie as far above the sustained rate as the repeats spread: within 2 % of
-  // each other they give full confidence, 5 % gives 0.5 and 8 % none.
+  // Repeats within 2 % of each other give full confidence; 20 % spread gives none.
   const double spread = s.median > 0 ? (s.max - s.min) / s.median : 1.0;
-  b.confidence = std::clamp(1.0 - (spread - 0.02) / 0.06, 0.0, 1.0);
+  b.confidence = std::clamp(1.0 - (spread - 0.02) / 0.18, 0.0, 1.0);
   b.evidence = {{"bufferBytes", bytes},
                 {"repeats", v},
                 {"mean", s.mean},
