@@ -341,7 +341,7 @@ SimConfig load_config(const std::string& preset_or_file) {
 
 std::unique_ptr<Device> make_device(SimConfig config, std::uint64_t seed) {
   // A seed sweep of the tests (docs/testing.md): every simulated GPU draws other noise.
-  if (const char* reseed = std::getenv("GPUTOPO_SIM_RESEED"))
+  if (const char* reseed = std::getenv("GPUTOPO_SIM_RESEED"); reseed && *reseed)
     seed = mix64(seed, std::strtoull(reseed, nullptr, 10));
   const auto load = config.competing_load;
   const auto faults = config.faults;
