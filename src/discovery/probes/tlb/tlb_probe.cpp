@@ -431,17 +431,15 @@ class TlbProbe final : public Probe {
     }
     return analysis::quantile(windows, 0.25);
   }
-  // A chain's recurring mean (recurring_mean) and the loads it timed; the share of segments left
-  // out is kept as the evidence's worst.
+  // A chain's recurring mean (recurring_mean) and the loads it timed. The share it leaves out
+  // stays out of the evidence's worst: in a search chain the segments that a partial onset
+  // throws high without recurring are no sign of slow loads.
   struct Reference {
     double cycles = 0;
     double loads = 0;
   };
-  Reference reference(const device::ChaseResult& r, std::uint64_t elements) {
+  static Reference reference(const device::ChaseResult& r, std::uint64_t elements) {
     const auto m = recurring_mean(segment_latencies(r), segment_loads_of(r), elements);
-    if (m.segments > 0)
-      worst_outliers_ = std::max(worst_outliers_,
-                                 static_cast<double>(m.left_out) / static_cast<double>(m.segments));
     return {m.cycles, static_cast<double>(m.segments * segment_loads_of(r))};
   }
   // The smallest count in (lo, hi] whose recurring mean meets `rises(cycles, noise)`; `hi` is
