@@ -9,6 +9,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/probes/tlb/tlb_recurring.hpp"
 #include "discovery/probes/tlb/tlb_steps.hpp"
 #include "discovery/registry.hpp"
 
@@ -32,6 +33,8 @@ constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
 // Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
 // level misses once a page all along the chain, and the sweep is the quick run's largest cost.
 constexpr std::uint64_t kStrideSweepLoads = 512;
+// The least difference of two recurring means taken for a step, in cycles per load.
+constexpr double kLeastStep = 0.1;
 
 std::string bytes_text(std::uint64_t b) {
   if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
@@ -314,13 +317,18 @@ class TlbProbe final : public Probe {
       Level level;
       level.below = low.cycles;
       if (has_high) level.above = plateaus[k + 1].cycles;
-      const std::uint64_t hi = has_high ? sweep[plateaus[k + 1].first].count : sweep.back().count;
-      level.first_rise = boundary(ctx, sweep[low.last].count, hi, stride,
-                                  [&](double y, double noise) { return y > level.below + noise; });
-      if (level.above)
+      const std::size_t hi_at = has_high ? plateaus[k + 1].first : sweep.size() - 1;
+      // The searches compare like with like: the recurring mean of the sweep's chains at either
+      // end, one L2 line past the page as the search's chains.
+      const auto below = reference(sweep_result.results[2 * low.last], counts[low.last]);
+      level.first_rise = boundary(ctx, counts[low.last], counts[hi_at], stride, below.loads,
+                                  [&](double y, double noise) { return y > below.cycles + noise; });
+      if (level.above) {
+        const auto above = reference(sweep_result.results[2 * hi_at], counts[hi_at]);
         level.full_rise =
-            boundary(ctx, level.first_rise - 1, hi, stride,
-                     [&](double y, double noise) { return y >= *level.above - noise; });
+            boundary(ctx, level.first_rise - 1, counts[hi_at], stride, above.loads,
+                     [&](double y, double noise) { return y >= above.cycles - noise; });
+      }
       levels.push_back(std::move(level));
     }
 
@@ -423,20 +431,33 @@ class TlbProbe final : public Probe {
     }
     return analysis::quantile(windows, 0.25);
   }
-  // The smallest count in (lo, hi] whose latency meets `rises(cycles, noise)`; `hi` is taken to
-  // meet it. Each chain times twice its elements (at least 4096 loads); `noise` is four standard
-  // errors of its mean, from the spread of the L2-hit reference.
+  // A chain's recurring mean (recurring_mean) and the loads it timed. The share it leaves out
+  // stays out of the evidence's worst: in a search chain the segments that a partial onset
+  // throws high without recurring are no sign of slow loads.
+  struct Reference {
+    double cycles = 0;
+    double loads = 0;
+  };
+  static Reference reference(const device::ChaseResult& r, std::uint64_t elements) {
+    const auto m = recurring_mean(segment_latencies(r), segment_loads_of(r), elements);
+    return {m.cycles, static_cast<double>(m.segments * segment_loads_of(r))};
+  }
+  // The smallest count in (lo, hi] whose recurring mean meets `rises(cycles, noise)`; `hi` is
+  // taken to meet it. Each chain times three passes (at least 4096 loads), so that a segment's
+  // loads are timed again in two other passes; `noise` is four standard errors of its difference
+  // from a reference that timed `reference_loads`, from the spread of the L2-hit reference.
   template <class Pred>
   std::uint64_t boundary(Context& ctx, std::uint64_t lo, std::uint64_t hi, std::uint64_t stride,
-                         Pred rises) {
+                         double reference_loads, Pred rises) {
     while (hi - lo > 1) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
       device::ChaseBatch b;
-      b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 2 * mid)));
+      b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 3 * mid)));
       ctx.expect_batches(1);
-      const double loads = b.requests.front().recorded_loads;
-      const double noise = std::max(0.5, 4 * load_sd_ / std::sqrt(loads));
-      if (rises(cycles_of(ctx.chase(b).results.front()), noise))
+      const auto chain = reference(ctx.chase(b).results.front(), mid);
+      const double noise =
+          std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / chain.loads + 1 / reference_loads));
+      if (rises(chain.cycles, noise))
         hi = mid;
       else
         lo = mid;
