@@ -91,6 +91,26 @@ TEST(SimChase, FetchGranularityDecidesHitsWithinALine) {
   EXPECT_GT(fraction_above(chase_one(*device, sector).cycles, 100), 0.95);
 }
 
+// A device replays a strided chase it has run before (docs/sim.md, "Speed"): the replay gives what
+// a device that simulates the chase under the same seed gives, its busy time included.
+TEST(SimChase, AReplayedChaseIsTheSimulatedOne) {
+  ChaseBatch chase;
+  chase.requests = {chase_request(Space::L2, 40 * MiB, 128, 2048)};  // near, far and DRAM loads
+  chase.requests[0].record_indices = true;
+  ChaseBatch other;
+  other.requests = {chase_request(Space::L2, 24 * MiB, 128, 2048)};
+  auto replaying = open("h100-sxm");
+  auto simulating = open("h100-sxm");
+  const ChaseBatchResult first = replaying->chase(chase);
+  simulating->chase(other);  // so that both devices' next batch has the same seed
+  const ChaseBatchResult replayed = replaying->chase(chase);
+  const ChaseBatchResult simulated = simulating->chase(chase);
+  EXPECT_EQ(replayed.results[0].cycles, simulated.results[0].cycles);
+  EXPECT_EQ(replayed.results[0].indices, simulated.results[0].indices);
+  EXPECT_EQ(replayed.conditions.elapsed_cycles, simulated.conditions.elapsed_cycles);
+  EXPECT_NE(replayed.results[0].cycles, first.results[0].cycles);  // the seed's own noise
+}
+
 TEST(SimChase, RandomPatternVisitsEveryElementOnce) {
   auto device = open("toy");
   auto r = chase_request(Space::L1, 64 * KiB, 64, 1024);

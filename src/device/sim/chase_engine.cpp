@@ -1,6 +1,7 @@
 #include "device/sim/chase_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -30,6 +31,9 @@ struct ChaseEngine::Run {
   // Private levels in path order, L2 near, L2 far by the segment that held the line, the
   // memory-side cache (where there is one), DRAM.
   std::vector<LevelTiming> timing;
+  Replay* replay = nullptr;  // where the timed loads' levels are recorded or replayed from
+  bool replaying = false;
+  std::size_t replayed = 0;  // timed loads replayed so far
 
   std::uint64_t successor(std::uint64_t i) {
     const auto& sequence = request->sequence;
@@ -40,25 +44,29 @@ struct ChaseEngine::Run {
     if (!next.empty()) return next[i];
     return i + 1 == elements ? 0 : i + 1;
   }
-  const LevelTiming& timing_of(Served served) const {
+  std::size_t index_of(Served served) const {
     switch (served.kind) {
       case Served::Private:
-        return timing[served.position];
+        return served.position;
       case Served::L2Near:
-        return timing[path.size()];
+        return path.size();
       case Served::L2Far:
-        return timing[path.size() + 1 + served.position];
+        return path.size() + 1 + served.position;
       case Served::Mall:
-        return timing[timing.size() - 2];
+        return timing.size() - 2;
       case Served::Dram:
         break;
     }
-    return timing.back();
+    return timing.size() - 1;
   }
+  const LevelTiming& timing_of(Served served) const { return timing[index_of(served)]; }
 };
 
 ChaseEngine::ChaseEngine(const SimConfig& config)
-    : config_(&config), memory_(config), translation_(config.tlb) {}
+    : config_(&config),
+      memory_(config),
+      translation_(config.tlb),
+      l2_fetch_bytes_(config.l2.geometry.fetch_bytes) {}
 
 double ChaseEngine::sm_l2_offset(int sm) const {
   const auto tpc = static_cast<std::uint64_t>(sm / config_->layout.sms_per_tpc);
@@ -108,12 +116,11 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
   return run;
 }
 
-void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
+double ChaseEngine::warm(Run& run, std::uint64_t loads) {
   const std::uint64_t stride = run.request->stride_bytes;
   if (run.request->space == Space::Shared) {
-    busy_cycles += static_cast<double>(loads) * config_->shared.latency_cycles;
     for (std::uint64_t i = 0; i < loads; ++i) run.position = run.successor(run.position);
-    return;
+    return static_cast<double>(loads) * config_->shared.latency_cycles;
   }
   Cache* const* path = run.path.data();
   const std::size_t levels = run.path.size();
@@ -126,12 +133,12 @@ void ChaseEngine::warm(Run& run, std::uint64_t loads, double& busy_cycles) {
       busy += translation_.translate(run.request->space, address);
     run.position = run.successor(run.position);
   }
-  busy_cycles += busy;
+  return busy;
 }
 
 void ChaseEngine::store_pass(Run& run, double& busy_cycles) {
   const std::uint64_t stride = run.request->stride_bytes;
-  for (std::uint64_t k = 0; k < run.elements; ++k)
+  for (std::uint64_t k = 0; !run.replaying && k < run.elements; ++k)
     memory_.store(run.store_path.data(), run.store_path.size(), run.segment, run.base + k * stride);
   busy_cycles += static_cast<double>(run.elements) * run.timing.front().mean;
 }
@@ -142,11 +149,19 @@ double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
   const std::uint64_t address = run.base + run.position * request.stride_bytes;
   double translation = 0;
   const LevelTiming* level = &shared;
-  if (request.space != Space::Shared) {
+  if (run.replaying) {
+    level = &run.timing[run.replay->levels[run.replayed]];
+    if (run.translates) translation = run.replay->translations[run.replayed];
+    ++run.replayed;
+  } else if (request.space != Space::Shared) {
     const Served served = memory_.load(run.path.data(), run.path.size(), run.segment, address);
     level = &run.timing_of(served);
     if (run.translates && served.kind != Served::Private)
       translation = translation_.translate(request.space, address);
+    if (run.replay) {
+      run.replay->levels.push_back(static_cast<std::uint8_t>(run.index_of(served)));
+      if (run.translates) run.replay->translations.push_back(translation);
+    }
   }
   const LevelTiming& t = *level;
   double cycles = t.mean + translation;
@@ -184,6 +199,37 @@ void ChaseEngine::timed(Run& run, Rng& noise, ChaseResult& result, double& busy_
   }
 }
 
+ChaseEngine::Replay* ChaseEngine::replay_of(const ChaseRequest& request, int sm,
+                                            std::optional<int> carveout_percent, bool& recorded) {
+  // Small chases cost less to simulate than to look up and keep.
+  constexpr std::uint64_t kLeastLoads = std::uint64_t{1} << 16;
+  const std::uint64_t elements = request.array_bytes / request.stride_bytes;
+  if (request.pattern != Pattern::Strided || request.space == Space::Shared ||
+      std::uint64_t{request.warmup_passes} * elements < kLeastLoads)
+    return nullptr;
+  // Everything that decides where each load is served and what it costs, but the seed: the
+  // request, the caches' configuration and the SM's L2 segment and latency offset.
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  const std::vector<std::uint64_t> key{
+      static_cast<std::uint64_t>(request.space),
+      request.array_bytes,
+      request.stride_bytes,
+      request.warmup_passes,
+      request.recorded_loads,
+      request.record_indices,
+      request.region.value_or(0),
+      static_cast<std::uint64_t>(request.timing.value_or(Timing::PerLoad)),
+      segment_loads(request),
+      static_cast<std::uint64_t>(warmup_of(request)),
+      static_cast<std::uint64_t>(carveout_percent.value_or(-1)),
+      l2_fetch_bytes_,
+      static_cast<std::uint64_t>(config_->l2.sm_segment[static_cast<std::size_t>(sm)]),
+      bits(sm_l2_offset(sm))};
+  const auto [at, fresh] = replays_.try_emplace(key);
+  recorded = !fresh;
+  return &at->second;
+}
+
 ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
                                std::optional<int> carveout_percent, std::uint64_t seed,
                                double& busy_cycles) {
@@ -191,9 +237,21 @@ ChaseResult ChaseEngine::chase(const ChaseRequest& request, int sm,
   memory_.reset();
   translation_.reset();
   Run run = start(request, sm, 0, kArrayBase + region_offset(request), seed);
+  bool recorded = false;
+  run.replay = replay_of(request, sm, carveout_percent, recorded);
+  run.replaying = run.replay != nullptr && recorded;
   const Warmup warmup = warmup_of(request);
-  if (warmup != Warmup::Store)
-    warm(run, std::uint64_t{request.warmup_passes} * run.elements, busy_cycles);
+  if (warmup != Warmup::Store) {
+    const std::uint64_t loads = std::uint64_t{request.warmup_passes} * run.elements;
+    if (run.replaying) {
+      busy_cycles += run.replay->warm_busy;
+      run.position = (run.position + loads) % run.elements;
+    } else {
+      const double busy = warm(run, loads);
+      busy_cycles += busy;
+      if (run.replay) run.replay->warm_busy = busy;
+    }
+  }
   if (warmup != Warmup::Load) store_pass(run, busy_cycles);
   ChaseResult result;
   result.sm = sm;
@@ -221,8 +279,8 @@ ChaseResult ChaseEngine::interfere(const InterferenceRequest& request, int sm,
   Run a = start(request.a, sm, warp_a, kArrayBase + region_offset(request.a), mix64(seed, 1));
   Run b =
       start(request.b, sm_b, warp_b, 2 * kArrayBase + region_offset(request.b), mix64(seed, 2), sm);
-  warm(a, std::uint64_t{request.a.warmup_passes} * a.elements, busy_cycles);
-  warm(b, std::uint64_t{request.b.warmup_passes} * b.elements, busy_cycles);
+  busy_cycles += warm(a, std::uint64_t{request.a.warmup_passes} * a.elements);
+  busy_cycles += warm(b, std::uint64_t{request.b.warmup_passes} * b.elements);
   ChaseResult result;
   result.sm = sm;
   result.overhead_cycles = config_->overhead_cycles;
