@@ -13,9 +13,9 @@ namespace {
 // above the fit).
 constexpr std::array<std::pair<std::string_view, double>, 4> kKinds{{
     {"bandwidth", 0.014},
-    {"latency", 0.0039},
+    {"latency", 0.0040},
     {"time", 0.029},
-    {"rate", 0.0011},
+    {"rate", 0.0012},
 }};
 
 std::string_view kind_of(std::string_view unit) {
