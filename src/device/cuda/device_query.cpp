@@ -250,9 +250,13 @@ int device_count() {
 
 DeviceInfo query_device_info(int index) {
   // Loading NVML and starting the CUDA driver take 50-150 ms each: side by side.
-  std::future<const Nvml*> nvml_loaded =
-      std::async(std::launch::async, [] { return &Nvml::instance(); });
+  std::future<const Nvml*> nvml_loaded = std::async(std::launch::async, [] {
+    const Nvml* nvml = &Nvml::instance();
+    trace_startup("NVML loaded");
+    return nvml;
+  });
   const int count = device_count();
+  trace_startup("CUDA driver started");
   if (index < 0 || index >= count)
     throw Error(Error::Kind::NoDevice, model::missing_gpu_message(index, count));
   cudaDeviceProp prop{};
@@ -268,6 +272,7 @@ DeviceInfo query_device_info(int index) {
                                                minimum.major, minimum.minor));
 
   const std::string bus = pci_bus_id(index);
+  trace_startup("properties read");
   const Nvml& nvml = *nvml_loaded.get();
   DeviceInfo info;
   info.index = index;
