@@ -25,12 +25,7 @@ device::sim::SimConfig h200_with_ports(double port_gbps) {
 }
 
 Result discover_layout(device::sim::SimConfig cfg, std::uint64_t seed) {
-  auto dev = device::sim::make_device(std::move(cfg), seed);
-  NullProgress progress;
-  Options o;
-  o.only = {"layout"};
-  o.depth = Depth::Full;
-  return discover(*dev, o, progress, nullptr);
+  return testing::discover_config(std::move(cfg), {"layout"}, seed, Depth::Full);
 }
 
 TEST(GpcPortSim, EveryLoneTpcJoinsTheGpcWhosePortItShares) {

@@ -6,6 +6,7 @@
 #include "discovery/context.hpp"
 #include "discovery/progress.hpp"
 #include "discovery/registry.hpp"
+#include "forwarding_device.hpp"
 
 // The L2 fetch probe's second sweep (limit at its minimum -> sectorSize) where the backend cannot
 // set the limit or cannot run the batch: the sector size is then not measured, with the reason, and
@@ -14,12 +15,12 @@ namespace gputopo::discovery {
 namespace {
 
 // The simulator, seen through a backend that lacks the L2 fetch limit in one of two ways.
-class LimitlessDevice final : public device::Device {
+class LimitlessDevice final : public testing::ForwardingDevice {
  public:
   enum class Lack { CannotReadOrSet, RefusesTheBatch };
-  explicit LimitlessDevice(Lack lack) : sim_(device::sim::open("toy", 3)), lack_(lack) {}
+  explicit LimitlessDevice(Lack lack)
+      : ForwardingDevice(device::sim::open("toy", 3)), lack_(lack) {}
 
-  const device::DeviceInfo& info() const override { return sim_->info(); }
   device::ChaseBatchResult chase(const device::ChaseBatch& batch) override {
     if (batch.l2_fetch_limit_bytes) {
       ++limited_batches;
@@ -28,24 +29,14 @@ class LimitlessDevice final : public device::Device {
     }
     auto plain = batch;
     plain.l2_fetch_limit_bytes.reset();
-    auto out = sim_->chase(plain);
+    auto out = inner().chase(plain);
     out.conditions.l2_fetch_limit_bytes.reset();
     return out;
-  }
-  device::ChaseBatchResult interfere(const device::InterferenceBatch& batch) override {
-    return sim_->interfere(batch);
-  }
-  device::StreamResult stream(const device::StreamRequest& request) override {
-    return sim_->stream(request);
-  }
-  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
-    return sim_->co_resident_sms(cluster_size);
   }
 
   int limited_batches = 0;
 
  private:
-  std::unique_ptr<device::Device> sim_;
   Lack lack_;
 };
 

@@ -6,6 +6,7 @@
 #include "discovery/discover.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
 #include "discovery/progress.hpp"
+#include "forwarding_device.hpp"
 #include "result_access.hpp"
 
 // A one-SM near step that lies between two fractions of the API L2 size (on an H200, GPU-dd5b092d,
@@ -31,28 +32,15 @@ device::sim::SimConfig three_segments() {
 }
 
 // A simulated GPU whose driver reports `api_bytes` of L2.
-class ApiSizeDevice final : public device::Device {
+class ApiSizeDevice final : public testing::ForwardingDevice {
  public:
   ApiSizeDevice(const device::sim::SimConfig& cfg, std::uint64_t api_bytes, std::uint64_t seed)
-      : sim_(device::sim::make_device(cfg, seed)), info_(sim_->info()) {
+      : ForwardingDevice(device::sim::make_device(cfg, seed)), info_(inner().info()) {
     info_.l2_bytes = api_bytes;
   }
   const device::DeviceInfo& info() const override { return info_; }
-  device::ChaseBatchResult chase(const device::ChaseBatch& batch) override {
-    return sim_->chase(batch);
-  }
-  device::ChaseBatchResult interfere(const device::InterferenceBatch& batch) override {
-    return sim_->interfere(batch);
-  }
-  device::StreamResult stream(const device::StreamRequest& request) override {
-    return sim_->stream(request);
-  }
-  std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
-    return sim_->co_resident_sms(cluster_size);
-  }
 
  private:
-  std::unique_ptr<device::Device> sim_;
   device::DeviceInfo info_;
 };
 

@@ -59,11 +59,12 @@ inline device::DeviceInfo h100_info() {
 }
 
 inline Result discover_config(device::sim::SimConfig config, std::set<std::string> only,
-                              std::uint64_t seed) {
+                              std::uint64_t seed, Depth depth = Depth::Quick) {
   auto dev = device::sim::make_device(std::move(config), seed);
   NullProgress progress;
   Options o;
   o.only = std::move(only);
+  o.depth = depth;
   return discover(*dev, o, progress, nullptr);
 }
 

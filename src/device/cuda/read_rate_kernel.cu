@@ -1,3 +1,4 @@
+#include "device/cuda/device_clock.cuh"
 #include "device/cuda/read_rate_kernel.hpp"
 
 namespace gputopo::device::cuda {
@@ -25,8 +26,7 @@ __device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w
 // thread may have; without them it reused registers, with at most six loads in flight).
 template <bool kEvenlySpaced>
 __global__ void __launch_bounds__(kReadRateThreads, 1) read_rate_kernel(ReadRateArgs a) {
-  unsigned sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  const auto sm = static_cast<unsigned>(read_smid());
   __shared__ int mine;
   if (threadIdx.x == 0)
     mine = sm < a.max_smid && a.rank_of_sm[sm] >= 0 && atomicCAS(&a.claimed[sm], 0, 1) == 0;

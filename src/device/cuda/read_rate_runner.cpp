@@ -63,15 +63,7 @@ struct ReadRateRunner::Launch {
 };
 
 ReadRateRunner::ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
-    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_READ_RATE_TRACE")) {
-  check(cudaEventCreate(&start_), "cudaEventCreate");
-  check(cudaEventCreate(&stop_), "cudaEventCreate");
-}
-
-ReadRateRunner::~ReadRateRunner() {
-  if (start_ != nullptr) cudaEventDestroy(start_);
-  if (stop_ != nullptr) cudaEventDestroy(stop_);
-}
+    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_READ_RATE_TRACE")) {}
 
 void ReadRateRunner::validate(const ReadRateRequest& r) const {
   if (auto why = read_rate_problem(r, info_.sm_count())) throw Error(Error::Kind::BadRequest, *why);
@@ -130,15 +122,14 @@ double ReadRateRunner::time_launch(const Launch& launch, std::uint32_t iteration
         "read-rate kernel launch");
     check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
     wait_for(stream_, 10, "read-rate kernel");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    const double seconds = seconds_between(start_, stop_);
     std::vector<int> claimed(kSmids);
     check(cudaMemcpy(claimed.data(), args.claimed, kSmids * sizeof(int), cudaMemcpyDeviceToHost),
           "cudaMemcpy (read-rate claims)");
     std::uint32_t ran = 0;
     for (unsigned sm = 0; sm < kSmids; ++sm)
       if (launch.rank_of_sm[sm] >= 0 && claimed[sm] != 0) ++ran;
-    if (ran == args.set_size) return static_cast<double>(ms) / 1e3;
+    if (ran == args.set_size) return seconds;
   }
   throw Error(Error::Kind::Measurement, "read rate: an SM of the set got no block");
 }

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include "device/cuda/cuda_event.hpp"
 #include "device/cuda/device_memory.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/info.hpp"
@@ -18,7 +19,6 @@ namespace gputopo::device::cuda {
 class ReadRateRunner {
  public:
   ReadRateRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
-  ~ReadRateRunner();
   ReadRateRunner(const ReadRateRunner&) = delete;
   ReadRateRunner& operator=(const ReadRateRunner&) = delete;
 
@@ -39,8 +39,7 @@ class ReadRateRunner {
   bool trace_ = false;
   DeviceArena buffer_{"read-rate lines"};
   DeviceArena tables_{"read-rate tables"};
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  Event start_, stop_;
 };
 
 }  // namespace gputopo::device::cuda

@@ -76,15 +76,7 @@ StreamKernel kernel_of(const StreamRequest& r) {
 }  // namespace
 
 StreamRunner::StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
-    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_STREAM_TRACE")) {
-  check(cudaEventCreate(&start_), "cudaEventCreate");
-  check(cudaEventCreate(&stop_), "cudaEventCreate");
-}
-
-StreamRunner::~StreamRunner() {
-  if (start_ != nullptr) cudaEventDestroy(start_);
-  if (stop_ != nullptr) cudaEventDestroy(stop_);
-}
+    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_STREAM_TRACE")) {}
 
 bool StreamRunner::launched(StreamKernel kernel, const StreamVariant& v) const {
   return std::any_of(launched_.begin(), launched_.end(),
@@ -137,10 +129,9 @@ double StreamRunner::time(StreamKernel kernel, const Config& c, std::uint32_t la
           "stream kernel launch");
   check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
   wait_for(stream_, 20 * expected_s + 10, "stream kernel");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  const double seconds = seconds_between(start_, stop_);
   if (!launched(kernel, c.variant)) launched_.emplace_back(kernel, c.variant);
-  return static_cast<double>(ms) / 1e3;
+  return seconds;
 }
 
 StreamRunner::Timed StreamRunner::timed(StreamKernel kernel, const Config& c, double seconds,

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "device/cuda/cuda_event.hpp"
 #include "device/cuda/device_memory.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/plan/launch_shape.hpp"
@@ -27,7 +28,6 @@ namespace gputopo::device::cuda {
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
-  ~StreamRunner();
   StreamRunner(const StreamRunner&) = delete;
   StreamRunner& operator=(const StreamRunner&) = delete;
 
@@ -87,8 +87,7 @@ class StreamRunner {
   DeviceArena sink_{"stream sink"};
   std::uint64_t bytes_ = 0;  // the request's buffer (or per-block slice) size
   std::uint64_t bytes_per_launch_ = 0;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  Event start_, stop_;
   bool trace_ = false;  // GPUTOPO_STREAM_TRACE: every candidate's rate to stderr
   std::chrono::steady_clock::time_point started_;  // of the request being run, for the trace
   // The finalists of each tuning, fastest first, with its kernel and buffer.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device/cuda/check.hpp"
+#include "device/cuda/cuda_event.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/nvml.hpp"
 #include "numa/numa_binding.hpp"
@@ -75,24 +76,6 @@ class DeviceBuffer {
  private:
   void* data_ = nullptr;
 };
-
-class Event {
- public:
-  Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { cudaEventDestroy(e_); }
-  operator cudaEvent_t() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-double seconds_between(const Event& a, const Event& b) {
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-  return ms * 1e-3;
-}
 
 double deadline_s(std::uint64_t bytes) { return 10.0 + static_cast<double>(bytes) / 1e8; }
 

@@ -140,9 +140,7 @@ class SimDevice final : public Device {
   }
 
   void begin_phase(std::string_view name) override {
-    auto entry = phase_entries_.find(name);
-    if (entry == phase_entries_.end()) entry = phase_entries_.emplace(name, 0).first;
-    phase_ = mix64(text_hash(name), ++entry->second);
+    phase_ = mix64(text_hash(name), ++phase_entries_[std::string(name)]);
     calls_ = 0;
     read_rate_calls_ = 0;
   }
@@ -250,7 +248,7 @@ class SimDevice final : public Device {
   // A call's noise is seeded by its phase (none before the first), the phase's entries so far (a
   // re-run draws anew) and its place in the phase.
   std::uint64_t phase_ = 0;
-  std::map<std::string, std::uint64_t, std::less<>> phase_entries_;
+  std::map<std::string, std::uint64_t> phase_entries_;
   std::uint64_t read_rate_calls_ = 0;
   std::uint64_t next_seed(std::uint64_t index) {
     return mix64(seed_ ^ phase_, mix64(calls_, index));
