@@ -47,11 +47,23 @@ struct StreamKeys {
   const model::Key* gbps;
   const model::Key* per_sm;
 };
-StreamKeys keys_of(const Stream& stream) {
+// Where a probe reads in both patterns, each pattern has its own key and readBandwidth is the
+// faster of the two (put_fastest_read).
+bool reads_both_patterns(std::span<const Stream> streams) {
+  const auto reads = [&](device::StreamSharing sharing) {
+    return std::any_of(streams.begin(), streams.end(), [&](const Stream& s) {
+      return s.kind == device::StreamKind::Read && s.sharing == sharing;
+    });
+  };
+  return reads(device::StreamSharing::Own) && reads(device::StreamSharing::Shared);
+}
+
+StreamKeys keys_of(const Stream& stream, bool both_patterns) {
   switch (stream.kind) {
     case device::StreamKind::Read:
       if (stream.sharing == device::StreamSharing::Shared)
         return {&keys::sharedReadBandwidth, nullptr};
+      if (both_patterns) return {&keys::unsharedReadBandwidth, nullptr};
       return {&keys::readBandwidth, &keys::readBytesPerClkPerSm};
     case device::StreamKind::Write:
       return {&keys::writeBandwidth, nullptr};
@@ -81,18 +93,48 @@ std::string method_of(const Stream& stream, const std::string& why) {
 std::vector<Finding> StreamProbe::writes_of(const std::string& element,
                                             std::span<const Stream> streams) {
   std::vector<Finding> out;
+  const bool both = reads_both_patterns(streams);
   for (const auto& stream : streams) {
-    const StreamKeys key = keys_of(stream);
+    const StreamKeys key = keys_of(stream, both);
     out.push_back({element, key.gbps});
     if (key.per_sm) out.push_back({element, key.per_sm});
   }
+  if (both) out.push_back({element, &keys::readBandwidth});
   return out;
+}
+
+// readBandwidth of a probe that reads in both patterns: the faster one, named in the method, so
+// that the element's read bandwidth is, as everywhere, the most it delivered.
+void StreamProbe::put_fastest_read(Context& ctx) const {
+  const model::Attribute* own = ctx.get(element_, keys::unsharedReadBandwidth);
+  const model::Attribute* shared = ctx.get(element_, keys::sharedReadBandwidth);
+  const auto rate = [](const model::Attribute* a) {
+    return a && a->available() ? a->value.get<double>() : -1.0;
+  };
+  if (rate(own) < 0 && rate(shared) < 0) {
+    ctx.put(element_, keys::readBandwidth,
+            model::Attribute::unavailable(model::Source::Derived, "GB/s",
+                                          "neither read pattern was measured: " +
+                                              (own ? own->reason : std::string("no stream"))));
+    return;
+  }
+  const bool shared_wins = rate(shared) > rate(own);
+  model::Attribute a = shared_wins ? *shared : *own;
+  a.source = model::Source::Derived;
+  a.method = std::string("the faster of the two read patterns: ") +
+             (shared_wins ? "sharedReadBandwidth, every SM reading the same lines"
+                          : "unsharedReadBandwidth, every SM reading lines of its own");
+  a.evidence["pattern"] = shared_wins ? "shared" : "unshared";
+  a.evidence["unsharedGbps"] = rate(own) < 0 ? model::Json() : model::Json(rate(own));
+  a.evidence["sharedGbps"] = rate(shared) < 0 ? model::Json() : model::Json(rate(shared));
+  ctx.put(element_, keys::readBandwidth, std::move(a));
 }
 
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
+  const bool both = reads_both_patterns(streams_);
   for (const auto& stream : streams_) {
-    const StreamKeys key = keys_of(stream);
+    const StreamKeys key = keys_of(stream, both);
     if (buffers.bytes.empty()) {
       ctx.put(element_, *key.gbps,
               model::Attribute::unavailable(model::Source::Measured, "GB/s", buffers.why));
@@ -124,6 +166,7 @@ void StreamProbe::run(Context& ctx) {
     ctx.put(element_, *key.gbps, a);
     if (per_sm) put_per_sm(ctx, *key.gbps, *key.per_sm, a, *best.conditions);
   }
+  if (both) put_fastest_read(ctx);
 }
 
 StreamProbe::Best StreamProbe::fastest(Context& ctx, const Stream& stream,

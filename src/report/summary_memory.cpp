@@ -69,6 +69,9 @@ std::string shares_cell(const model::Element& e) {
   const auto* instances = model::find(e.attributes, "instanceCount");
   if (instances && instances->available())
     parts.push_back(format_value(instances->value, "") + " instances");
+  const auto* own = model::find(e.attributes, "unsharedReadBandwidth");
+  if (own && own->available() && own->value.is_number())
+    parts.push_back("unshared " + short_number(own->value.get<double>()) + " GB/s");
   const auto* peak = model::find(e.attributes, "readFractionOfPeak");
   if (peak && peak->available() && peak->value.is_number())
     parts.push_back(short_number(peak->value.get<double>()) + " % of peak");

@@ -230,7 +230,7 @@ TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
     double l2;
     double dram;
   };
-  for (const Case& c : {Case{"l2", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
+  for (const Case& c : {Case{"l2", "unsharedReadBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
                         Case{"l2", "writeBandwidth", l2_write, bw.dram_write_gbps},
                         Case{"dram", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
                         Case{"dram", "writeBandwidth", l2_write, bw.dram_write_gbps}}) {
@@ -253,6 +253,16 @@ TEST_P(L2DramSim, BandwidthFollowsTheStreamModel) {
   const double shared_gbps = bw.l2_shared_read_gbps > 0 ? bw.l2_shared_read_gbps : bw.l2_read_gbps;
   EXPECT_NEAR(number(shared), shared_gbps, 0.1 * shared_gbps);
   EXPECT_NE(shared->method.find("every block reads the whole buffer"), std::string::npos);
+  // The L2's read bandwidth is the faster pattern, and says which.
+  const auto* fastest = attr(r, "l2", "readBandwidth");
+  const auto* own = attr(r, "l2", "unsharedReadBandwidth");
+  ASSERT_NE(fastest, nullptr);
+  ASSERT_TRUE(fastest->available()) << fastest->reason;
+  const bool shared_faster = number(shared) > number(own);
+  EXPECT_DOUBLE_EQ(number(fastest), shared_faster ? number(shared) : number(own));
+  EXPECT_EQ(fastest->evidence.value("pattern", ""), shared_faster ? "shared" : "unshared");
+  ASSERT_TRUE(fastest->interval.has_value());
+  EXPECT_DOUBLE_EQ(fastest->interval->lo, (shared_faster ? shared : own)->interval->lo);
   const auto* copy = attr(r, "dram", "copyBandwidth");
   ASSERT_NE(copy, nullptr);
   EXPECT_TRUE(copy->available());

@@ -72,7 +72,7 @@ void bandwidths(const SimConfig& cfg, const Result& r, std::vector<ValueTruth>& 
     double l2;
     double dram;
   };
-  for (const Stream& s : {Stream{"l2", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
+  for (const Stream& s : {Stream{"l2", "unsharedReadBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
                           Stream{"l2", "writeBandwidth", l2_write, bw.dram_write_gbps},
                           Stream{"dram", "readBandwidth", bw.l2_read_gbps, bw.dram_read_gbps},
                           Stream{"dram", "writeBandwidth", l2_write, bw.dram_write_gbps}}) {
