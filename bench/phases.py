@@ -3,8 +3,8 @@
 
 usage: bench/phases.py [--times FILE] [--min SECONDS] REPORT.json...
 
-Reads `run.phases` of single-GPU reports (a host report's GPUs carry none: it is skipped with a
-note). Prints a markdown table of every phase whose median is at least --min seconds (default
+Reads `run.phases` of single-GPU reports and of every GPU of a host report (`-d all`: each GPU is
+one run; the host's `run.openSeconds` and `host.linksSeconds` are printed besides). Prints a markdown table of every phase whose median is at least --min seconds (default
 0.005), then the median sum of the phases, the median `run.durationSeconds` (the discovery in the
 process), and, with --times, the median whole-process time from FILE (one number of seconds a
 line, as scripts/device-speed.sh writes them). Not a timed test: it reads what a run recorded.
@@ -15,10 +15,7 @@ import statistics
 import sys
 
 
-def phases_of(path):
-    with open(path) as f:
-        report = json.load(f)
-    run = report.get("run", {})
+def phases_of(run):
     phases = run.get("phases")
     if not isinstance(phases, list):
         return None, None
@@ -26,6 +23,17 @@ def phases_of(path):
     for p in phases:
         seconds[p["name"]] = seconds.get(p["name"], 0.0) + float(p.get("seconds", 0.0))
     return seconds, run.get("durationSeconds")
+
+
+def runs_of(path, host_times):
+    """The (phases, duration) of each run in the report at `path`: one, or one per GPU of a host."""
+    with open(path) as f:
+        report = json.load(f)
+    if isinstance(report.get("gpus"), list):
+        host_times.append((report["run"].get("openSeconds"), report.get("host", {}).get("linksSeconds"),
+                           report["run"].get("durationSeconds")))
+        return [phases_of(g.get("run", {})) for g in report["gpus"]]
+    return [phases_of(report.get("run", {}))]
 
 
 def read_times(path):
@@ -49,15 +57,15 @@ def main():
     parser.add_argument("--min", type=float, default=0.005, help="smallest median phase shown")
     args = parser.parse_args()
 
-    runs, durations = [], []
+    runs, durations, host_times = [], [], []
     for path in args.reports:
-        seconds, duration = phases_of(path)
-        if seconds is None:
-            print(f"phases.py: {path}: no run.phases (a host report?), skipped", file=sys.stderr)
-            continue
-        runs.append(seconds)
-        if duration is not None:
-            durations.append(float(duration))
+        for seconds, duration in runs_of(path, host_times):
+            if seconds is None:
+                print(f"phases.py: {path}: a run without run.phases, skipped", file=sys.stderr)
+                continue
+            runs.append(seconds)
+            if duration is not None:
+                durations.append(float(duration))
     if not runs:
         print("phases.py: no report with phases", file=sys.stderr)
         return 2
@@ -80,6 +88,8 @@ def main():
     print()
     print(f"sum of phases (median): {fmt([sum(r.values()) for r in runs])} s")
     print(f"discovery in process, run.durationSeconds (median): {fmt(durations)} s")
+    for opened, links, whole in host_times:
+        print(f"host report: GPUs open after {opened} s, links {links} s, whole run {whole} s")
     if args.times:
         times = read_times(args.times)
         print(f"whole process (median of {len(times)}): {fmt(times)} s"

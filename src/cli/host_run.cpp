@@ -41,11 +41,29 @@ model::Run gpu_run(std::size_t index, const OpenedHost& h, std::uint64_t seed) {
   return run;
 }
 
+// Each phase's name, seconds and status, for the GPU's run section (as a single GPU's run has).
+class PhaseLog final : public discovery::Progress {
+ public:
+  void begin(std::string_view, std::size_t, std::size_t) override {}
+  void advance(std::size_t, std::size_t) override {}
+  void end(std::string_view phase, double seconds, std::string_view status,
+           const discovery::Result&) override {
+    phases.push_back({std::string(phase), seconds, std::string(status)});
+  }
+  std::vector<model::Phase> phases;
+};
+
 GpuRun discover_one(device::Device& gpu, const discovery::Options& options, model::Run run_section,
                     const std::atomic<bool>& interrupted) {
   GpuRun run;
   const assembly::Assembly assembly(gpu.info(), run_section.sim.has_value());
-  discovery::NullProgress progress;
+  PhaseLog progress;
+  const auto started = std::chrono::steady_clock::now();
+  const auto timed = [&] {
+    run_section.duration_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    run_section.phases = progress.phases;
+  };
   discovery::Result r;
   try {
     r = discovery::discover(gpu, options, progress, &interrupted);
@@ -54,6 +72,7 @@ GpuRun discover_one(device::Device& gpu, const discovery::Options& options, mode
   } catch (const device::Error& e) {
     run.status = run_section.status = "failed";
     run.error = e.what();
+    timed();
     run.report = assembly.report(nullptr, std::move(run_section));
     run.report.warnings.push_back(std::string("the run stopped: ") + e.what());
     return run;
@@ -65,6 +84,7 @@ GpuRun discover_one(device::Device& gpu, const discovery::Options& options, mode
                                                     : "complete";
   if (r.failed) run.error = "a measurement failed (see the GPU's warnings)";
   run_section.status = run.status;
+  timed();
   run.report = assembly.report(&r, std::move(run_section));
   return run;
 }
@@ -149,8 +169,11 @@ Json host_section(OpenedHost& h, const std::vector<GpuRun>& runs,
   Json host = {{"gpuCount", h.gpus.size()}, {"gpus", gpus}, {"identical", groups}};
   host["numaNodes"] =
       h.numa.nodes.empty() ? Json{{"notEstablished", h.numa.why}} : Json(h.numa.nodes);
+  const auto started = std::chrono::steady_clock::now();
   Json links = host::measure_links(linked, h.numa);
   for (auto& [key, value] : links.items()) host[key] = value;
+  host["linksSeconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return host;
 }
 
@@ -172,6 +195,8 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   const auto started_wall = std::chrono::system_clock::now();
   const auto started = std::chrono::steady_clock::now();
   OpenedHost h = open_host(o, err);
+  const double open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (o.wait_idle_s)
     for (const auto& gpu : h.gpus)
       if (gpu) wait_idle(*gpu, *o.wait_idle_s, err, o.quiet, interrupted);
@@ -191,6 +216,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   if (!h.sim.empty()) run["sim"] = {{"preset", h.sim}, {"seed", o.seed}};
   run["durationSeconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  run["openSeconds"] = open_seconds;
   doc["run"] = run;
   doc["gpus"] = Json::array();
   for (const auto& r : runs) doc["gpus"].push_back(report::to_json(r.report));

@@ -50,7 +50,8 @@ void write_title(std::ostream& out, const model::Report& r) {
   std::string line = r.run.command;
   if (const std::string& t = r.run.timestamp; !t.empty()) line += (line.empty() ? "" : " at ") + t;
   if (const std::string& h = r.run.host; !h.empty()) line += " on " + h;
-  if (r.run.duration_seconds) line += ", " + format_number(*r.run.duration_seconds) + " s";
+  if (r.run.duration_seconds)
+    line += (line.empty() ? "discovery " : ", ") + format_number(*r.run.duration_seconds) + " s";
   if (!line.empty()) out << line << "\n";
   if (const std::string& status = r.run.status; !status.empty() && status != "complete")
     out << "PARTIAL RESULTS: the run " << status << "; what was measured before is below\n";
