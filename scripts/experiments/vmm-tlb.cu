@@ -3,7 +3,8 @@
 // with the virtual memory management API in chunks of the minimum granularity placed in shuffled
 // order, so that neither physical contiguity nor alignment lets pages coalesce.
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o vmm-tlb vmm-tlb.cu -lcuda
-//   ./vmm-tlb [max GiB (64)] > table.csv
+//   ./vmm-tlb [max GiB (64)] [both|vmm|malloc (both)] [strides in MiB, e.g. 16,32,64] > table.csv
+// One mapping alone takes up to 9/10 of the free memory, both at once under 2/5 each.
 // Prints "mapping,stride,footprint,pages,cycles_per_load" rows (pages: strides in the footprint).
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -71,10 +73,12 @@ double cycles_per_load(std::uint64_t* base, std::uint64_t footprint, std::uint64
   return static_cast<double>(out[0]) / static_cast<double>(loads);
 }
 
+std::vector<std::uint64_t> g_strides = {std::uint64_t{64} << 10, std::uint64_t{2} << 20,
+                                        std::uint64_t{16} << 20, std::uint64_t{32} << 20};
+
 void sweep(const char* mapping, std::uint64_t* base, std::uint64_t bytes, std::uint64_t* d_order,
            std::uint64_t* d_out) {
-  for (std::uint64_t stride :
-       {std::uint64_t{64} << 10, std::uint64_t{2} << 20, std::uint64_t{32} << 20}) {
+  for (std::uint64_t stride : g_strides) {
     for (std::uint64_t f = 2 * stride; f <= bytes; f = f * 5 / 4 / stride * stride + stride) {
       if (f / stride > (std::uint64_t{1} << 20)) break;
       const double c = cycles_per_load(base, f, stride, d_order, d_out);
@@ -85,16 +89,49 @@ void sweep(const char* mapping, std::uint64_t* base, std::uint64_t bytes, std::u
   }
 }
 
+// VMM: chunks created one by one, mapped at shuffled positions of one reserved range.
+void vmm_sweep(std::uint64_t bytes, std::size_t gran, const CUmemAllocationProp& prop,
+               std::uint64_t* d_order, std::uint64_t* d_out) {
+  const std::uint64_t chunks = bytes / gran;
+  CUdeviceptr va;
+  CU(cuMemAddressReserve(&va, bytes, gran, 0, 0));
+  std::vector<CUmemGenericAllocationHandle> handles(chunks);
+  for (auto& h : handles) CU(cuMemCreate(&h, gran, &prop, 0));
+  std::vector<std::uint64_t> slot(chunks);
+  std::iota(slot.begin(), slot.end(), 0);
+  std::shuffle(slot.begin(), slot.end(), std::mt19937_64(12345));
+  for (std::uint64_t c = 0; c < chunks; ++c)
+    CU(cuMemMap(va + slot[c] * gran, gran, 0, handles[c], 0));
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU(cuMemSetAccess(va, bytes, &access, 1));
+  sweep("vmm-shuffled-2MiB", reinterpret_cast<std::uint64_t*>(va), bytes, d_order, d_out);
+  CU(cuMemUnmap(va, bytes));
+  for (auto& h : handles) CU(cuMemRelease(h));
+  CU(cuMemAddressFree(va, bytes));
+}
+
 int main(int argc, char** argv) {
   const std::uint64_t max_gib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64;
+  const std::string which = argc > 2 ? argv[2] : "both";
+  const bool vmm = which != "malloc", plain_too = which != "vmm";
+  if (argc > 3) {  // strides in MiB, comma-separated
+    g_strides.clear();
+    for (const char* p = argv[3]; *p;) {
+      char* end = nullptr;
+      g_strides.push_back(std::strtoull(p, &end, 10) << 20);
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
   CHECK(cudaSetDevice(0));
   CHECK(cudaFree(nullptr));
   CUdevice dev;
   CU(cuDeviceGet(&dev, 0));
   std::size_t free_b = 0, total_b = 0;
   CHECK(cudaMemGetInfo(&free_b, &total_b));
-  // Each mapping gets under half of the free memory, both at once.
-  std::uint64_t bytes = std::min<std::uint64_t>(max_gib << 30, free_b * 2 / 5);
+  const std::uint64_t share = vmm && plain_too ? free_b * 2 / 5 : free_b / 10 * 9;
+  std::uint64_t bytes = std::min<std::uint64_t>(max_gib << 30, share);
 
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -113,31 +150,13 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_order, (std::uint64_t{1} << 20) * 8 + 64));
   CHECK(cudaMalloc(&d_out, 64));
 
-  // VMM: chunks created one by one, mapped at shuffled positions of one reserved range.
-  CUdeviceptr va;
-  CU(cuMemAddressReserve(&va, bytes, gran, 0, 0));
-  std::vector<CUmemGenericAllocationHandle> handles(chunks);
-  for (auto& h : handles) CU(cuMemCreate(&h, gran, &prop, 0));
-  std::vector<std::uint64_t> slot(chunks);
-  std::iota(slot.begin(), slot.end(), 0);
-  std::shuffle(slot.begin(), slot.end(), std::mt19937_64(12345));
-  for (std::uint64_t c = 0; c < chunks; ++c)
-    CU(cuMemMap(va + slot[c] * gran, gran, 0, handles[c], 0));
-  CUmemAccessDesc access{};
-  access.location = prop.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CU(cuMemSetAccess(va, bytes, &access, 1));
-
-  std::uint64_t* plain;
-  CHECK(cudaMalloc(&plain, bytes));
-
   std::printf("mapping,stride,footprint,pages,cycles_per_load\n");
-  sweep("vmm-shuffled-2MiB", reinterpret_cast<std::uint64_t*>(va), bytes, d_order, d_out);
-  sweep("cudaMalloc", plain, bytes, d_order, d_out);
-
-  CHECK(cudaFree(plain));
-  CU(cuMemUnmap(va, bytes));
-  for (auto& h : handles) CU(cuMemRelease(h));
-  CU(cuMemAddressFree(va, bytes));
+  if (vmm) vmm_sweep(bytes, gran, prop, d_order, d_out);
+  if (plain_too) {
+    std::uint64_t* plain;
+    CHECK(cudaMalloc(&plain, bytes));
+    sweep("cudaMalloc", plain, bytes, d_order, d_out);
+    CHECK(cudaFree(plain));
+  }
   return 0;
 }
