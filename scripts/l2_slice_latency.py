@@ -90,6 +90,8 @@ def classes(x, floor, kmax=64):
     print(f"count: {best} (the largest k with every centroid pair over the median same-line "
           f"repeat, {floor:.2f} cycles, when all smaller k are; k {best + 1} gives "
           f"{gaps.get(best + 1, float('nan')):.2f})")
+    if best == kmax:
+        print(f"the count reached the {kmax} classes looked at: not a count")
     return fcluster(tree, best, "maxclust") - 1, best
 
 
