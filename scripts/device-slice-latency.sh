@@ -39,15 +39,17 @@ echo "gputopo tree exit $?" >> "$out/exit-codes.txt"
 python3 - "$out/report.json" > "$out/slices.txt" 2>&1 <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-l2 = next(e for e in r["memory"] if e.get("key") == "l2") if isinstance(r["memory"], list) \
-    else r["memory"]["l2"]
+l2 = r["memory"]["l2"]
 for key in ("sliceCount", "sliceLatencySpread"):
     a = l2.get(key, {})
     print(key, a.get("value"), a.get("interval"), a.get("confidence"), a.get("reason", ""))
 ev = l2.get("sliceCount", {}).get("evidence", {})
-for k in ("classSizes", "hashLinear", "hashMasks", "hashConsistency", "measuredSms",
-          "deviceSeconds"):
+for k in ("classSizes", "hashLinear", "hashMasks", "hashConsistency", "hashMisfits", "timedSms",
+          "sampleSdCycles", "weakestSplitChi2", "strongestMergeChi2", "criticalChi2"):
     print(k, ev.get(k))
+for p in r["run"]["phases"]:
+    if p["name"] == "l2.slices":
+        print("l2.slices seconds", p["seconds"])
 PY
 cat "$out/exit-codes.txt"
 grep -h "^count:\|misses\|exact form\|R^2" "$out"/classes-*.txt
