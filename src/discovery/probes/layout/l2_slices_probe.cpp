@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -82,8 +81,10 @@ class L2SlicesProbe final : public Probe {
     try {
       samples = measure(ctx, sms, lines);
     } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
       return fail(std::string("the device cannot chase a sequence on one SM: ") + e.what());
     }
+    if (samples.empty()) return fail("a chase returned fewer loads than it made");
     const auto classes = analysis::latency_classes(samples);
     put_count(ctx, classes, sms, line ? std::string() : "line size taken as 128 B: " + line.why);
     put_latency(ctx, classes, sms);
@@ -115,9 +116,7 @@ class L2SlicesProbe final : public Probe {
     SliceSamples s(static_cast<std::size_t>(lines), std::vector<std::vector<double>>(sms.size()));
     for (std::size_t m = 0; m < sms.size(); ++m) {
       const auto lat = latencies(result.results.at(m));
-      if (lat.size() < static_cast<std::size_t>(lines) * (kRepeats + 1))
-        throw device::Error(device::Error::Kind::Measurement,
-                            "a chase returned fewer loads than it made");
+      if (lat.size() < static_cast<std::size_t>(lines) * (kRepeats + 1)) return {};
       for (std::uint32_t p = 1; p <= kRepeats; ++p)
         for (int l = 0; l < lines; ++l)
           s[static_cast<std::size_t>(l)][m].push_back(
