@@ -8,7 +8,9 @@
 # scripts/experiments/sm-slice-latency.cu); nothing is built here. Writes to OUT_DIR: gpu.txt,
 # table.csv.gz (lines in one order for every SM, as the recorded H100 table) and
 # table-rotated.csv.gz (each SM starts at its own line), classes*.txt, map*.csv.gz,
-# report.json, tree.txt, *.err, exit-codes.txt. Changes nothing about the GPU. About 10 s.
+# report.json, tree.txt (`tree --full`), slices.txt, *.err, exit-codes.txt. Needs python3 with numpy
+# and scipy for classes*.txt (the tables are kept either way). Changes nothing about the GPU.
+# About 30 s.
 set -uo pipefail
 out=${1:?usage: device-slice-latency.sh OUT_DIR}
 bin=${BIN_DIR:-.devbin}
@@ -30,12 +32,9 @@ for rotate in 0 1; do
 done
 
 probes=layout,l2Segments,l2.slices
-timeout 120 "$bin/gputopo" --depth full --only "$probes" --json -o "$out/report.json" \
-  > /dev/null 2> "$out/gputopo.err"
+timeout 120 "$bin/gputopo" tree --full --depth full --only "$probes" -o "$out/report.json" \
+  > "$out/tree.txt" 2> "$out/gputopo.err"
 echo "gputopo exit $?" >> "$out/exit-codes.txt"
-timeout 120 "$bin/gputopo" tree --depth full --only "$probes" > "$out/tree.txt" \
-  2> "$out/tree.err"
-echo "gputopo tree exit $?" >> "$out/exit-codes.txt"
 python3 - "$out/report.json" > "$out/slices.txt" 2>&1 <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

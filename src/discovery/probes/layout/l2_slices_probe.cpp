@@ -131,19 +131,21 @@ class L2SlicesProbe final : public Probe {
     const int shift = std::countr_zero(line_);
     std::vector<std::string> masks;
     for (const auto m : hash.masks) masks.push_back(fmt::format("{:#x}", m << shift));
-    return {{"lineClass", class_text(c)},
-            {"classSizes", c.sizes},
-            {"timedSms", sms},
-            {"repeats", kRepeats},
-            {"lineBytes", line_},
-            {"sampleSdCycles", median_sd(c)},
-            {"criticalChi2", c.critical},
-            {"weakestSplitChi2", c.weakest_split},
-            {"strongestMergeChi2", c.strongest_merge},
-            {"hashLinear", hash.linear},
-            {"hashMasks", masks},
-            {"hashConsistency", hash.consistency},
-            {"hashMisfits", hash.misfits}};
+    model::Json e = {{"lineClass", class_text(c)},
+                     {"classSizes", c.sizes},
+                     {"timedSms", sms},
+                     {"repeats", kRepeats},
+                     {"lineBytes", line_},
+                     {"sampleSdCycles", median_sd(c)},
+                     {"criticalChi2", c.critical},
+                     {"weakestSplitChi2", c.weakest_split},
+                     {"strongestMergeChi2", c.strongest_merge}};
+    if (c.count < 2) return e;
+    e["hashLinear"] = hash.linear;
+    e["hashMasks"] = masks;
+    e["hashConsistency"] = hash.consistency;
+    e["hashMisfits"] = hash.misfits;
+    return e;
   }
 
   void put_count(Context& ctx, const analysis::LatencyClasses& c, const std::vector<int>& sms,
