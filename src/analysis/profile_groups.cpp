@@ -4,8 +4,10 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 namespace gputopo::analysis {
 namespace {
@@ -286,7 +288,43 @@ void insert(std::uint64_t v, std::vector<std::uint64_t>& basis) {
 
 }  // namespace
 
-XorHash solve_xor_hash(std::span<const int> line_class) {
+namespace {
+
+// The line-index offsets x with class(l ^ x) == class(l) for more than half the lines.
+std::vector<std::uint64_t> majority_kernel(std::span<const int> line_class) {
+  const std::size_t n = line_class.size();
+  std::vector<std::uint64_t> kernel;
+  for (std::size_t x = 1; x < n; ++x) {
+    std::size_t agree = 0;
+    for (std::size_t l = 0; l < n; ++l) agree += line_class[l] == line_class[l ^ x];
+    if (2 * agree > n) insert(x, kernel);
+  }
+  return kernel;
+}
+
+// Lines whose class is not their coset's most common one, or n where two cosets share one.
+std::size_t coset_misfits(std::span<const int> line_class,
+                          const std::vector<std::uint64_t>& kernel) {
+  std::map<std::uint64_t, std::map<int, std::size_t>> by_coset;
+  for (std::size_t l = 0; l < line_class.size(); ++l) ++by_coset[reduce(l, kernel)][line_class[l]];
+  std::size_t misfits = 0;
+  std::set<int> taken;
+  for (const auto& [coset, classes] : by_coset) {
+    std::size_t total = 0, most = 0;
+    int top = 0;
+    for (const auto& [c, count] : classes) {
+      total += count;
+      if (count > most) most = count, top = c;
+    }
+    if (!taken.insert(top).second) return line_class.size();
+    misfits += total - most;
+  }
+  return misfits;
+}
+
+}  // namespace
+
+XorHash solve_xor_hash(std::span<const int> line_class, double max_misfit_share) {
   XorHash out;
   const std::size_t n = line_class.size();
   if (n < 2 || !std::has_single_bit(n) || n > (std::size_t{1} << 20)) {
@@ -295,8 +333,12 @@ XorHash solve_xor_hash(std::span<const int> line_class) {
   }
   const int bits = std::countr_zero(n);
   std::vector<std::uint64_t> kernel;
-  for (std::size_t x = 1; x < n; ++x)
-    if (line_class[x] == line_class[0]) insert(x, kernel);
+  if (max_misfit_share > 0) {
+    kernel = majority_kernel(line_class);
+  } else {
+    for (std::size_t x = 1; x < n; ++x)
+      if (line_class[x] == line_class[0]) insert(x, kernel);
+  }
   std::vector<bool> in_kernel(n);
   for (std::size_t x = 0; x < n; ++x) in_kernel[x] = reduce(x, kernel) == 0;
   std::size_t agree = 0, pairs = 0;
@@ -304,7 +346,9 @@ XorHash solve_xor_hash(std::span<const int> line_class) {
     for (std::size_t b = a + 1; b < n; ++b, ++pairs)
       agree += (line_class[a] == line_class[b]) == in_kernel[a ^ b];
   out.consistency = static_cast<double>(agree) / static_cast<double>(pairs);
-  out.linear = agree == pairs;
+  out.misfits = agree == pairs ? 0 : static_cast<int>(coset_misfits(line_class, kernel));
+  out.linear = static_cast<double>(out.misfits) <= max_misfit_share * static_cast<double>(n) &&
+               (agree == pairs || max_misfit_share > 0);
   out.rank = bits - static_cast<int>(kernel.size());
   if (!out.linear) {
     out.reason = "no linear hash: the classes of " +

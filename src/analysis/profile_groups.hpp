@@ -59,15 +59,19 @@ ProfilePlacement place_by_profile(const std::vector<std::vector<double>>& rows,
 
 // A linear (XOR) address hash over GF(2) from the class of every line index 0 .. 2^n - 1 (class
 // labels are arbitrary; equal labels are one slice). The lines whose class is that of line 0 must
-// form a subspace and the classes its cosets; otherwise the hash is not linear.
+// form a subspace and the classes its cosets; otherwise the hash is not linear. With
+// max_misfit_share > 0 the subspace is the offsets x that keep most lines' class (class(l ^ x) ==
+// class(l) for more than half of them), and up to that share of lines may sit in a class other
+// than their coset's most common one (misfits: lines a noisy classing put in a neighbour).
 struct XorHash {
   bool linear = false;
   double consistency = 0;            // share of line pairs whose classes the linear model predicts
   int rank = 0;                      // output bits: 2^rank slices told apart by these bits
+  int misfits = 0;                   // lines outside their coset's class
   std::vector<std::uint64_t> masks;  // one per output bit, over the line-index bits (reduced form)
   std::string reason;
 };
 
-XorHash solve_xor_hash(std::span<const int> line_class);
+XorHash solve_xor_hash(std::span<const int> line_class, double max_misfit_share = 0);
 
 }  // namespace gputopo::analysis

@@ -179,6 +179,30 @@ std::map<int, std::set<int>> sms_by_segment(const model::Report& r) {
   return out;
 }
 
+// "0-3, 7, 9-10" of ascending ids.
+std::string ranges_text(const std::vector<int>& ids) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    std::string part = std::to_string(ids[i]);
+    if (j > i) part.append("-").append(std::to_string(ids[j]));
+    parts.push_back(std::move(part));
+    i = j + 1;
+  }
+  return joined(parts, ", ");
+}
+
+// "slices 4 (latency spread 27 cycles)"; "slices ?" where the probe ran but did not establish
+// them; nothing where it did not run.
+std::string slices_text(const model::Element* l2, bool full) {
+  const Attribute* count = attr(l2, "sliceCount");
+  if (!count) return "";
+  const Attribute* spread = attr(l2, "sliceLatencySpread");
+  if (!spread || !spread->available()) return named("slices", count, full);
+  return named("slices", count, full) + " (latency spread " + value_text(spread, full) + ")";
+}
+
 TreeNode l2_node(const model::Report& r, bool full) {
   const model::Element* l2 = element(r, "l2");
   const Attribute* size = attr(l2, "apiSize");
@@ -192,11 +216,18 @@ TreeNode l2_node(const model::Report& r, bool full) {
   parts.push_back(named("line", attr(l2, "lineSize"), full));
   parts.push_back(named("near", attr(l2, "nearLatency"), full));
   parts.push_back(named("far", attr(l2, "farLatency"), full));
+  parts.push_back(slices_text(l2, full));
   const std::string details = joined(parts, ", ");
   TreeNode node{
       "L2", "", " " + value_text(size, full) + (details.empty() ? "" : ": " + details), {}};
   const bool several = !segments || !segments->available() || !segments->value.is_number() ||
                        segments->value.get<double>() > 1;
+  for (const auto& slice : r.topology.slices)
+    node.children.push_back({"L2 slice",
+                             std::to_string(slice.id),
+                             " (nearest " + count_text(slice.near_sms.size(), "SM") + ": " +
+                                 ranges_text(slice.near_sms) + ")",
+                             {}});
   const auto by_segment = sms_by_segment(r);
   if (l2 && several && by_segment.empty()) {
     const model::LevelState& near = r.topology.segment_state;

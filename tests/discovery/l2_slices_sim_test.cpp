@@ -1,4 +1,5 @@
-// The L2 slices probe on simulated GPUs with and without slices (docs/sim.md, slices and ports).
+// The L2 slices probe on simulated GPUs with and without slices that differ in latency
+// (docs/sim.md, slices and ports).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -14,9 +15,11 @@
 namespace gputopo::discovery {
 namespace {
 
-// The toy preset (4 slices a segment, masks 0x440 and 0x80 over 64 B lines) with its L2 changed.
+// The toy preset (4 slices a segment, masks 0x440 and 0x80 over 64 B lines), its slices 30 cycles
+// apart end to end in latency, with its L2 changed.
 device::sim::SimConfig toy_l2(const nlohmann::json& l2_changes) {
   return testing::preset_changed("toy", [&](nlohmann::json& j) {
+    j["l2"]["slice_latency_cycles"] = 30;
     j["l2"].update(l2_changes);
     if (j["l2"]["slices_per_segment"] == 1) j["l2"].erase("slice_hash");
   });
@@ -37,7 +40,13 @@ const model::Attribute* slice_count(const Result& r) {
   return nullptr;
 }
 
-TEST(L2SlicesSim, TheSliceCountAndTheHashMasksComeFromTwoLineReadRates) {
+const model::Attribute* spread_of(const Result& r) {
+  for (const auto& e : r.memory)
+    if (e.key == "l2") return model::find(e.attributes, "sliceLatencySpread");
+  return nullptr;
+}
+
+TEST(L2SlicesSim, TheSliceCountAndTheHashMasksComeFromTheLinesLatencyProfiles) {
   const Result r = slices_of(toy_l2(nlohmann::json::object()));
   const auto* a = slice_count(r);
   ASSERT_NE(a, nullptr);
@@ -54,7 +63,27 @@ TEST(L2SlicesSim, TheSliceCountAndTheHashMasksComeFromTwoLineReadRates) {
     for (const auto s : std::set<std::uint64_t>(span)) span.insert(s ^ v);
   }
   EXPECT_EQ(span, (std::set<std::uint64_t>{0, 0x440, 0x80, 0x4c0}));
-  EXPECT_EQ(r.topology.slices.size(), 4u);
+  // The toy's 6 SMs and 4 slices sit along one line: SM 0 is nearest the first slice, SM 5 the
+  // last (slice k of the preset holds line k's class here: lines 0-3 are slices 0-3).
+  ASSERT_EQ(r.topology.slices.size(), 4u);
+  EXPECT_EQ(r.topology.slices.front().near_sms, (model::SmList{0}));
+  EXPECT_EQ(r.topology.slices.back().near_sms, (model::SmList{5}));
+}
+
+TEST(L2SlicesSim, ThePerSmPerSliceLatencyMapHasAnInterval) {
+  const Result r = slices_of(toy_l2(nlohmann::json::object()));
+  const auto* a = spread_of(r);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->available()) << a->reason;
+  ASSERT_TRUE(a->interval.has_value());
+  // slice_latency_cycles 30 x (|0.083 - 0.875| = 0.79) = 24 cycles between SM 0's nearest and
+  // farthest slice, plus the TPCs' offsets (up to sm_latency_spread_cycles 6).
+  EXPECT_GE(a->interval->hi, 24);
+  EXPECT_LE(a->interval->lo, 30);
+  EXPECT_LT(a->interval->hi - a->interval->lo, 2);
+  const auto map = a->evidence["cyclesBySmAndClass"];
+  ASSERT_EQ(map.size(), 6u);
+  EXPECT_EQ(map[0].size(), 4u);
 }
 
 TEST(L2SlicesSim, EightSlicesOfAnotherHashAreFoundAsWell) {
@@ -64,14 +93,19 @@ TEST(L2SlicesSim, EightSlicesOfAnotherHashAreFoundAsWell) {
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(a->available()) << a->reason;
   EXPECT_EQ(a->value, 8);
+  EXPECT_EQ(a->evidence["hashMasks"].size(), 3u);
 }
 
-TEST(L2SlicesSim, WithoutSliceBoundsOrAtQuickDepthNothingIsClaimed) {
-  const Result unsliced = slices_of(toy_l2({{"slices_per_segment", 1}}));
-  const auto* one = slice_count(unsliced);
+TEST(L2SlicesSim, WithoutSliceLatencyOrAtQuickDepthNothingIsClaimed) {
+  // Slices that every SM reaches at one latency cannot be told apart.
+  const Result flat = slices_of(toy_l2({{"slice_latency_cycles", 0}}));
+  const auto* one = slice_count(flat);
   ASSERT_NE(one, nullptr);
   EXPECT_FALSE(one->available());
-  EXPECT_NE(one->reason.find("read faster together"), std::string::npos) << one->reason;
+  EXPECT_NE(one->reason.find("one latency class"), std::string::npos) << one->reason;
+  EXPECT_TRUE(flat.topology.slices.empty());
+  ASSERT_NE(spread_of(flat), nullptr);
+  EXPECT_FALSE(spread_of(flat)->available());
   const Result at_quick = slices_of(toy_l2(nlohmann::json::object()), Depth::Quick);
   const auto* quick = slice_count(at_quick);
   ASSERT_NE(quick, nullptr);

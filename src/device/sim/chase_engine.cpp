@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "device/sim/l2_contention.hpp"
+
 namespace gputopo::device::sim {
 namespace {
 // Arrays of one request start far apart, at the same alignment (as 2 MiB-aligned device arrays).
@@ -28,6 +30,7 @@ struct ChaseEngine::Run {
   std::vector<Cache*> store_path;  // global stores pass the L1 space's caches, whatever the space
   bool translates = false;  // the space's loads past its private caches go through TLB levels
   int segment = 0;
+  std::vector<double> slice_extra;  // what an L2 hit on each slice adds for this run's SM
   // Private levels in path order, L2 near, L2 far by the segment that held the line, the
   // memory-side cache (where there is one), DRAM.
   std::vector<LevelTiming> timing;
@@ -74,6 +77,17 @@ double ChaseEngine::sm_l2_offset(int sm) const {
   return std::round(u * config_->l2.sm_latency_spread_cycles);
 }
 
+std::vector<double> ChaseEngine::slice_extras(int sm) const {
+  const L2Spec& l2 = config_->l2;
+  if (l2.slice_latency_cycles <= 0 || l2.slices_per_segment < 2) return {};
+  const double at = (sm + 0.5) / config_->device.sm_count;
+  std::vector<double> extra;
+  for (int k = 0; k < l2.slices_per_segment; ++k)
+    extra.push_back(
+        std::round(l2.slice_latency_cycles * std::abs(at - (k + 0.5) / l2.slices_per_segment)));
+  return extra;
+}
+
 ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::uint32_t warp,
                                     std::uint64_t base, std::uint64_t seed, int first_sm) {
   Run run;
@@ -97,6 +111,7 @@ ChaseEngine::Run ChaseEngine::start(const ChaseRequest& request, int sm, std::ui
     run.store_path = memory_.path(Space::L1, warp, first_sm < 0 ? sm : first_sm, sm);
   run.translates = translation_.translates(request.space);
   run.segment = config_->l2.sm_segment[static_cast<std::size_t>(sm)];
+  run.slice_extra = slice_extras(sm);
   for (const int index : config_->space(request.space).path) {
     const CacheSpec& c = config_->caches[static_cast<std::size_t>(index)];
     run.timing.push_back({c.latency_cycles + extra, c.jitter_cycles});
@@ -165,6 +180,13 @@ double ChaseEngine::served_cycles(Run& run, Rng& noise, double& busy_cycles) {
   }
   const LevelTiming& t = *level;
   double cycles = t.mean + translation;
+  const auto index = static_cast<std::size_t>(level - run.timing.data());
+  if (!run.slice_extra.empty() && index >= run.path.size() &&
+      index <= run.path.size() + config_->l2.far_latency_by_segment.size()) {
+    const double extra = run.slice_extra[static_cast<std::size_t>(slice_of(config_->l2, address))];
+    cycles += extra;
+    busy_cycles += extra;
+  }
   if (t.jitter > 0) cycles += t.jitter * noise.normal();
   const NoiseSpec& outliers = config_->noise;
   if (outliers.outlier_rate > 0 && noise.uniform() < outliers.outlier_rate)

@@ -36,6 +36,8 @@ class ChaseEngine {
 
   // Mean cycles of an L2 hit for `sm` before space extras: near latency plus the SM's offset.
   double sm_l2_offset(int sm) const;
+  // What an L2 hit on each slice adds for SM `sm` (empty: nothing).
+  std::vector<double> slice_extras(int sm) const;
 
  private:
   struct Run;

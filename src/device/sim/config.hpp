@@ -116,6 +116,10 @@ struct L2Spec {
   int slices_per_segment = 1;
   std::vector<std::uint64_t> slice_hash;
   double slice_read_gbps = 0;
+  // An L2 hit on slice k from SM s costs slice_latency_cycles x |(s + 0.5) / SMs - (k + 0.5) /
+  // slices| more: SMs and slices sit along one line, so each slice has its own profile over the
+  // SMs.
+  double slice_latency_cycles = 0;
 };
 
 // A memory-side cache between the L2 and device memory (AMD's Infinity Cache, MALL): every L2

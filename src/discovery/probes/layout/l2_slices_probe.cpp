@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/latency_classes.hpp"
 #include "analysis/profile_groups.hpp"
+#include "discovery/chase_latencies.hpp"
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/registry.hpp"
@@ -16,142 +18,235 @@
 namespace gputopo::discovery {
 namespace {
 
-// Consecutive lines classed: 2^8, so the hash is read over eight line-index bits.
-constexpr int kLineBits = 8;
-constexpr std::uint32_t kRepeats = 3;
-// A pair of lines reading at under kSameRatio times one line's rate shares a slice (one slice:
-// 1, two slices: 2 where the slices bound the rate).
-constexpr double kSameRatio = 1.5;
-constexpr std::size_t kMaxClasses = 64;
+// 2^10 consecutive lines: the hash is read over ten line-index bits.
+constexpr int kLineBits = 10;
+constexpr std::uint32_t kRepeats = 4;
+// SMs timed, spread evenly over the GPU: enough degrees of freedom to tell profiles apart.
+constexpr int kMaxSms = 64;
+constexpr std::uint32_t kSliceElementBytes = 4;
+// Lines that may sit outside their hash coset's class (a noisy classing's strays) for the hash to
+// stand; each costs confidence.
+constexpr double kMaxMisfitShare = 0.01;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
+using SliceSamples = std::vector<std::vector<std::vector<double>>>;
+
+std::vector<int> slice_timed_sms(int count) {
+  std::vector<int> sms;
+  const int n = std::min(count, kMaxSms);
+  for (int i = 0; i < n; ++i) sms.push_back(i * count / n);
+  return sms;
 }
 
-struct Classes {
-  std::vector<int> of_line;
-  std::vector<int> representatives;
-  std::vector<double> same, apart;  // pair rate over the one-line rate, by verdict
-  double spread = 0;                // the largest relative spread of a call's repeats
-  bool overflow = false;
-};
+double median_sd(const analysis::LatencyClasses& c) {
+  std::vector<double> sd = c.sample_sd;
+  std::sort(sd.begin(), sd.end());
+  return sd.empty() ? 0.0 : sd[sd.size() / 2];
+}
+
+// Each line's class as one base-36 digit (up to 36 classes), else the list.
+model::Json class_text(const analysis::LatencyClasses& c) {
+  if (c.count > 36) return c.label;
+  std::string text;
+  for (const int k : c.label) text += "0123456789abcdefghijklmnopqrstuvwxyz"[k];
+  return text;
+}
 
 class L2SlicesProbe final : public Probe {
  public:
   L2SlicesProbe() : Probe("l2.slices", {"l2"}) {
-    declare({{"l2", &keys::lineSize}}, {{"l2", &keys::sliceCount}});
+    declare({{"l2", &keys::lineSize}},
+            {{"l2", &keys::sliceCount}, {"l2", &keys::sliceLatencySpread}});
   }
 
   void run(Context& ctx) override {
     const auto fail = [&](const std::string& why) {
-      ctx.put("l2", keys::sliceCount,
-              model::Attribute::unavailable(model::Source::Measured, "", why));
+      for (const auto* key : {&keys::sliceCount, &keys::sliceLatencySpread})
+        ctx.put("l2", *key,
+                model::Attribute::unavailable(model::Source::Measured,
+                                              key == &keys::sliceCount ? "" : "cycles", why));
     };
+    const int lines = 1 << kLineBits;
+    const auto sms = slice_timed_sms(ctx.info().sm_count());
     if (ctx.options().depth != Depth::Full)
       return fail(
-          "not measured at --depth quick: about 1,000 timed two-line reads by every SM "
-          "(--depth full)");
+          fmt::format("not measured at --depth quick: {} SMs, one at a time, each chase "
+                      "{},{:03} consecutive lines {} times (--depth full)",
+                      sms.size(), lines / 1000, lines % 1000, kRepeats + 1));
     const Input line = ctx.input("l2", keys::lineSize);
     line_ = line ? static_cast<std::uint64_t>(*line.value) : 128;
-    for (int s = 0; s < ctx.info().sm_count(); ++s) sms_.push_back(s);
-    Classes c;
+    if (line_ < kSliceElementBytes * (kRepeats + 1))
+      return fail(
+          fmt::format("a {} B line holds fewer than {} 4-byte elements", line_, kRepeats + 1));
+    SliceSamples samples;
     try {
-      one_ = rate(ctx, {0}, c);
-      classify(ctx, c);
+      samples = measure(ctx, sms, lines);
     } catch (const device::Error& e) {
-      return fail(std::string("the device cannot time read rates: ") + e.what());
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      return fail(std::string("the device cannot chase a sequence on one SM: ") + e.what());
     }
-    put_result(ctx, c, line ? std::string() : "line size taken as 128 B: " + line.why);
+    if (samples.empty()) return fail("a chase returned fewer loads than it made");
+    const auto classes = analysis::latency_classes(samples);
+    put_count(ctx, classes, sms, line ? std::string() : "line size taken as 128 B: " + line.why);
+    put_latency(ctx, classes, sms);
   }
 
  private:
-  double rate(Context& ctx, std::vector<std::uint64_t> lines, Classes& c) const {
-    device::ReadRateRequest r;
-    r.sms = sms_;
-    for (const auto l : lines) r.line_offsets.push_back(l * line_);
-    r.repeats = kRepeats;
-    const auto result = ctx.read_rate(r);
-    const auto [lo, hi] = std::minmax_element(result.gbps.begin(), result.gbps.end());
-    const double mid = median(result.gbps);
-    if (mid > 0) c.spread = std::max(c.spread, (*hi - *lo) / mid);
-    return mid;
+  // Pass 0 loads every line once (from device memory), passes 1..kRepeats are the L2 hits timed:
+  // visit p of line l reads its 4-byte element p, so every load of a pass is a new element.
+  device::ChaseRequest request(int sm, int lines) const {
+    device::ChaseRequest r;
+    r.space = device::Space::L2;
+    r.array_bytes = static_cast<std::uint64_t>(lines) * line_;
+    r.stride_bytes = kSliceElementBytes;
+    r.warmup_passes = 0;
+    r.pattern = device::Pattern::Sequence;
+    r.sm = sm;
+    const std::uint64_t per_line = line_ / kSliceElementBytes;
+    for (std::uint32_t p = 0; p <= kRepeats; ++p)
+      for (int l = 0; l < lines; ++l)
+        r.sequence.push_back(static_cast<std::uint64_t>(l) * per_line + p);
+    r.recorded_loads = static_cast<std::uint32_t>(r.sequence.size());
+    return r;
   }
 
-  // Each line joins the first class whose first line it contends with, else founds a class.
-  void classify(Context& ctx, Classes& c) const {
-    for (std::uint64_t l = 0; l < (std::uint64_t{1} << kLineBits) && !c.overflow; ++l) {
-      int joined = -1;
-      for (std::size_t k = 0; k < c.representatives.size() && joined < 0; ++k) {
-        const auto rep = static_cast<std::uint64_t>(c.representatives[k]);
-        const double ratio = rep == l ? 1.0 : rate(ctx, {rep, l}, c) / one_;
-        (ratio < kSameRatio ? c.same : c.apart).push_back(ratio);
-        if (ratio < kSameRatio) joined = static_cast<int>(k);
-      }
-      if (joined < 0) {
-        joined = static_cast<int>(c.representatives.size());
-        c.representatives.push_back(static_cast<int>(l));
-        c.overflow = c.representatives.size() > kMaxClasses;
-      }
-      c.of_line.push_back(joined);
+  SliceSamples measure(Context& ctx, const std::vector<int>& sms, int lines) const {
+    device::ChaseBatch batch;
+    for (const int sm : sms) batch.requests.push_back(request(sm, lines));
+    const auto result = ctx.chase(batch);
+    SliceSamples s(static_cast<std::size_t>(lines), std::vector<std::vector<double>>(sms.size()));
+    for (std::size_t m = 0; m < sms.size(); ++m) {
+      const auto lat = latencies(result.results.at(m));
+      if (lat.size() < static_cast<std::size_t>(lines) * (kRepeats + 1)) return {};
+      for (std::uint32_t p = 1; p <= kRepeats; ++p)
+        for (int l = 0; l < lines; ++l)
+          s[static_cast<std::size_t>(l)][m].push_back(
+              lat[static_cast<std::size_t>(p) * static_cast<std::size_t>(lines) +
+                  static_cast<std::size_t>(l)]);
     }
+    return s;
   }
 
-  // Confidence from how far apart the two verdicts' ratios lie against the repeats' spread.
-  static double separation_confidence(const Classes& c) {
-    if (c.apart.empty()) return 0;
-    const double same_top = c.same.empty() ? 1.0 : *std::max_element(c.same.begin(), c.same.end());
-    const double apart_low = *std::min_element(c.apart.begin(), c.apart.end());
-    const double noise = std::max(c.spread, 0.01) * apart_low;
-    const double z = (apart_low - same_top) / noise;
-    return std::clamp(0.5 * std::erfc(-z / std::sqrt(2.0)), 0.0, 0.99);
-  }
-
-  void put_result(Context& ctx, const Classes& c, const std::string& weaker) const {
-    const auto fail = [&](const std::string& why) {
-      ctx.put("l2", keys::sliceCount,
-              model::Attribute::unavailable(model::Source::Measured, "", why));
-    };
-    if (c.overflow)
-      return fail("more than " + std::to_string(kMaxClasses) + " classes among the first " +
-                  std::to_string(c.of_line.size()) + " lines");
-    if (c.apart.empty())
-      return fail("no two of " + std::to_string(c.of_line.size()) +
-                  " consecutive lines read faster together than one alone: one slice a segment, "
-                  "or slices do not bound the read rate");
-    const analysis::XorHash hash = analysis::solve_xor_hash(c.of_line);
+  model::Json evidence(const analysis::LatencyClasses& c, const analysis::XorHash& hash,
+                       const std::vector<int>& sms) const {
     const int shift = std::countr_zero(line_);
     std::vector<std::string> masks;
     for (const auto m : hash.masks) masks.push_back(fmt::format("{:#x}", m << shift));
-    const auto n = static_cast<int>(c.representatives.size());
-    double confidence = separation_confidence(c);
-    if (!hash.linear) confidence *= 0.5;
-    auto a = model::Attribute::measured(
-        n, "",
-        "two-line read rates by every SM: each of " + std::to_string(c.of_line.size()) +
-            " consecutive lines joins the first class whose first line it reads at under 1.5 "
-            "times one line's rate (one slice serving both); the hash is solved over GF(2) on "
-            "line-index bits 0-" +
-            std::to_string(kLineBits - 1) + " (a slice bit on higher bits alone is not seen)",
-        confidence);
-    a.evidence = {{"lineClass", c.of_line}, {"sameRatios", c.same},
-                  {"apartRatios", c.apart}, {"repeatSpread", c.spread},
-                  {"oneLineGbps", one_},    {"hashLinear", hash.linear},
-                  {"hashMasks", masks},     {"hashConsistency", hash.consistency}};
-    a.reason = hash.linear ? weaker : hash.reason + (weaker.empty() ? "" : "; " + weaker);
-    for (int k = 0; k < n; ++k)
-      model::add_slice(ctx.topology(), {k, std::nullopt, {}, confidence}, "l2.sliceCount");
+    model::Json e = {{"lineClass", class_text(c)},
+                     {"classSizes", c.sizes},
+                     {"timedSms", sms},
+                     {"repeats", kRepeats},
+                     {"lineBytes", line_},
+                     {"sampleSdCycles", median_sd(c)},
+                     {"criticalChi2", c.critical},
+                     {"weakestSplitChi2", c.weakest_split},
+                     {"strongestMergeChi2", c.strongest_merge}};
+    if (c.count < 2) return e;
+    e["hashLinear"] = hash.linear;
+    e["hashMasks"] = masks;
+    e["hashConsistency"] = hash.consistency;
+    e["hashMisfits"] = hash.misfits;
+    return e;
+  }
+
+  void put_count(Context& ctx, const analysis::LatencyClasses& c, const std::vector<int>& sms,
+                 const std::string& weaker) const {
+    const auto lines = c.label.size();
+    const analysis::XorHash hash = analysis::solve_xor_hash(c.label, kMaxMisfitShare);
+    const std::string method = fmt::format(
+        "L2 hit latency of {} consecutive lines from {} SMs ({} repeats each, one SM at a time): "
+        "lines whose profiles over the SMs differ by no more than noise (a held-out chi-square) "
+        "share a class; the hash is solved over GF(2) on line-index bits 0-{} (a slice bit on "
+        "higher bits alone is not seen)",
+        lines, sms.size(), kRepeats, kLineBits - 1);
+    model::Attribute a;
+    if (c.count < 2) {
+      a = model::Attribute::unavailable(
+          model::Source::Measured, "",
+          fmt::format("one latency class: no two of {} lines differ in their latency from {} "
+                      "SMs beyond noise (one sample {:.1f} cycles): slices, if any, sit at one "
+                      "latency from every SM",
+                      lines, sms.size(), median_sd(c)));
+    } else if (!hash.linear) {
+      a = model::Attribute::unavailable(
+          model::Source::Measured, "",
+          fmt::format("{} latency classes of sizes {}, but {}; slices that every SM reaches at "
+                      "one latency share a class, so the classes are not counted as slices",
+                      c.count, fmt::join(c.sizes, ", "), hash.reason));
+    } else {
+      const int slices = 1 << hash.rank;
+      const double share = static_cast<double>(hash.misfits) / static_cast<double>(lines);
+      const double confidence = c.confidence * (1 - 10 * share);
+      a = model::Attribute::measured(slices, "", method, confidence);
+      a.reason = weaker;
+      if (hash.misfits > 0 || slices != c.count)
+        a.reason += fmt::format("{}{} latency classes; {} lines outside their hash coset's class",
+                                a.reason.empty() ? "" : "; ", c.count, hash.misfits);
+      for (int k = 0; k < c.count && slices == c.count; ++k)
+        model::add_slice(ctx.topology(), {k, std::nullopt, nearest(c, sms, k), confidence},
+                         "l2.sliceCount");
+    }
+    if (c.count >= 2) a.method = method;
+    a.evidence = evidence(c, hash, sms);
     ctx.put("l2", keys::sliceCount, std::move(a));
   }
 
+  // The SMs whose latency to class k is, within both intervals, the least.
+  static std::vector<int> nearest(const analysis::LatencyClasses& c, const std::vector<int>& sms,
+                                  int k) {
+    const auto col = static_cast<std::size_t>(k);
+    std::size_t best = 0;
+    for (std::size_t m = 1; m < sms.size(); ++m)
+      if (c.mean[m][col] < c.mean[best][col]) best = m;
+    std::vector<int> near;
+    for (std::size_t m = 0; m < sms.size(); ++m)
+      if (c.mean[m][col] - c.half[m][col] <= c.mean[best][col] + c.half[best][col])
+        near.push_back(sms[m]);
+    return near;
+  }
+
+  // The spread of the per-SM x per-class latency, with the map in its evidence.
+  static void put_latency(Context& ctx, const analysis::LatencyClasses& c,
+                          const std::vector<int>& sms) {
+    if (c.count < 2) {
+      ctx.put("l2", keys::sliceLatencySpread,
+              model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                            "one latency class: no per-slice latency"));
+      return;
+    }
+    std::size_t lo_m = 0, lo_k = 0, hi_m = 0, hi_k = 0;
+    std::vector<std::vector<double>> rounded(c.mean.size());
+    for (std::size_t m = 0; m < c.mean.size(); ++m)
+      for (std::size_t k = 0; k < c.mean[m].size(); ++k) {
+        if (c.mean[m][k] < c.mean[lo_m][lo_k]) lo_m = m, lo_k = k;
+        if (c.mean[m][k] > c.mean[hi_m][hi_k]) hi_m = m, hi_k = k;
+        rounded[m].push_back(std::round(c.mean[m][k] * 10) / 10);
+      }
+    const double spread = c.mean[hi_m][hi_k] - c.mean[lo_m][lo_k];
+    const double half = c.half[hi_m][hi_k] + c.half[lo_m][lo_k];
+    double widest = 0;
+    for (const auto& row : c.half)
+      widest = std::max(widest, *std::max_element(row.begin(), row.end()));
+    auto a = model::Attribute::measured(
+        spread, "cycles",
+        "the largest minus the least per-SM x per-class L2 hit latency (each a mean over the "
+        "class's lines of the lower median of the repeats; clock reads overlap the loads, so the "
+        "cells are offsets, not latencies)",
+        c.confidence);
+    a.interval = model::Interval{std::max(0.0, spread - half), spread + half};
+    a.evidence = {{"sms", sms},
+                  {"cyclesBySmAndClass", rounded},
+                  {"halfWidth95Max", std::round(widest * 100) / 100},
+                  {"least", {{"sm", sms[lo_m]}, {"class", lo_k}}},
+                  {"most", {{"sm", sms[hi_m]}, {"class", hi_k}}}};
+    ctx.put("l2", keys::sliceLatencySpread, std::move(a));
+  }
+
   std::uint64_t line_ = 128;
-  std::vector<int> sms_;
-  double one_ = 0;
 };
 
 }  // namespace
 
-// The L2's slices a segment and their address hash, by two-line read rates.
+// The L2's slices: classes of lines by their latency from many SMs, and their address hash.
 GPUTOPO_REGISTER_PROBE(Family::Layout, 30, Made::Once,
                        [](const Site&) { return std::make_unique<L2SlicesProbe>(); });
 
