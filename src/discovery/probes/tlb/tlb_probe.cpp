@@ -118,8 +118,7 @@ class TlbProbe final : public Probe {
     // footprints (n = a half and an eighth of the element limit), so that a level whose capacity
     // one of them straddles does not hide the run; each chain the faster of two offsets (one and
     // nine L2 lines), so that a stride whose lines the L2 index crowds into few sets does not
-    // pass for translation. The reference: two elements on one page (every load a TLB hit), in
-    // kReferencePlacements regions.
+    // pass for translation. The L2 hit: two elements on one page in 16 regions (hit_cycles).
     // Where the driver has less memory free than the arrays need, a quarter of it, up to twice.
     StrideSweep sw = stride_sweep(ctx, memory, max_count);
     const auto& [strides, pair_count, result, memory_note] = sw;
