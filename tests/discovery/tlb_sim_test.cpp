@@ -6,6 +6,7 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "forwarding_device.hpp"
 #include "result_access.hpp"
 
 // End to end: the TLB probe on every simulator preset and on TLB configurations built here (a
@@ -213,6 +214,36 @@ TEST(TlbSimConfigurations, HopperLikeLevelsOfLargePages) {
   for (const Space s : {Space::L1, Space::L2, Space::ReadOnly, Space::Texture, Space::Constant})
     c.tlb.paths[static_cast<std::size_t>(s)] = {0, 1};
   expect_truth(c, discover_tlb(c, Depth::Full));
+}
+
+// A backend that refuses the sharing test (an H200's 64 GiB level needs interference arrays past
+// what the CUDA chase indexes) keeps the levels it found; only tlb1.sharedWith says why not.
+class NoInterference final : public testing::ForwardingDevice {
+ public:
+  explicit NoInterference(std::unique_ptr<device::Device> inner)
+      : ForwardingDevice(std::move(inner)) {}
+  device::ChaseBatchResult interfere(const device::InterferenceBatch&) override {
+    throw device::Error(device::Error::Kind::BadRequest, "interference arrays too large");
+  }
+};
+
+TEST(TlbSimConfigurations, ARefusedSharingTestKeepsTheLevels) {
+  const auto c = device::sim::load_config("tlb-2level");
+  NoInterference dev(device::sim::make_device(c, 7));
+  NullProgress progress;
+  Options o;
+  o.only = {"tlb"};
+  const Result r = discover(dev, o, progress, nullptr);
+  const auto* levels = attr(r, "tlb", "tlbLevels");
+  ASSERT_NE(levels, nullptr);
+  EXPECT_TRUE(levels->available()) << levels->reason;
+  const auto* entries = attr(r, "tlb1", "entries");
+  ASSERT_NE(entries, nullptr);
+  EXPECT_TRUE(entries->available()) << entries->reason;
+  const auto* with = attr(r, "tlb1", "sharedWith");
+  ASSERT_NE(with, nullptr);
+  EXPECT_FALSE(with->available());
+  EXPECT_NE(with->reason.find("refused"), std::string::npos) << with->reason;
 }
 
 }  // namespace

@@ -559,6 +559,24 @@ class TlbProbe final : public Probe {
   // L2) holds half the level's entries; B chases twice the entries' pages in another space; A
   // timed again misses where B evicted its translations. References: B in A's own space (shared)
   // and B over one page.
+  // The sharing test's batch, or nullopt with tlb1.sharedWith saying that the device refused it:
+  // the levels stand (a level of thousands of large pages needs arrays past what the backend's
+  // interference chase indexes).
+  static std::optional<device::ChaseBatchResult> interfere_or_say(
+      Context& ctx, const device::InterferenceBatch& batch) {
+    ctx.expect_batches(1);
+    try {
+      return ctx.interfere(batch);
+    } catch (const device::Error& e) {
+      if (e.kind() != device::Error::Kind::BadRequest) throw;
+      ctx.put(
+          "tlb1", keys::sharedWith,
+          model::Attribute::unavailable(model::Source::Measured, "",
+                                        std::string("the device refused the test: ") + e.what()));
+      return std::nullopt;
+    }
+  }
+
   void sharing(Context& ctx, std::uint64_t entries, std::uint64_t page) {
     const std::uint64_t s = page + offset_;
     const std::uint64_t a_count = std::max<std::uint64_t>(1, entries / 2);
@@ -600,8 +618,9 @@ class TlbProbe final : public Probe {
       }
       batch.requests.push_back(r);
     }
-    ctx.expect_batches(1);
-    const auto result = ctx.interfere(batch);
+    const auto interfered = interfere_or_say(ctx, batch);
+    if (!interfered) return;
+    const auto& result = *interfered;
     const auto median = [&](std::size_t i) {
       auto v = latencies(result.results[i]);
       return v.empty() ? 0.0 : analysis::quantile(v, 0.5);
