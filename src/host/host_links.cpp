@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -258,9 +259,17 @@ Json outliers(const Json& peers, const Json& hosts, double fraction) {
 }  // namespace
 
 Json measure_links(std::vector<LinkedGpu>& gpus, const HostNuma& numa, const LinkOptions& o) {
+  // What each entry took to measure, allocations and peer enabling included.
+  const auto timed = [](auto&& measure) {
+    const auto started = std::chrono::steady_clock::now();
+    Json entry = measure();
+    entry["seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return entry;
+  };
   Json hosts = Json::array();
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    Json h = host_link(gpus[i], numa, o);
+    Json h = timed([&] { return host_link(gpus[i], numa, o); });
     h["gpu"] = static_cast<int>(i);
     hosts.push_back(std::move(h));
   }
@@ -268,7 +277,9 @@ Json measure_links(std::vector<LinkedGpu>& gpus, const HostNuma& numa, const Lin
   for (std::size_t i = 0; i < gpus.size(); ++i)
     for (std::size_t j = 0; j < gpus.size(); ++j)
       if (i != j)
-        peers.push_back(peer_entry(gpus[i], gpus[j], static_cast<int>(i), static_cast<int>(j), o));
+        peers.push_back(timed([&] {
+          return peer_entry(gpus[i], gpus[j], static_cast<int>(i), static_cast<int>(j), o);
+        }));
   Json out;
   out["outliers"] = outliers(peers, hosts, o.outlier_fraction);
   out["hostLinks"] = std::move(hosts);
