@@ -252,10 +252,12 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     first = end;
   }
   clock_.end(out.conditions);
-  // Large arrays are not kept between batches: the device memory goes back to other users.
+  return out;
+}
+
+void ChaseRunner::release_large_arrays() {
   if (arrays_.capacity() > kKeepArrayBytes) arrays_.release();
   if (successors_.capacity() > kKeepArrayBytes) successors_.release();
-  return out;
 }
 
 std::vector<PlanUnit> ChaseRunner::plan_units_of(const std::vector<ChaseUnit>& units) const {

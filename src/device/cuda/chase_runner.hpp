@@ -35,6 +35,11 @@ class ChaseRunner {
   // The timing overhead of this run: the median of a chase with no load (measured once).
   double overhead_cycles();
 
+  // Gives the array memory back to the device where it holds more than 1 GiB. The arrays stay
+  // between batches otherwise: a phase whose batches chase tens of GiB (the TLB's at full depth)
+  // allocates them once, not once a batch.
+  void release_large_arrays();
+
  private:
   struct Attempt {
     std::vector<JobOutcome> outcomes;
