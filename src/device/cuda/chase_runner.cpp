@@ -19,6 +19,7 @@ constexpr std::uint64_t kChaseDeadlineFloorNs = 2'000'000'000;
 constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1} << 30;
 // Launches queued on the stream before the host waits (a one-SM size sweep: one size each).
 constexpr std::size_t kQueuedLaunches = 256;
+constexpr double kFlushSeconds = 10;  // an L2 flush's share of a queue's wait
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
 
@@ -192,7 +193,6 @@ void ChaseRunner::flush_l2() {
   check(launch_stream(StreamKernel::Read, {}, args,
                       static_cast<std::uint32_t>(info_.sm_count()) * 4, 256, stream_),
         "L2 flush kernel");
-  wait_for(stream_, 10, "L2 flush kernel");
 }
 
 double ChaseRunner::overhead_cycles() {
@@ -237,19 +237,14 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
   out.conditions.carveout_percent = carveout;
   out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
   const auto launches = plan_launches(plan_units, plan_limits);
-  // Launches of SM-private units need no L2 flush between them: up to kQueuedLaunches of them go
-  // on the stream one after another, read back together.
-  for (std::size_t first = 0; first < launches.size();) {
-    std::size_t end = first + 1;
-    if (plan_units[launches[first].front()].sm_private)
-      while (end < launches.size() && end - first < kQueuedLaunches &&
-             plan_units[launches[end].front()].sm_private)
-        ++end;
-    run_launches(units,
+  // Up to kQueuedLaunches launches go on the stream one after another (each after an L2 flush
+  // where a shared level is involved), read back together.
+  for (std::size_t first = 0; first < launches.size(); first += kQueuedLaunches) {
+    const std::size_t end = std::min(launches.size(), first + kQueuedLaunches);
+    run_launches(units, plan_units,
                  {launches.begin() + static_cast<std::ptrdiff_t>(first),
                   launches.begin() + static_cast<std::ptrdiff_t>(end)},
-                 !plan_units[launches[first].front()].sm_private, carveout, out);
-    first = end;
+                 carveout, out);
   }
   clock_.end(out.conditions);
   return out;
@@ -283,7 +278,8 @@ std::vector<PlanUnit> ChaseRunner::plan_units_of(const std::vector<ChaseUnit>& u
 }
 
 void ChaseRunner::run_launches(const std::vector<ChaseUnit>& units,
-                               std::vector<std::vector<std::size_t>> pending, bool flush,
+                               const std::vector<PlanUnit>& plan_units,
+                               std::vector<std::vector<std::size_t>> pending,
                                std::optional<int> carveout, ChaseBatchResult& out) {
   for (int attempt = 0; !pending.empty(); ++attempt) {
     if (attempt == kMaxAttempts)
@@ -291,12 +287,14 @@ void ChaseRunner::run_launches(const std::vector<ChaseUnit>& units,
                                                 " chase launch(es) with every job on its own SM "
                                                 "after " +
                                                 std::to_string(kMaxAttempts) + " launches");
-    if (flush) flush_l2();
     std::vector<std::vector<const ChaseUnit*>> members(pending.size());
-    for (std::size_t l = 0; l < pending.size(); ++l)
+    std::vector<bool> flush;
+    for (std::size_t l = 0; l < pending.size(); ++l) {
       for (const auto i : pending[l]) members[l].push_back(&units[i]);
+      flush.push_back(!plan_units[pending[l].front()].sm_private);
+    }
     std::vector<std::vector<ChaseResult>> results(pending.size());
-    const auto done = launch_queue(members, carveout, std::nullopt, results);
+    const auto done = launch_queue(members, carveout, std::nullopt, results, flush);
     std::vector<std::vector<std::size_t>> next;
     for (std::size_t l = 0; l < pending.size(); ++l) {
       const auto verdict = judge_launch(done[l].outcomes);
@@ -325,14 +323,15 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
                                          std::optional<ChaseVariant> variant_override,
                                          std::vector<ChaseResult>& results) {
   std::vector<std::vector<ChaseResult>> all(1);
-  auto attempts = launch_queue({units}, carveout, variant_override, all);
+  auto attempts = launch_queue({units}, carveout, variant_override, all, {false});
   results = std::move(all.front());
   return std::move(attempts.front());
 }
 
 std::vector<ChaseRunner::Attempt> ChaseRunner::launch_queue(
     const std::vector<std::vector<const ChaseUnit*>>& launches, std::optional<int> carveout,
-    std::optional<ChaseVariant> variant, std::vector<std::vector<ChaseResult>>& results) {
+    std::optional<ChaseVariant> variant, std::vector<std::vector<ChaseResult>>& results,
+    const std::vector<bool>& flush) {
   // Device memory for every launch before the first: arrays for the largest (every launch builds
   // its own at the same base, after the one before is done), jobs and records of each apart.
   std::uint64_t array_bytes = 0;
@@ -359,6 +358,10 @@ std::vector<ChaseRunner::Attempt> ChaseRunner::launch_queue(
   std::vector<Queued> queued;
   double wait_s = 0;
   for (std::size_t l = 0; l < launches.size(); ++l) {
+    if (flush[l]) {
+      flush_l2();
+      wait_s += kFlushSeconds;
+    }
     queued.push_back(enqueue(launches[l], carveout, variant,
                              {jobs + job_offsets[l], records + record_offsets[l]},
                              launches.size() == 1));

@@ -65,18 +65,21 @@ class ChaseRunner {
   void validate(const ChaseUnit& unit) const;
   std::vector<PlanUnit> plan_units_of(const std::vector<ChaseUnit>& units) const;
   // Runs the launches (unit indices each) until every job ran on its own SM: queued together, each
-  // attempt's re-runs in a further queue; each attempt after an L2 flush where `flush`.
-  void run_launches(const std::vector<ChaseUnit>& units,
-                    std::vector<std::vector<std::size_t>> pending, bool flush,
-                    std::optional<int> carveout, ChaseBatchResult& out);
+  // attempt's re-runs in a further queue; a launch whose units are not SM-private after an L2
+  // flush.
+  void run_launches(const std::vector<ChaseUnit>& units, const std::vector<PlanUnit>& plan_units,
+                    std::vector<std::vector<std::size_t>> pending, std::optional<int> carveout,
+                    ChaseBatchResult& out);
   Attempt launch(const std::vector<const ChaseUnit*>& units, std::optional<int> carveout,
                  std::optional<ChaseVariant> variant, std::vector<ChaseResult>& results);
-  // Puts every launch on the stream, one after another with no wait between them, waits once and
-  // reads all back: the host's work for the next launch overlaps the device's for this one.
+  // Puts every launch on the stream (after an L2 flush where `flush` says so), one after another
+  // with no wait between them, waits once and reads all back: the host's work for the next
+  // launch overlaps the device's for this one.
   std::vector<Attempt> launch_queue(const std::vector<std::vector<const ChaseUnit*>>& launches,
                                     std::optional<int> carveout,
                                     std::optional<ChaseVariant> variant,
-                                    std::vector<std::vector<ChaseResult>>& results);
+                                    std::vector<std::vector<ChaseResult>>& results,
+                                    const std::vector<bool>& flush);
   // Builds the launch's arrays and jobs and puts them, the kernel, and nothing to wait on, on the
   // stream (with `wait_for_fills`, waits for the array fills as LaunchArrays does).
   Queued enqueue(const std::vector<const ChaseUnit*>& units, std::optional<int> carveout,
@@ -88,6 +91,7 @@ class ChaseRunner {
                   const std::uint8_t* host_records,
                   const std::vector<std::uint64_t>& record_offsets, bool wide,
                   std::vector<ChaseResult>& results);
+  // Puts a read of twice the L2 on the stream: the next kernel finds none of its lines there.
   void flush_l2();
   void ramp_clocks();
 
