@@ -357,15 +357,21 @@ std::vector<ChaseRunner::Attempt> ChaseRunner::launch_queue(
 
   std::vector<Queued> queued;
   double wait_s = 0;
-  for (std::size_t l = 0; l < launches.size(); ++l) {
-    if (flush[l]) {
-      flush_l2();
-      wait_s += kFlushSeconds;
+  try {
+    for (std::size_t l = 0; l < launches.size(); ++l) {
+      if (flush[l]) {
+        flush_l2();
+        wait_s += kFlushSeconds;
+      }
+      queued.push_back(enqueue(launches[l], carveout, variant,
+                               {jobs + job_offsets[l], records + record_offsets[l]},
+                               launches.size() == 1));
+      wait_s += queued.back().wait_s;
     }
-    queued.push_back(enqueue(launches[l], carveout, variant,
-                             {jobs + job_offsets[l], records + record_offsets[l]},
-                             launches.size() == 1));
-    wait_s += queued.back().wait_s;
+  } catch (...) {
+    // The launches already queued finish before their arrays and texture objects go.
+    cudaStreamSynchronize(stream_);
+    throw;
   }
   wait_for(stream_, wait_s, queued.front().what);
 
@@ -459,6 +465,8 @@ ChaseRunner::Queued ChaseRunner::enqueue(const std::vector<const ChaseUnit*>& un
         q.what + " launch");
   q.wait_s = 2 * deadline_ns / 1e9 + 10;
   q.jobs = std::move(table.jobs);
+  q.sm_to_job = std::move(table.sm_to_job);
+  q.unplaced = std::move(table.unplaced);
   return q;
 }
 

@@ -56,6 +56,10 @@ class ChaseRunner {
   struct Queued {
     std::unique_ptr<LaunchArrays> arrays;  // alive until the launch is done (texture objects)
     std::vector<ChaseJob> jobs;
+    // The host copies' sources, alive until the launch is done too (a pageable copy is staged
+    // before the call returns, but nothing here relies on it).
+    std::vector<std::int32_t> sm_to_job;
+    std::vector<std::int32_t> unplaced;
     Placement records;  // of the launch's records within its slot
     bool wide = false;
     double wait_s = 0;  // how long the host waits for it at most
