@@ -93,8 +93,28 @@ bool fill(const ChaseRequest& r, std::uint8_t* p, const ChaseLayout& layout,
 
 }  // namespace
 
+namespace {
+
+// Each device-memory array's bytes from an aligned base (its region's offset included), in the
+// order the constructor places them.
+std::vector<std::uint64_t> global_sizes(const std::vector<const ChaseUnit*>& units) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto* u : units)
+    for (const ChaseRequest* r : {&u->a, u->b ? &*u->b : nullptr})
+      if (r != nullptr && r->space != Space::Constant)
+        sizes.push_back(region_offset(*r) + r->array_bytes);
+  return sizes;
+}
+
+}  // namespace
+
+std::uint64_t LaunchArrays::device_bytes(const std::vector<const ChaseUnit*>& units) {
+  return place(global_sizes(units), kArrayAlignment, array_gap()).total;
+}
+
 LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const ChaseLimits& limits,
-                           DeviceArena& arrays, DeviceArena& successor_table, cudaStream_t stream) {
+                           DeviceArena& arrays, DeviceArena& successor_table, cudaStream_t stream,
+                           bool wait_for_fills) {
   const auto n = units.size();
   a_.resize(n);
   b_.resize(n);
@@ -105,7 +125,6 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
     ChaseArray* target;
   };
   std::vector<GlobalArray> globals;
-  std::vector<std::uint64_t> sizes;
   std::vector<PlanUnit> constant_users(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& u = *units[i];
@@ -116,14 +135,13 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
         constant_users[i].constants.push_back(constant_array(*r));
       } else {
         globals.push_back({r, target});
-        sizes.push_back(region_offset(*r) + r->array_bytes);
       }
     }
     if (u.b && u.a.space == Space::Shared && u.b->space == Space::Shared)
       b_[i].shared_word = static_cast<std::uint32_t>(a_[i].words);
   }
 
-  const auto placement = place(sizes, kArrayAlignment, array_gap());
+  const auto placement = place(global_sizes(units), kArrayAlignment, array_gap());
   std::uint8_t* base = arrays.reserve(placement.total);
   bool strided_pending = false;
   for (std::size_t g = 0; g < globals.size(); ++g) {
@@ -141,7 +159,8 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
 
   // Waited on before the chase, so that a fault in a fill is reported under its own name; once per
   // launch, not per array: a wait per array cost an L1 size sweep 10 to 20 % on an H100.
-  if (strided_pending) wait_for(stream, kBuildSeconds, "building the chase arrays");
+  if (strided_pending && wait_for_fills)
+    wait_for(stream, kBuildSeconds, "building the chase arrays");
 
   upload_constants(units, constant_users, limits, stream);
 }

@@ -19,8 +19,11 @@ namespace gputopo::device::cuda {
 // __constant__ bank, a texture object over each texture array. Alive until the launch is done.
 class LaunchArrays {
  public:
+  // With `wait_for_fills`, waits for the fill kernels, so that a fault in one is reported under
+  // its own name; without, they are left on the stream ahead of the chase (queued launches).
   LaunchArrays(const std::vector<const ChaseUnit*>& units, const ChaseLimits& limits,
-               DeviceArena& arrays, DeviceArena& successors, cudaStream_t stream);
+               DeviceArena& arrays, DeviceArena& successors, cudaStream_t stream,
+               bool wait_for_fills = true);
   LaunchArrays(const LaunchArrays&) = delete;
   LaunchArrays& operator=(const LaunchArrays&) = delete;
 
@@ -30,6 +33,8 @@ class LaunchArrays {
   const ChaseArray& b(std::size_t i) const { return b_[i]; }
   // Dynamic shared memory unit i needs (its shared arrays).
   std::uint32_t shared_bytes(std::size_t i) const;
+  // Bytes of `arrays` the units' device-memory arrays take (what the constructor reserves).
+  static std::uint64_t device_bytes(const std::vector<const ChaseUnit*>& units);
 
  private:
   // Packs the constant arrays of all units into the __constant__ bank, uploads them, and points

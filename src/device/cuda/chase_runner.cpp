@@ -17,6 +17,9 @@ constexpr int kMaxAttempts = 8;           // launches per unit before placement 
 constexpr double kNsPerLoadBound = 1000;  // generous: a DRAM miss with a TLB miss
 constexpr std::uint64_t kChaseDeadlineFloorNs = 2'000'000'000;
 constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1} << 30;
+// Launches queued on the stream before the host waits (a one-SM size sweep: one size each).
+constexpr std::size_t kQueuedLaunches = 256;
+constexpr double kFlushSeconds = 10;  // an L2 flush's share of a queue's wait
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
 
@@ -190,7 +193,6 @@ void ChaseRunner::flush_l2() {
   check(launch_stream(StreamKernel::Read, {}, args,
                       static_cast<std::uint32_t>(info_.sm_count()) * 4, 256, stream_),
         "L2 flush kernel");
-  wait_for(stream_, 10, "L2 flush kernel");
 }
 
 double ChaseRunner::overhead_cycles() {
@@ -220,9 +222,40 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
                                              " B is outside 0.." +
                                              std::to_string(kMaxL2FetchLimitBytes));
   for (const auto& u : units) validate(u);
-  const double overhead = overhead_cycles();
+  overhead_cycles();
   const ScopedL2FetchLimit l2_limit(l2_fetch_limit);
 
+  const auto plan_units = plan_units_of(units);
+  PlanLimits plan_limits;
+  plan_limits.sm_count = info_.sm_count();
+  plan_limits.concurrent_bytes = std::max<std::uint64_t>(info_.l2_bytes() / 2, kArrayAlignment);
+  plan_limits.constant_bank_bytes = limits_.constant_bytes;
+
+  ChaseBatchResult out;
+  out.results.resize(units.size());
+  out.conditions = clock_.begin();
+  out.conditions.carveout_percent = carveout;
+  out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
+  const auto launches = plan_launches(plan_units, plan_limits);
+  // Up to kQueuedLaunches launches go on the stream one after another (each after an L2 flush
+  // where a shared level is involved), read back together.
+  for (std::size_t first = 0; first < launches.size(); first += kQueuedLaunches) {
+    const std::size_t end = std::min(launches.size(), first + kQueuedLaunches);
+    run_launches(units, plan_units,
+                 {launches.begin() + static_cast<std::ptrdiff_t>(first),
+                  launches.begin() + static_cast<std::ptrdiff_t>(end)},
+                 carveout, out);
+  }
+  clock_.end(out.conditions);
+  return out;
+}
+
+void ChaseRunner::release_large_arrays() {
+  if (arrays_.capacity() > kKeepArrayBytes) arrays_.release();
+  if (successors_.capacity() > kKeepArrayBytes) successors_.release();
+}
+
+std::vector<PlanUnit> ChaseRunner::plan_units_of(const std::vector<ChaseUnit>& units) const {
   std::vector<PlanUnit> plan_units;
   for (const auto& u : units) {
     PlanUnit p;
@@ -241,107 +274,182 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
     }
     plan_units.push_back(std::move(p));
   }
-  PlanLimits plan_limits;
-  plan_limits.sm_count = info_.sm_count();
-  plan_limits.concurrent_bytes = std::max<std::uint64_t>(info_.l2_bytes() / 2, kArrayAlignment);
-  plan_limits.constant_bank_bytes = limits_.constant_bytes;
+  return plan_units;
+}
 
-  ChaseBatchResult out;
-  out.results.resize(units.size());
-  out.conditions = clock_.begin();
-  out.conditions.carveout_percent = carveout;
-  out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
-  for (const auto& launch_units : plan_launches(plan_units, plan_limits)) {
-    std::vector<std::size_t> pending = launch_units;
-    for (int attempt = 0; !pending.empty(); ++attempt) {
-      if (attempt == kMaxAttempts)
-        throw Error(Error::Kind::Measurement, "could not run " + std::to_string(pending.size()) +
-                                                  " chase job(s) on their " + "own SMs after " +
-                                                  std::to_string(kMaxAttempts) + " launches");
-      if (!plan_units[pending.front()].sm_private) flush_l2();
-      std::vector<const ChaseUnit*> members;
-      for (const auto i : pending) members.push_back(&units[i]);
-      std::vector<ChaseResult> results(pending.size());
-      const auto done = launch(members, carveout, std::nullopt, results);
-      const auto verdict = judge_launch(done.outcomes);
+void ChaseRunner::run_launches(const std::vector<ChaseUnit>& units,
+                               const std::vector<PlanUnit>& plan_units,
+                               std::vector<std::vector<std::size_t>> pending,
+                               std::optional<int> carveout, ChaseBatchResult& out) {
+  for (int attempt = 0; !pending.empty(); ++attempt) {
+    if (attempt == kMaxAttempts)
+      throw Error(Error::Kind::Measurement, "could not run " + std::to_string(pending.size()) +
+                                                " chase launch(es) with every job on its own SM "
+                                                "after " +
+                                                std::to_string(kMaxAttempts) + " launches");
+    std::vector<std::vector<const ChaseUnit*>> members(pending.size());
+    std::vector<bool> flush;
+    for (std::size_t l = 0; l < pending.size(); ++l) {
+      for (const auto i : pending[l]) members[l].push_back(&units[i]);
+      flush.push_back(!plan_units[pending[l].front()].sm_private);
+    }
+    std::vector<std::vector<ChaseResult>> results(pending.size());
+    const auto done = launch_queue(members, carveout, std::nullopt, results, flush);
+    std::vector<std::vector<std::size_t>> next;
+    for (std::size_t l = 0; l < pending.size(); ++l) {
+      const auto verdict = judge_launch(done[l].outcomes);
       if (!verdict.timed_out.empty())
         throw Error(Error::Kind::Measurement,
-                    "a " + describe(units[pending[verdict.timed_out.front()]].a.space) +
+                    "a " + describe(units[pending[l][verdict.timed_out.front()]].a.space) +
                         " chase ran past its deadline and was stopped; the GPU may be busy with "
                         "other work");
       for (const auto k : verdict.accepted) {
-        if (!chain_timed(units[pending[k]].a)) results[k].overhead_cycles = overhead;
-        out.results[pending[k]] = std::move(results[k]);
+        if (!chain_timed(units[pending[l][k]].a)) results[l][k].overhead_cycles = *overhead_;
+        out.results[pending[l][k]] = std::move(results[l][k]);
       }
-      out.conditions.elapsed_ns += done.span_ns;
-      out.conditions.elapsed_cycles += done.span_cycles;
+      out.conditions.elapsed_ns += done[l].span_ns;
+      out.conditions.elapsed_cycles += done[l].span_cycles;
       out.conditions.reruns += static_cast<std::uint32_t>(verdict.rerun.size());
-      std::vector<std::size_t> next;
-      for (const auto k : verdict.rerun) next.push_back(pending[k]);
-      pending = std::move(next);
+      if (verdict.rerun.empty()) continue;
+      next.emplace_back();
+      for (const auto k : verdict.rerun) next.back().push_back(pending[l][k]);
     }
+    pending = std::move(next);
   }
-  clock_.end(out.conditions);
-  // Large arrays are not kept between batches: the device memory goes back to other users.
-  if (arrays_.capacity() > kKeepArrayBytes) arrays_.release();
-  if (successors_.capacity() > kKeepArrayBytes) successors_.release();
-  return out;
 }
 
 ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& units,
                                          std::optional<int> carveout,
                                          std::optional<ChaseVariant> variant_override,
                                          std::vector<ChaseResult>& results) {
-  const bool wide = make_layout(units.front()->a, limits_).index_bytes == 8;
-  const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
+  std::vector<std::vector<ChaseResult>> all(1);
+  auto attempts = launch_queue({units}, carveout, variant_override, all, {false});
+  results = std::move(all.front());
+  return std::move(attempts.front());
+}
 
-  const LaunchArrays arrays(units, limits_, arrays_, successors_, stream_);
+std::vector<ChaseRunner::Attempt> ChaseRunner::launch_queue(
+    const std::vector<std::vector<const ChaseUnit*>>& launches, std::optional<int> carveout,
+    std::optional<ChaseVariant> variant, std::vector<std::vector<ChaseResult>>& results,
+    const std::vector<bool>& flush) {
+  // Device memory for every launch before the first: arrays for the largest (every launch builds
+  // its own at the same base, after the one before is done), jobs and records of each apart.
+  std::uint64_t array_bytes = 0;
+  std::size_t unplaced = 0;
+  std::vector<std::uint64_t> job_offsets, record_offsets;
+  std::uint64_t job_bytes = 0, record_bytes = 0;
+  for (const auto& units : launches) {
+    array_bytes = std::max(array_bytes, LaunchArrays::device_bytes(units));
+    std::size_t jobs = units.size();
+    for (const auto* u : units) {
+      if (u->mode == JobMode::TwoSmsA) ++jobs;
+      if (u->sm < 0) ++unplaced;
+    }
+    job_offsets.push_back(job_bytes);
+    job_bytes += align_up(jobs * sizeof(ChaseJob), 256);
+    record_offsets.push_back(record_bytes);
+    record_bytes += record_placement(units).total;
+  }
+  arrays_.reserve(array_bytes);
+  control_.reserve(control_placement(unplaced).total);
+  std::uint8_t* jobs = jobs_.reserve(job_bytes);
+  std::uint8_t* records = records_.reserve(record_bytes);
 
-  // Record buffers.
-  std::vector<std::uint64_t> record_sizes;
+  std::vector<Queued> queued;
+  double wait_s = 0;
+  try {
+    for (std::size_t l = 0; l < launches.size(); ++l) {
+      if (flush[l]) {
+        flush_l2();
+        wait_s += kFlushSeconds;
+      }
+      queued.push_back(enqueue(launches[l], carveout, variant,
+                               {jobs + job_offsets[l], records + record_offsets[l]},
+                               launches.size() == 1));
+      wait_s += queued.back().wait_s;
+    }
+  } catch (...) {
+    // The launches already queued finish before their arrays and texture objects go.
+    cudaStreamSynchronize(stream_);
+    throw;
+  }
+  wait_for(stream_, wait_s, queued.front().what);
+
+  std::vector<std::uint8_t> host_jobs(job_bytes);
+  std::vector<std::uint8_t> host_records(record_bytes);
+  check(cudaMemcpyAsync(host_jobs.data(), jobs, job_bytes, cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (chase job results)");
+  check(
+      cudaMemcpyAsync(host_records.data(), records, record_bytes, cudaMemcpyDeviceToHost, stream_),
+      "cudaMemcpyAsync (chase records)");
+  wait_for(stream_, kCopyBackSeconds, "copying chase records");
+
+  std::vector<Attempt> attempts;
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    auto& q = queued[l];
+    std::memcpy(q.jobs.data(), host_jobs.data() + job_offsets[l], q.jobs.size() * sizeof(ChaseJob));
+    results[l].resize(launches[l].size());
+    attempts.push_back(collect(launches[l], std::move(q.jobs),
+                               host_records.data() + record_offsets[l], q.records.offsets, q.wide,
+                               results[l]));
+  }
+  return attempts;
+}
+
+Placement ChaseRunner::record_placement(const std::vector<const ChaseUnit*>& units) const {
+  std::vector<std::uint64_t> sizes;
   for (const auto* u : units) {
     const auto index_bytes = make_layout(u->a, limits_).index_bytes;
-    record_sizes.push_back(std::uint64_t{recorded_values(u->a)} * 4);
-    record_sizes.push_back(u->a.record_indices ? std::uint64_t{u->a.recorded_loads} * index_bytes
-                                               : 0);
+    sizes.push_back(std::uint64_t{recorded_values(u->a)} * 4);
+    sizes.push_back(u->a.record_indices ? std::uint64_t{u->a.recorded_loads} * index_bytes : 0);
   }
-  const auto record_places = place(record_sizes, 256);
-  std::uint8_t* records = records_.reserve(record_places.total);
+  return place(sizes, 256);
+}
 
-  JobTable table = make_jobs(units, arrays, limits_, records, record_places.offsets);
-  const std::size_t job_count = table.jobs.size();
-  auto& jobs = table.jobs;
+// Control block: sm_to_job | unplaced | claims | counter | sink.
+Placement ChaseRunner::control_placement(std::size_t unplaced) {
+  return place(
+      {kMaxSmid * sizeof(std::int32_t), std::max<std::size_t>(unplaced, 1) * sizeof(std::int32_t),
+       kMaxSmid * sizeof(std::uint32_t) + sizeof(std::uint32_t),
+       kChaseThreads * sizeof(std::uint32_t)},
+      256);
+}
+
+ChaseRunner::Queued ChaseRunner::enqueue(const std::vector<const ChaseUnit*>& units,
+                                         std::optional<int> carveout,
+                                         std::optional<ChaseVariant> variant_override, Slots slots,
+                                         bool wait_for_fills) {
+  Queued q;
+  q.wide = make_layout(units.front()->a, limits_).index_bytes == 8;
+  const ChaseVariant variant = variant_override.value_or(variant_of(units.front()->a.space));
+  q.arrays =
+      std::make_unique<LaunchArrays>(units, limits_, arrays_, successors_, stream_, wait_for_fills);
+  q.records = record_placement(units);
+  JobTable table = make_jobs(units, *q.arrays, limits_, slots.records, q.records.offsets);
   const auto& sm_to_job = table.sm_to_job;
   const auto& unplaced = table.unplaced;
-  const std::uint32_t dynamic_shared = table.dynamic_shared;
-  const double longest_ns = table.longest_ns;
 
-  // Control block: jobs | sm_to_job | unplaced | claims | counter | sink.
-  const auto control_places =
-      place({job_count * sizeof(ChaseJob), kMaxSmid * sizeof(std::int32_t),
-             std::max<std::size_t>(unplaced.size(), 1) * sizeof(std::int32_t),
-             kMaxSmid * sizeof(std::uint32_t) + sizeof(std::uint32_t),
-             kChaseThreads * sizeof(std::uint32_t)},
-            256);
+  const auto control_places = control_placement(unplaced.size());
   std::uint8_t* control = control_.reserve(control_places.total);
   ChaseLaunchArgs args;
-  args.jobs = reinterpret_cast<ChaseJob*>(control + control_places.offsets[0]);
-  args.sm_to_job = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[1]);
-  args.unplaced = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[2]);
+  args.jobs = reinterpret_cast<ChaseJob*>(slots.jobs);
+  args.sm_to_job = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[0]);
+  args.unplaced = reinterpret_cast<const std::int32_t*>(control + control_places.offsets[1]);
   args.unplaced_count = static_cast<std::uint32_t>(unplaced.size());
-  args.claims = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[3]);
+  args.claims = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[2]);
   args.next_unplaced = args.claims + kMaxSmid;
-  args.sink = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[4]);
-  const double deadline_ns = static_cast<double>(kChaseDeadlineFloorNs) + 4 * longest_ns;
+  args.sink = reinterpret_cast<std::uint32_t*>(control + control_places.offsets[3]);
+  const double deadline_ns = static_cast<double>(kChaseDeadlineFloorNs) + 4 * table.longest_ns;
   args.deadline_ns = static_cast<std::uint64_t>(deadline_ns);
-  check(cudaMemcpyAsync(args.jobs, jobs.data(), job_count * sizeof(ChaseJob),
+  // From pageable memory, each copy is staged before the call returns.
+  check(cudaMemcpyAsync(args.jobs, table.jobs.data(), table.jobs.size() * sizeof(ChaseJob),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (chase jobs)");
-  check(cudaMemcpyAsync(control + control_places.offsets[1], sm_to_job.data(),
+  check(cudaMemcpyAsync(control + control_places.offsets[0], sm_to_job.data(),
                         kMaxSmid * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (SM table)");
   if (!unplaced.empty())
-    check(cudaMemcpyAsync(control + control_places.offsets[2], unplaced.data(),
+    check(cudaMemcpyAsync(control + control_places.offsets[1], unplaced.data(),
                           unplaced.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync (job list)");
   check(cudaMemsetAsync(args.claims, 0, (kMaxSmid + 1) * sizeof(std::uint32_t), stream_),
@@ -349,29 +457,22 @@ ChaseRunner::Attempt ChaseRunner::launch(const std::vector<const ChaseUnit*>& un
 
   ChaseKernelConfig config;
   config.carveout_percent = carveout.value_or(-1);
-  config.dynamic_shared_bytes = dynamic_shared;
-  const std::string what = "chase kernel (" + describe(units.front()->a.space) + ")";
+  config.dynamic_shared_bytes = table.dynamic_shared;
+  q.what = "chase kernel (" + describe(units.front()->a.space) + ")";
   // Twice as many blocks as SMs, so that every SM gets a block to claim it.
-  check(launch_chase(variant, wide, args, 2 * static_cast<std::uint32_t>(info_.sm_count()), config,
-                     stream_),
-        what + " launch");
-  wait_for(stream_, 2 * deadline_ns / 1e9 + 10, what);
-
-  check(cudaMemcpyAsync(jobs.data(), args.jobs, job_count * sizeof(ChaseJob),
-                        cudaMemcpyDeviceToHost, stream_),
-        "cudaMemcpyAsync (chase job results)");
-  std::vector<std::uint8_t> host_records(record_places.total);
-  check(cudaMemcpyAsync(host_records.data(), records, record_places.total, cudaMemcpyDeviceToHost,
-                        stream_),
-        "cudaMemcpyAsync (chase records)");
-  wait_for(stream_, kCopyBackSeconds, "copying chase records");
-
-  return collect(units, std::move(jobs), host_records, record_places.offsets, wide, results);
+  check(launch_chase(variant, q.wide, args, 2 * static_cast<std::uint32_t>(info_.sm_count()),
+                     config, stream_),
+        q.what + " launch");
+  q.wait_s = 2 * deadline_ns / 1e9 + 10;
+  q.jobs = std::move(table.jobs);
+  q.sm_to_job = std::move(table.sm_to_job);
+  q.unplaced = std::move(table.unplaced);
+  return q;
 }
 
 ChaseRunner::Attempt ChaseRunner::collect(const std::vector<const ChaseUnit*>& units,
                                           std::vector<ChaseJob> jobs,
-                                          const std::vector<std::uint8_t>& host_records,
+                                          const std::uint8_t* host_records,
                                           const std::vector<std::uint64_t>& record_offsets,
                                           bool wide, std::vector<ChaseResult>& results) {
   const std::size_t n = units.size();
@@ -399,11 +500,11 @@ ChaseRunner::Attempt ChaseRunner::collect(const std::vector<const ChaseUnit*>& u
       r.overhead_cycles = job.chain_overhead;
     }
     r.cycles.resize(recorded_values(units[i]->a));
-    std::memcpy(r.cycles.data(), host_records.data() + record_offsets[2 * i],
+    std::memcpy(r.cycles.data(), host_records + record_offsets[2 * i],
                 r.cycles.size() * sizeof(std::uint32_t));
     if (job.indices_out != 0) {
       r.indices.resize(job.recorded_loads);
-      const auto* src = host_records.data() + record_offsets[2 * i + 1];
+      const auto* src = host_records + record_offsets[2 * i + 1];
       unpack_indices(src, wide, r.indices);
     }
   }

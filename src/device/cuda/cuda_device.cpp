@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "device/cuda/chase_runner.hpp"
@@ -98,6 +99,12 @@ class CudaDevice final : public Device {
   }
 
   DeviceState state() override { return clock_.state(); }
+
+  // A phase's large chase arrays go back to the device when the next phase starts.
+  void begin_phase(std::string_view /*name*/) override {
+    select();
+    chases_->release_large_arrays();
+  }
 
   std::vector<std::vector<int>> co_resident_sms(int cluster_size) override {
     select();
