@@ -194,14 +194,19 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 #endif
 }
 
-void Context::settle(model::Attribute& attribute, std::string_view name) const {
+void Context::settle(model::Attribute& attribute, std::string_view element,
+                     std::string_view name) const {
   model::settle_interval(attribute, name, strict_findings());
-  if (!info().simulated) model::add_run_to_run_noise(attribute);
+  if (info().simulated) return;
+  const std::string path = element == "compute"
+                               ? "compute." + std::string(name)
+                               : "memory." + std::string(element) + "." + std::string(name);
+  model::add_run_to_run_noise(attribute, path);
 }
 
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
-  settle(attribute, key.name);
+  settle(attribute, element, key.name);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -277,7 +282,7 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
 
 void Context::put_compute(const model::Key& key, model::Attribute attribute) {
   check_declared("compute", key, true);
-  settle(attribute, key.name);
+  settle(attribute, "compute", key.name);
   for (auto& [k, a] : compute_) {
     if (k == key.name) {
       a = std::move(attribute);

@@ -135,7 +135,7 @@ class Context {
 
  private:
   // Every finding's interval or the reason it has none; on a real GPU, the run-to-run term too.
-  void settle(model::Attribute& attribute, std::string_view name) const;
+  void settle(model::Attribute& attribute, std::string_view element, std::string_view name) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or
   // writes) a finding it did not declare.
   void check_declared(const std::string& element, const model::Key& key, bool write) const;
