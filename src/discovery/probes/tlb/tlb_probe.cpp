@@ -2,7 +2,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 #include <string>
 
 #include "analysis/clean_level.hpp"
@@ -36,10 +35,6 @@ constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
 constexpr std::uint64_t kStrideSweepLoads = 512;
 // The least difference of two recurring means taken for a step, in cycles per load.
 constexpr double kLeastStep = 0.1;
-// The L2-hit reference: two elements on one page in each of this many regions. A GPU's L2 answers
-// some lines 30 cycles sooner than others (an H100's SM 0: 253-317 cycles over 1,024 lines), so one
-// pair of lines can sit 15 cycles off the average line that the sweep's long chains see.
-constexpr std::uint32_t kReferencePlacements = 16;
 
 std::string bytes_text(std::uint64_t b) {
   if (b >= (std::uint64_t{1} << 30) && b % (std::uint64_t{1} << 30) == 0)
@@ -118,7 +113,7 @@ class TlbProbe final : public Probe {
     // footprints (n = a half and an eighth of the element limit), so that a level whose capacity
     // one of them straddles does not hide the run; each chain the faster of two offsets (one and
     // nine L2 lines), so that a stride whose lines the L2 index crowds into few sets does not
-    // pass for translation. The L2 hit: two elements on one page in 16 regions (hit_cycles).
+    // pass for translation. The reference: two elements on one page (every load a TLB hit).
     // Where the driver has less memory free than the arrays need, a quarter of it, up to twice.
     StrideSweep sw = stride_sweep(ctx, memory, max_count);
     const auto& [strides, pair_count, result, memory_note] = sw;
@@ -133,11 +128,10 @@ class TlbProbe final : public Probe {
     std::array<std::vector<double>, 2> wide;
     std::array<std::vector<double>, 2> narrow;
     model::Json stride_points = model::Json::array();
-    const double base = excess(ctx, sw, wide, narrow, stride_points);
+    const double base = excess(sw, wide, narrow, stride_points);
     if (!memory_note.empty()) limit_note += "; " + memory_note;
     model::Json evidence = {
         {"hitCycles", base},
-        {"hitCyclesByRegion", hits_by_region_},
         {"weakerInputs", weaker},
         {"arrayBytesLimit", memory},
         {"strideSweep",
@@ -230,7 +224,7 @@ class TlbProbe final : public Probe {
   // The stride sweep's excess over an L2 hit, [footprint][stride], at stride s (`wide`) and at
   // s / 2 with twice the elements (`narrow`), each the faster offset; sets the noise figures and
   // returns the L2 hit's cycles.
-  double excess(Context& ctx, const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
+  double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
                 std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
     {
       // The reference holds no translation miss: its segments that a slow load threw high tell
@@ -240,7 +234,7 @@ class TlbProbe final : public Probe {
       reference_outliers_ = clean.outlier_share;
       load_sd_ = clean.sd * std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
     }
-    const double base = hit_cycles(ctx, cycles_of(sw.result.results[0]));
+    const double base = cycles_of(sw.result.results[0]);
     tolerance_ = std::max(2.0, 0.02 * base);
     for (std::size_t i = 0; i < sw.strides.size(); ++i) {
       const auto& r = sw.result.results;
@@ -253,26 +247,6 @@ class TlbProbe final : public Probe {
       }
     }
     return base;
-  }
-
-  // The L2 hit: the mean of the sweep's reference and of its copies in other regions, run as a
-  // call of their own so that a recording made without them still replays (with the one
-  // reference, `placements` in the evidence saying so).
-  double hit_cycles(Context& ctx, double first) {
-    std::vector<double> hits{first};
-    device::ChaseBatch batch;
-    for (std::uint32_t k = 1; k < kReferencePlacements; ++k) {
-      batch.requests.push_back(request(2, kMinStride / 4 + offset_));
-      batch.requests.back().region = k;
-    }
-    try {
-      ctx.expect_batches(1);
-      for (const auto& r : ctx.chase(batch).results) hits.push_back(cycles_of(r));
-    } catch (const device::Error& e) {
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-    }
-    hits_by_region_ = model::Json(hits);
-    return std::accumulate(hits.begin(), hits.end(), 0.0) / static_cast<double>(hits.size());
   }
 
   // The index of the page among the strides: the largest stride of the first run of pairs whose
@@ -657,8 +631,7 @@ class TlbProbe final : public Probe {
 
   std::uint64_t offset_ = 128;
   double tolerance_ = 2;
-  double load_sd_ = 0;          // standard deviation of one L2-hit load, from the reference chain
-  model::Json hits_by_region_;  // the L2-hit references' cycles, region 0 first
+  double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
   double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
   double worst_outliers_ = 0;      // the largest share any chain left out
 };
