@@ -54,6 +54,16 @@ TEST(HostCli, FourGpuHostReportsEveryGpuAndTwelvePairs) {
     EXPECT_EQ(doc["gpus"][i]["run"]["status"], "complete");
     EXPECT_EQ(host["gpus"][i]["locality"]["numaNodes"], "0");
   }
+  // Where the time went (issue 33): each discovery with its phases, the opening, the links.
+  for (const auto& gpu : doc["gpus"]) {
+    EXPECT_GT(gpu["run"]["durationSeconds"].get<double>(), 0);
+    ASSERT_TRUE(gpu["run"]["phases"].is_array());
+    EXPECT_FALSE(gpu["run"]["phases"].empty());
+  }
+  EXPECT_GE(doc["run"]["openSeconds"].get<double>(), 0);
+  EXPECT_GE(host["linksSeconds"].get<double>(), 0);
+  for (const auto& p : host["peers"]) EXPECT_GE(p["seconds"].get<double>(), 0);
+  for (const auto& l : host["hostLinks"]) EXPECT_GE(l["seconds"].get<double>(), 0);
 }
 
 // One run of the 8-GPU host: the host document in -o FILE, and the first screen of a host on stdout
