@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(out.data(), d_out, cells * sizeof(unsigned), cudaMemcpyDeviceToHost));
   int seen = 0;
   for (int s = 0; s < max_sm; ++s) seen += got[s];
-  std::fprintf(stderr, "SMs %d, measured %d, lines %d, buffer %zu MiB, rotate %d\n", sms, seen, lines,
-               mib, rotate ? 1 : 0);
+  std::fprintf(stderr, "SMs %d, measured %d, lines %d, buffer %zu MiB, rotate %d\n", sms, seen,
+               lines, mib, rotate ? 1 : 0);
   std::printf("sm,line,offset,min,median\n");
   for (int s = 0; s < max_sm; ++s) {
     if (!got[s]) continue;
