@@ -105,12 +105,10 @@ std::vector<Finding> StreamProbe::writes_of(const std::string& element,
 
 // readBandwidth of a probe that reads in both patterns: the faster one, named in the method, so
 // that the element's read bandwidth is, as everywhere, the most it delivered.
-void StreamProbe::put_fastest_read(Context& ctx, const std::vector<model::Attribute>& reads) const {
-  // The patterns' attributes as measured, before the context added the run-to-run term that
-  // readBandwidth's own put adds again.
-  const model::Attribute* own = nullptr;
-  const model::Attribute* shared = nullptr;
-  for (const auto& r : reads) (r.evidence.value("sharing", "") == "shared" ? shared : own) = &r;
+// `own` and `shared` are the patterns' attributes as measured, before the context added the
+// run-to-run term that readBandwidth's own put adds again.
+void StreamProbe::put_fastest_read(Context& ctx, const model::Attribute* own,
+                                   const model::Attribute* shared) const {
   const auto rate = [](const model::Attribute* a) {
     return a && a->available() ? a->value.get<double>() : -1.0;
   };
@@ -128,7 +126,6 @@ void StreamProbe::put_fastest_read(Context& ctx, const std::vector<model::Attrib
   a.method = std::string("the faster of the two read patterns: ") +
              (shared_wins ? "sharedReadBandwidth, every SM reading the same lines"
                           : "unsharedReadBandwidth, every SM reading lines of its own");
-  a.evidence.erase("sharing");
   a.evidence["pattern"] = shared_wins ? "shared" : "unshared";
   a.evidence["unsharedGbps"] = rate(own) < 0 ? model::Json() : model::Json(rate(own));
   a.evidence["sharedGbps"] = rate(shared) < 0 ? model::Json() : model::Json(rate(shared));
@@ -138,7 +135,7 @@ void StreamProbe::put_fastest_read(Context& ctx, const std::vector<model::Attrib
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
   const bool both = reads_both_patterns(streams_);
-  std::vector<model::Attribute> reads;  // each read pattern's rate as measured
+  std::optional<model::Attribute> own_read, shared_read;  // each read pattern's as measured
   for (const auto& stream : streams_) {
     const StreamKeys key = keys_of(stream, both);
     if (buffers.bytes.empty()) {
@@ -169,15 +166,13 @@ void StreamProbe::run(Context& ctx) {
     a.evidence = best.bandwidth->evidence;
     a.interval = best.bandwidth->interval;
     if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;
-    if (both && stream.kind == device::StreamKind::Read) {
-      reads.push_back(a);
-      reads.back().evidence["sharing"] =
-          stream.sharing == device::StreamSharing::Shared ? "shared" : "own";
-    }
+    if (both && stream.kind == device::StreamKind::Read)
+      (stream.sharing == device::StreamSharing::Shared ? shared_read : own_read) = a;
     ctx.put(element_, *key.gbps, a);
     if (per_sm) put_per_sm(ctx, *key.gbps, *key.per_sm, a, *best.conditions);
   }
-  if (both) put_fastest_read(ctx, reads);
+  if (both)
+    put_fastest_read(ctx, own_read ? &*own_read : nullptr, shared_read ? &*shared_read : nullptr);
 }
 
 StreamProbe::Best StreamProbe::fastest(Context& ctx, const Stream& stream,

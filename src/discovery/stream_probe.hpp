@@ -70,7 +70,8 @@ class StreamProbe final : public Probe {
   };
   Best fastest(Context& ctx, const Stream& stream, const Buffers& buffers) const;
 
-  void put_fastest_read(Context& ctx, const std::vector<model::Attribute>& reads) const;
+  void put_fastest_read(Context& ctx, const model::Attribute* own,
+                        const model::Attribute* shared) const;
 
   // The same bandwidth in bytes per SM clock per SM.
   void put_per_sm(Context& ctx, const model::Key& key, const model::Key& per_sm_key,

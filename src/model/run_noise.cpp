@@ -23,8 +23,10 @@ constexpr std::array<std::pair<std::string_view, double>, 4> kKinds{{
 // comparison names them.
 constexpr std::array<std::pair<std::string_view, double>, 13> kAttributes{{
     {"memory.constantL1.missPenalty", 0.0050},
-    {"memory.dram.copyBandwidth", 0.026},
+    {"memory.constantL1.missPenaltyNs", 0.0050},
     {"memory.constantL15.latency", 0.0093},
+    {"memory.constantL15.latencyNs", 0.0094},
+    {"memory.dram.copyBandwidth", 0.026},
     {"memory.dram.latency", 0.030},
     {"memory.dram.latencyNs", 0.030},
     {"memory.l2.missPenalty", 0.055},
@@ -32,9 +34,7 @@ constexpr std::array<std::pair<std::string_view, double>, 13> kAttributes{{
     {"memory.l2.nearLatencyBySm", 0.014},
     {"memory.l2.readBandwidth", 0.039},
     {"memory.l2.sharedReadBandwidth", 0.038},
-    {"memory.constantL15.latencyNs", 0.0094},
     {"memory.tlb1.missPenalty", 0.076},
-    {"memory.constantL1.missPenaltyNs", 0.0050},
 }};
 
 std::string_view kind_of(std::string_view unit) {

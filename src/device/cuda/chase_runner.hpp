@@ -21,8 +21,9 @@
 namespace gputopo::device::cuda {
 
 // Runs chase and interference batches: plans launches, builds the arrays at 2 MiB-aligned
-// offsets, launches one job per SM, checks where each ran and re-runs collisions. Launches that
-// need no L2 flush between them are queued on the stream and read back together.
+// offsets, launches one job per SM, checks where each ran and re-runs collisions. A batch's
+// launches are queued on the stream (each after its L2 flush where one is needed) and read back
+// together.
 class ChaseRunner {
  public:
   ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);

@@ -529,10 +529,6 @@ class TlbProbe final : public Probe {
                                         "the sweep ended before every load missed"));
   }
 
-  // Whether the L1-family and constant paths use the first level: A (global loads through the
-  // L2) holds half the level's entries; B chases twice the entries' pages in another space; A
-  // timed again misses where B evicted its translations. References: B in A's own space (shared)
-  // and B over one page.
   // The sharing test's batch, or nullopt with tlb1.sharedWith saying that the device refused it:
   // the levels stand (a level of thousands of large pages needs arrays past what the backend's
   // interference chase indexes).
@@ -551,6 +547,10 @@ class TlbProbe final : public Probe {
     }
   }
 
+  // Whether the L1-family and constant paths use the first level: A (global loads through the
+  // L2) holds half the level's entries; B chases twice the entries' pages in another space; A
+  // timed again misses where B evicted its translations. References: B in A's own space (shared)
+  // and B over one page.
   void sharing(Context& ctx, std::uint64_t entries, std::uint64_t page) {
     const std::uint64_t s = page + offset_;
     const std::uint64_t a_count = std::max<std::uint64_t>(1, entries / 2);
