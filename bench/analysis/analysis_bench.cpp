@@ -2,11 +2,14 @@
 // an H100-like GPU with near/far/DRAM levels and 1 % outliers). Target: under 10 ms on one core.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <array>
 #include <random>
 
 #include "analysis/changepoint.hpp"
 #include "analysis/cluster.hpp"
 #include "analysis/ks.hpp"
+#include "analysis/rise.hpp"
 #include "analysis/summary.hpp"
 #include "synthetic.hpp"
 
@@ -68,5 +71,29 @@ void BM_KsTwoSample2048(benchmark::State& state) {
 BENCHMARK(BM_KsTwoSample2048)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+// A size round's miss-fraction curve: 131 sizes, flat at 0.17, a ramp to 0.47 over a sixth of the
+// sweep from two thirds on, binomial noise of 4 x 4,600 loads a point (an H200 L1 round).
+void BM_SteepestRise131(benchmark::State& state) {
+  std::mt19937_64 rng(7);
+  std::vector<double> x, fraction, loads;
+  for (int i = 0; i < 131; ++i) {
+    const double t = i / 130.0;
+    const double p = 0.17 + 0.3 * std::clamp((t - 0.66) / 0.17, 0.0, 1.0);
+    std::binomial_distribution<int> draws(18400, p);
+    x.push_back(32768 + 1760.0 * i);
+    fraction.push_back(draws(rng) / 18400.0);
+    loads.push_back(18400);
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(steepest_rise(x, fraction, loads, 0.0));
+}
+BENCHMARK(BM_SteepestRise131)->Unit(benchmark::kMillisecond);
+
+void BM_QuantilesOfRound(benchmark::State& state) {
+  const auto& s = l2_sweep()[60].samples;
+  const std::array<double, 3> qs = {0.1, 0.5, 0.9};
+  for (auto _ : state) benchmark::DoNotOptimize(quantiles(s, qs));
+}
+BENCHMARK(BM_QuantilesOfRound)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -64,29 +64,55 @@ struct PiecewiseFit {
   double sse = std::numeric_limits<double>::infinity();
 };
 
-// Weighted least-squares continuous piecewise-linear fit with knots at the given point indices
-// (hat-function basis: the normal equations are tridiagonal). Each point belongs to the piece that
-// starts at or before it; a knot point's fit is its node value from either side.
-PiecewiseFit fit_knots(const PrefixSums& p, std::array<std::size_t, kNodes> nodes,
-                       std::size_t count, std::size_t n) {
+// Each piece's share of the normal equations of a weighted least-squares continuous
+// piecewise-linear fit (hat-function basis: tridiagonal), for every pair of knots i < j: the piece
+// runs over the points [i, j), the last one (j = n - 1) over [i, n). A sweep's few hundred
+// thousand placements read them instead of working them out from the prefix sums each time.
+class PieceTable {
+ public:
+  struct Piece {
+    double diag_left = 0, off = 0, diag_right = 0, rhs_left = 0, rhs_right = 0;
+    bool valid = false;
+  };
+
+  PieceTable(const PrefixSums& p, std::size_t n) : n_(n), pieces_(n * n), total_yy_(p.total_yy()) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const auto s = p.over(i, j + 1 == n ? n : j);
+        const double a = p.x(i), length = p.x(j) - a;
+        if (!(length > 0)) continue;
+        // t = (x - a) / length over the piece; sums of w t, w t², w y t.
+        const double st = (s[1] - a * s[0]) / length;
+        const double stt = (s[2] - 2 * a * s[1] + a * a * s[0]) / (length * length);
+        const double syt = (s[4] - a * s[3]) / length;
+        pieces_[i * n + j] = {s[0] - 2 * st + stt, st - stt, stt, s[3] - syt, syt, true};
+      }
+  }
+  const Piece& operator()(std::size_t i, std::size_t j) const { return pieces_[i * n_ + j]; }
+  double total_yy() const { return total_yy_; }
+
+ private:
+  std::size_t n_;
+  std::vector<Piece> pieces_;
+  double total_yy_;
+};
+
+// The fit with knots at the given point indices. Each point belongs to the piece that starts at
+// or before it; a knot point's fit is its node value from either side.
+PiecewiseFit fit_knots(const PieceTable& table, std::array<std::size_t, kNodes> nodes,
+                       std::size_t count) {
   PiecewiseFit f;
   f.nodes = nodes;
   f.count = count;
   std::array<double, kNodes> diag{}, off{}, rhs{};
   for (std::size_t m = 0; m + 1 < count; ++m) {
-    const std::size_t to = m + 2 == count ? n : nodes[m + 1];
-    const auto s = p.over(nodes[m], to);
-    const double a = p.x(nodes[m]), length = p.x(nodes[m + 1]) - a;
-    if (!(length > 0)) return f;
-    // t = (x - a) / length over the piece; sums of w t, w t², w y t.
-    const double st = (s[1] - a * s[0]) / length;
-    const double stt = (s[2] - 2 * a * s[1] + a * a * s[0]) / (length * length);
-    const double syt = (s[4] - a * s[3]) / length;
-    diag[m] += s[0] - 2 * st + stt;
-    off[m] += st - stt;
-    diag[m + 1] += stt;
-    rhs[m] += s[3] - syt;
-    rhs[m + 1] += syt;
+    const PieceTable::Piece& piece = table(nodes[m], nodes[m + 1]);
+    if (!piece.valid) return f;
+    diag[m] += piece.diag_left;
+    off[m] += piece.off;
+    diag[m + 1] += piece.diag_right;
+    rhs[m] += piece.rhs_left;
+    rhs[m + 1] += piece.rhs_right;
   }
   // Thomas algorithm for the symmetric tridiagonal system.
   std::array<double, kNodes> c{}, d{};
@@ -101,7 +127,7 @@ PiecewiseFit fit_knots(const PrefixSums& p, std::array<std::size_t, kNodes> node
   // At the least-squares solution the residual sum is Σwy² - values·rhs.
   double explained = 0;
   for (std::size_t m = 0; m < count; ++m) explained += f.values[m] * rhs[m];
-  f.sse = std::max(p.total_yy() - explained, 0.0);
+  f.sse = std::max(table.total_yy() - explained, 0.0);
   return f;
 }
 
@@ -158,11 +184,11 @@ void for_each_knot_set(std::size_t n, std::size_t first, Visit&& visit) {
 }
 
 // One knot placement read by the knot where the slope increases most; nullopt without a rise.
-std::optional<RiseCandidate> read_placement(const PrefixSums& sums, std::span<const double> x,
+std::optional<RiseCandidate> read_placement(const PieceTable& table, std::span<const double> x,
                                             std::size_t n, double scale,
                                             const std::array<std::size_t, kNodes>& nodes,
                                             std::size_t count) {
-  const auto f = fit_knots(sums, nodes, count, n);
+  const auto f = fit_knots(table, nodes, count);
   if (!std::isfinite(f.sse)) return std::nullopt;
   RiseCandidate c{f.sse, static_cast<std::uint32_t>(count), 0, 0, 0};
   double piece_before = 0, sharpest = 0;  // slope of the piece left of the knot; best increase
@@ -193,7 +219,7 @@ std::optional<RiseCandidate> read_placement(const PrefixSums& sums, std::span<co
 // by their first inner knot; long sweeps (a few hundred thousand placements at 130 points) share
 // the groups out among threads, and the groups are joined in order, so the result does not depend
 // on the threads.
-std::vector<RiseCandidate> read_placements(const PrefixSums& sums, std::span<const double> x,
+std::vector<RiseCandidate> read_placements(const PieceTable& table, std::span<const double> x,
                                            std::size_t n, double scale) {
   const std::size_t groups = n - 1;  // no inner knot, then first inner knots 1 .. n - 2
   std::vector<std::vector<RiseCandidate>> by_group(groups);
@@ -201,7 +227,7 @@ std::vector<RiseCandidate> read_placements(const PrefixSums& sums, std::span<con
   auto work = [&] {
     for (std::size_t g; (g = next.fetch_add(1)) < groups;)
       for_each_knot_set(n, g, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
-        if (auto c = read_placement(sums, x, n, scale, nodes, count)) by_group[g].push_back(*c);
+        if (auto c = read_placement(table, x, n, scale, nodes, count)) by_group[g].push_back(*c);
       });
   };
   const std::size_t threads =
@@ -266,8 +292,8 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   // taken as flat before the sweep), or with a scale, the fit's mean slopes over one scale on
   // either side, for the knots with a scale of the sweep on both sides.
   scale = std::min(scale, (x[n - 1] - x[0]) / 3);
-  const PrefixSums sums(x, r.fit, w);
-  const std::vector<RiseCandidate> candidates = read_placements(sums, x, n, scale);
+  const PieceTable table(PrefixSums(x, r.fit, w), n);
+  const std::vector<RiseCandidate> candidates = read_placements(table, x, n, scale);
   if (candidates.empty()) return r;
   // Placements are compared by BIC: the residual variance comes from the fit with the most knots
   // that fits best, and each knot costs its location and its value. A knot that splits a straight

@@ -15,10 +15,35 @@ double quantile_sorted(std::span<const double> sorted, double q) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+namespace {
+
+// Quantile q of v by selection: v[from..] holds the order statistics from `from` on, in any order,
+// each at least every value before it. Leaves v partitioned at the quantile's lower order
+// statistic, which it returns in `from` for the next, larger quantile.
+double select_quantile(std::vector<double>& v, double q, std::size_t& from) {
+  const double h = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto lo = std::max(static_cast<std::size_t>(std::floor(h)), from);
+  const auto at = v.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), at, v.end());
+  from = lo;
+  const double above = lo + 1 < v.size() ? *std::min_element(at + 1, v.end()) : *at;
+  return *at + (h - static_cast<double>(lo)) * (above - *at);
+}
+
+}  // namespace
+
 double quantile(std::span<const double> sample, double q) {
+  return quantiles(sample, std::span<const double>(&q, 1)).front();
+}
+
+std::vector<double> quantiles(std::span<const double> sample, std::span<const double> qs) {
+  if (sample.empty())
+    return std::vector<double>(qs.size(), std::numeric_limits<double>::quiet_NaN());
   std::vector<double> v(sample.begin(), sample.end());
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, q);
+  std::vector<double> out;
+  std::size_t from = 0;
+  for (const double q : qs) out.push_back(select_quantile(v, q, from));
+  return out;
 }
 
 double median(std::span<const double> sample) { return quantile(sample, 0.5); }

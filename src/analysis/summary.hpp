@@ -23,8 +23,12 @@ struct Summary {
 
 Summary summarize(std::span<const double> sample);
 
-// Quantile q in [0, 1] with numpy's default ("linear") interpolation. Sorts a copy.
+// Quantile q in [0, 1] with numpy's default ("linear") interpolation, by selection on a copy.
 double quantile(std::span<const double> sample, double q);
+
+// Several quantiles of one sample, `qs` ascending: one copy, each found by selection from where
+// the one before left off.
+std::vector<double> quantiles(std::span<const double> sample, std::span<const double> qs);
 
 // The same on a sample that is already sorted ascending (no copy).
 double quantile_sorted(std::span<const double> sorted, double q);

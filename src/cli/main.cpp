@@ -61,5 +61,6 @@ int main(int argc, char** argv) {
     std::cerr.flush();
     std::_Exit(code);
   }
+  gputopo::device::trace_startup("exit");
   return code;
 }

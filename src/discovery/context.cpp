@@ -1,6 +1,7 @@
 #include "discovery/context.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -115,14 +116,14 @@ void Context::record_sweep(const device::ChaseBatch& batch,
   for (std::size_t i = 0; i < batch.requests.size() && i < result.results.size(); ++i) {
     const auto& request = batch.requests[i];
     const auto& r = result.results[i];
-    std::vector<double> loads = device::chain_timed(request) ? segment_latencies(r) : latencies(r);
+    const std::vector<double> loads =
+        device::chain_timed(request) ? segment_latencies(r) : latencies(r);
     if (loads.empty()) continue;
-    std::sort(loads.begin(), loads.end());
     if (sweep.space.empty()) sweep.space = std::string(device::to_string(request.space));
-    sweep.points.push_back(
-        {static_cast<double>(request.array_bytes), static_cast<double>(request.stride_bytes), r.sm,
-         analysis::quantile_sorted(loads, 0.5), analysis::quantile_sorted(loads, 0.1),
-         analysis::quantile_sorted(loads, 0.9)});
+    static constexpr std::array<double, 3> kShown = {0.1, 0.5, 0.9};
+    const auto q = analysis::quantiles(loads, kShown);
+    sweep.points.push_back({static_cast<double>(request.array_bytes),
+                            static_cast<double>(request.stride_bytes), r.sm, q[1], q[0], q[2]});
   }
   if (!sweep.points.empty()) sweeps_.push_back(std::move(sweep));
 }
