@@ -215,14 +215,18 @@ std::optional<RiseCandidate> read_placement(const PieceTable& table, std::span<c
   return c;
 }
 
-// Every placement of the knots that shows a rise, in one fixed order. The placements are grouped
-// by their first inner knot; long sweeps (a few hundred thousand placements at 130 points) share
-// the groups out among threads, and the groups are joined in order, so the result does not depend
-// on the threads.
-std::vector<RiseCandidate> read_placements(const PieceTable& table, std::span<const double> x,
-                                           std::size_t n, double scale) {
+// Every placement of the knots that shows a rise, in one fixed order: by group of first inner
+// knot, in turn. Long sweeps (a few hundred thousand placements at 130 points) share the groups
+// out among threads, so the order does not depend on the threads. The groups are kept per
+// calling thread and reused by its next sweep, which then touches no fresh memory.
+using Placements = std::vector<std::vector<RiseCandidate>>;
+const Placements& read_placements(const PieceTable& table, std::span<const double> x,
+                                  std::size_t n, double scale) {
+  thread_local Placements kept;
+  Placements& by_group = kept;  // the workers' own thread_local would be another
   const std::size_t groups = n - 1;  // no inner knot, then first inner knots 1 .. n - 2
-  std::vector<std::vector<RiseCandidate>> by_group(groups);
+  if (by_group.size() < groups) by_group.resize(groups);
+  for (auto& group : by_group) group.clear();
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t g; (g = next.fetch_add(1)) < groups;)
@@ -236,9 +240,7 @@ std::vector<RiseCandidate> read_placements(const PieceTable& table, std::span<co
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  std::vector<RiseCandidate> candidates;
-  for (auto& group : by_group) candidates.insert(candidates.end(), group.begin(), group.end());
-  return candidates;
+  return by_group;
 }
 
 // The first point whose fit is significantly above the first point's (one-sided z-test at 0.01,
@@ -293,43 +295,51 @@ Rise steepest_rise(std::span<const double> x, std::span<const double> fraction,
   // either side, for the knots with a scale of the sweep on both sides.
   scale = std::min(scale, (x[n - 1] - x[0]) / 3);
   const PieceTable table(PrefixSums(x, r.fit, w), n);
-  const std::vector<RiseCandidate> candidates = read_placements(table, x, n, scale);
-  if (candidates.empty()) return r;
+  const Placements& placements = read_placements(table, x, n, scale);
+  auto each = [&](auto&& visit) {
+    for (const auto& group : placements)
+      for (const RiseCandidate& c : group) visit(c);
+  };
   // Placements are compared by BIC: the residual variance comes from the fit with the most knots
   // that fits best, and each knot costs its location and its value. A knot that splits a straight
   // ramp only fits the noise and does not pay for itself, so the ramp's start stays the onset.
   double least_sse = std::numeric_limits<double>::infinity();
-  for (const RiseCandidate& c : candidates) least_sse = std::min(least_sse, c.sse);
+  each([&](const RiseCandidate& c) { least_sse = std::min(least_sse, c.sse); });
+  if (!std::isfinite(least_sse)) return r;
   const double dof = static_cast<double>(n > 2 * kNodes ? n - 2 * kNodes : 1);
   const double variance = std::max(least_sse / dof, 1e-12);
   const double log_n = std::log(static_cast<double>(n));
   auto criterion = [&](const RiseCandidate& c) {
     return c.sse / variance + (2.0 * c.nodes - 2) * log_n;
   };
-  const auto best = static_cast<std::size_t>(
-      std::min_element(candidates.begin(), candidates.end(),
-                       [&](const RiseCandidate& a, const RiseCandidate& b) {
-                         return criterion(a) < criterion(b);
-                       }) -
-      candidates.begin());
-  r.begin = candidates[best].begin;
-  r.end = candidates[best].end;
-  const double rise_slope = candidates[best].slope;
+  const RiseCandidate* best = nullptr;
+  double best_criterion = std::numeric_limits<double>::infinity();
+  each([&](const RiseCandidate& c) {
+    const double value = criterion(c);
+    if (best == nullptr || value < best_criterion) {
+      best = &c;
+      best_criterion = value;
+    }
+  });
+  r.begin = best->begin;
+  r.end = best->end;
+  const double rise_slope = best->slope;
   // The knots are not known exactly: average the onset over all placements with as many knots as
   // the best, each weighted by its likelihood against the best. (Placements with more knots would
   // bring in splits of the rise whose steeper half the noise decides.) A curve whose rise could
   // start at several sizes about equally well gets the mean and a wide onset_sd, not whichever
   // point the noise favoured.
-  const double best_criterion = criterion(candidates[best]);
   double total_weight = 0, mean = 0, mean_end = 0, square = 0;
-  for (const RiseCandidate& c : candidates) {
-    if (c.nodes != candidates[best].nodes) continue;
-    const double lw = std::exp(-(criterion(c) - best_criterion) / 2);
+  each([&](const RiseCandidate& c) {
+    const double half_excess = (criterion(c) - best_criterion) / 2;
+    // exp() of less than -746 is 0 in double precision: such placements add nothing.
+    if (c.nodes != best->nodes || half_excess > 746) return;
+    const double lw = std::exp(-half_excess);
     total_weight += lw;
     mean += lw * x[c.begin];
     mean_end += lw * x[c.end];
     square += lw * x[c.begin] * x[c.begin];
-  }
+  });
   mean /= total_weight;
   mean_end /= total_weight;
   r.found = true;
