@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "analysis/clean_level.hpp"
 #include "analysis/summary.hpp"
@@ -82,10 +83,12 @@ class TlbProbe final : public Probe {
     try {
       measure(ctx);
     } catch (const device::Error& e) {
-      // A backend that cannot run these chases (a replayed recording without them): say so.
+      // A backend that cannot run these chases (a replayed recording without them): say so, and
+      // keep the page where the stride sweep ran.
       if (e.kind() != device::Error::Kind::BadRequest) throw;
+      const model::Attribute* page = ctx.get("tlb", keys::pageSize);
       not_established(ctx, std::string("the device refused the chases: ") + e.what(),
-                      model::Json::object());
+                      model::Json::object(), page != nullptr && page->available());
     }
   }
 
@@ -128,10 +131,11 @@ class TlbProbe final : public Probe {
     std::array<std::vector<double>, 2> wide;
     std::array<std::vector<double>, 2> narrow;
     model::Json stride_points = model::Json::array();
-    const double base = excess(sw, wide, narrow, stride_points);
+    const auto [base, two_line] = excess(sw, wide, narrow, stride_points);
     if (!memory_note.empty()) limit_note += "; " + memory_note;
     model::Json evidence = {
         {"hitCycles", base},
+        {"twoLineHitCycles", two_line},
         {"weakerInputs", weaker},
         {"arrayBytesLimit", memory},
         {"strideSweep",
@@ -223,9 +227,15 @@ class TlbProbe final : public Probe {
 
   // The stride sweep's excess over an L2 hit, [footprint][stride], at stride s (`wide`) and at
   // s / 2 with twice the elements (`narrow`), each the faster offset; sets the noise figures and
-  // returns the L2 hit's cycles.
-  double excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
-                std::array<std::vector<double>, 2>& narrow, model::Json& stride_points) {
+  // returns the L2 hit's cycles and the two-line reference's. The hit is read off the sweep's own
+  // long chains: below the page the narrow chain's excess is half the wide one's, so 2 x narrow -
+  // wide is the hit whatever misses both take, and the two smallest strides lie below any page of 4
+  // KiB or more (the median of their four pairs). The two-line reference cannot stand in: the L2
+  // answers some lines up to 30 cycles sooner than others, and two lines may sit at either end (an
+  // H200 read it 10 cycles above its long chains, another 15 below).
+  std::pair<double, double> excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
+                                   std::array<std::vector<double>, 2>& narrow,
+                                   model::Json& stride_points) {
     {
       // The reference holds no translation miss: its segments that a slow load threw high tell
       // how many of any chain's segments to leave out for that reason.
@@ -234,19 +244,26 @@ class TlbProbe final : public Probe {
       reference_outliers_ = clean.outlier_share;
       load_sd_ = clean.sd * std::sqrt(static_cast<double>(segment_loads_of(sw.result.results[0])));
     }
-    const double base = cycles_of(sw.result.results[0]);
+    const double two_line = cycles_of(sw.result.results[0]);
+    const auto& r = sw.result.results;
+    const auto chain = [&](std::size_t i, std::size_t f, std::size_t narrow_one) {
+      const std::size_t at = 1 + 8 * i + 4 * f + narrow_one;
+      return std::min(cycles_of(r[at]), cycles_of(r[at + 2]));
+    };
+    std::vector<double> hits;
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, sw.strides.size()); ++i)
+      for (std::size_t f = 0; f < kDivisors.size(); ++f)
+        hits.push_back(2 * chain(i, f, 1) - chain(i, f, 0));
+    const double base = analysis::median(hits);
     tolerance_ = std::max(2.0, 0.02 * base);
-    for (std::size_t i = 0; i < sw.strides.size(); ++i) {
-      const auto& r = sw.result.results;
+    for (std::size_t i = 0; i < sw.strides.size(); ++i)
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
-        const std::size_t at = 1 + 8 * i + 4 * f;
-        wide[f].push_back(std::min(cycles_of(r[at]), cycles_of(r[at + 2])) - base);
-        narrow[f].push_back(std::min(cycles_of(r[at + 1]), cycles_of(r[at + 3])) - base);
+        wide[f].push_back(chain(i, f, 0) - base);
+        narrow[f].push_back(chain(i, f, 1) - base);
         stride_points.push_back(
             {sw.strides[i], sw.pair_count[i][f], wide[f].back() + base, narrow[f].back() + base});
       }
-    }
-    return base;
+    return {base, two_line};
   }
 
   // The index of the page among the strides: the largest stride of the first run of pairs whose
@@ -259,11 +276,11 @@ class TlbProbe final : public Probe {
     rising = false;
     for (std::size_t f = 0; f < kDivisors.size() && !page_at; ++f) {
       const auto halves = [&](std::size_t i) {
-        return wide[f][i] > 2 * tolerance_ && narrow[f][i] >= 0.38 * wide[f][i] &&
+        return wide[f][i] > tolerance_ && narrow[f][i] >= 0.38 * wide[f][i] &&
                narrow[f][i] <= 0.62 * wide[f][i];
       };
       for (std::size_t i = 0; i < n; ++i) {
-        if (wide[f][i] > 2 * tolerance_) rising = true;
+        if (wide[f][i] > tolerance_) rising = true;
         if (!halves(i)) continue;
         std::size_t end = i;
         while (end + 1 < n && halves(end + 1)) ++end;
@@ -478,6 +495,38 @@ class TlbProbe final : public Probe {
               model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 
+  // The level's entries and reach. Consecutive pages fill S sets of W ways in turn: the first
+  // miss comes at S x W + 1 pages and every load misses from S x (W + 1). Where the pages between
+  // the two divide the entries into whole sets (a fully associative level: one), that model
+  // explains the ramp and the first miss counts the entries. Otherwise the count depends on where
+  // the pages fall (a hashed index): the level held every one of first - 1 pages and could not
+  // hold all - 1, each count in between about as likely, so the first miss's count is a lower
+  // bound with confidence 1 / (the counts it could be).
+  template <class Put>
+  void put_entries(const Put& put, std::uint64_t entries, std::uint64_t page, const Level& l,
+                   bool whole_sets, const std::string& method) const {
+    const double established = 0.9 * analysis::outlier_confidence(worst_outliers_);
+    auto count = model::Attribute::measured(entries, "", method, established);
+    auto reach = model::Attribute::measured(entries * page, "B", "entries x pageSize", established);
+    if (!whole_sets && l.full_rise && *l.full_rise > l.first_rise) {
+      const std::uint64_t most = *l.full_rise - 1;
+      const double share = 1.0 / static_cast<double>(most - entries + 1);
+      count.confidence = established * share;
+      reach.confidence = established * share;
+      count.interval = model::Interval{static_cast<double>(entries), static_cast<double>(most)};
+      reach.interval =
+          model::Interval{static_cast<double>(entries * page), static_cast<double>(most * page)};
+      count.reason = reach.reason =
+          "the first miss (" + std::to_string(l.first_rise) + " pages) and every load missing (" +
+          std::to_string(*l.full_rise) +
+          ") do not divide the entries into whole sets: the count depends on where the pages "
+          "fall, between " +
+          std::to_string(entries) + " and " + std::to_string(most);
+    }
+    put(keys::entries, std::move(count));
+    put(keys::reach, std::move(reach));
+  }
+
   void put_level(Context& ctx, int k, const Level& l, std::uint64_t page,
                  const std::string& method) {
     const std::string e = element(k);
@@ -496,14 +545,12 @@ class TlbProbe final : public Probe {
                             "the page of the stride sweep (tlb.pageSize): the level's step was "
                             "counted at one element a page",
                             0.8));
-    put(keys::entries,
-        model::Attribute::measured(entries, "", method,
-                                   0.9 * analysis::outlier_confidence(worst_outliers_)));
-    put(keys::reach, model::Attribute::measured(entries * page, "B", "entries x pageSize", 0.9));
-    const auto sets = l.full_rise ? std::optional(*l.full_rise - l.first_rise + 1) : std::nullopt;
-    if (sets && entries % *sets == 0)
+    const std::uint64_t sets = l.full_rise ? *l.full_rise - l.first_rise + 1 : 0;
+    const bool whole_sets = sets > 0 && entries % sets == 0;
+    put_entries(put, entries, page, l, whole_sets, method);
+    if (whole_sets)
       put(keys::associativity,
-          model::Attribute::measured(entries / *sets, "",
+          model::Attribute::measured(entries / sets, "",
                                      "entries / sets; sets: elements between the first miss and "
                                      "every load missing (consecutive pages fill the sets in turn)",
                                      0.8));
