@@ -34,6 +34,8 @@ constexpr std::uint64_t kMaxTimedLoads = std::uint64_t{1} << 17;
 // Timed loads of a stride-sweep chain (two segments, whatever its elements): below the page a
 // level misses once a page all along the chain, and the sweep is the quick run's largest cost.
 constexpr std::uint64_t kStrideSweepLoads = 512;
+// A stride pair counts for the page with at least this many elements (lines) in its wide chain.
+constexpr std::uint64_t kPairElements = 32;
 // The least difference of two recurring means taken for a step, in cycles per load.
 constexpr double kLeastStep = 0.1;
 
@@ -147,7 +149,7 @@ class TlbProbe final : public Probe {
                                     bytes_text(kMinStride / 2) + ".." + bytes_text(strides.back()) +
                                     " (arrays up to " + bytes_text(memory) + ")";
     bool rising = false;
-    const auto page_at = page_index(wide, narrow, strides.size(), rising);
+    const auto page_at = page_index(wide, narrow, pair_count, rising);
     if (!page_at) {
       const std::string why =
           rising ? "the latency rose in " + stride_text +
@@ -267,17 +269,21 @@ class TlbProbe final : public Probe {
   }
 
   // The index of the page among the strides: the largest stride of the first run of pairs whose
-  // narrow chain's excess is half the wide one's, followed by a pair where it is not; `rising`
-  // tells whether any excess showed.
+  // narrow chain's excess is about half the wide one's (a quarter to three quarters: Hopper's 16
+  // MiB pairs read 0.29-0.53), followed by a pair where it is not; `rising` tells whether any
+  // excess showed. A pair of fewer than kPairElements elements does not count: the L2 hit of a
+  // chain over a few lines moves by up to 10 cycles with where they fall.
   std::optional<std::size_t> page_index(const std::array<std::vector<double>, 2>& wide,
                                         const std::array<std::vector<double>, 2>& narrow,
-                                        std::size_t n, bool& rising) const {
+                                        const std::vector<std::array<std::uint64_t, 2>>& elements,
+                                        bool& rising) const {
     std::optional<std::size_t> page_at;
     rising = false;
+    const std::size_t n = elements.size();
     for (std::size_t f = 0; f < kDivisors.size() && !page_at; ++f) {
       const auto halves = [&](std::size_t i) {
-        return wide[f][i] > tolerance_ && narrow[f][i] >= 0.38 * wide[f][i] &&
-               narrow[f][i] <= 0.62 * wide[f][i];
+        return elements[i][f] >= kPairElements && wide[f][i] > tolerance_ &&
+               narrow[f][i] >= 0.25 * wide[f][i] && narrow[f][i] <= 0.75 * wide[f][i];
       };
       for (std::size_t i = 0; i < n; ++i) {
         if (wide[f][i] > tolerance_) rising = true;
