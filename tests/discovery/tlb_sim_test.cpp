@@ -151,6 +151,24 @@ TEST(TlbSimConfigurations, DirectMappedAndRandomLevels) {
   EXPECT_LT(entries->confidence.value_or(1), 0.5);
 }
 
+// Two sets leave one element from the first miss to every load missing, which a fully
+// associative level reads as well when a search's boundary sits one element off (Hopper's first
+// level reads either way from run to run): the count keeps its range and is not established.
+TEST(TlbSimConfigurations, TwoSetsAreNotTakenForSets) {
+  const auto c = toy_with({level("a", 16, 8, 1 << 20, 80)}, {0});
+  const auto r = discover_tlb(c, Depth::Quick);
+  const auto* entries = attr(r, "tlb1", "entries");
+  ASSERT_NE(entries, nullptr);
+  EXPECT_EQ(number(entries), 16);
+  ASSERT_TRUE(entries->interval.has_value());
+  EXPECT_EQ(entries->interval->lo, 16);
+  EXPECT_EQ(entries->interval->hi, 17);
+  EXPECT_LT(entries->confidence.value_or(1), 0.5);
+  const auto* ways = attr(r, "tlb1", "associativity");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_FALSE(ways->available());
+}
+
 TEST(TlbSimConfigurations, SeparateFirstLevelsPerSpace) {
   auto c = toy_with({level("a", 12, 12, 256 << 10, 25), level("b", 96, 6, 256 << 10, 90),
                      level("t", 4, 4, 256 << 10, 25)},

@@ -504,10 +504,12 @@ class TlbProbe final : public Probe {
   // The level's entries and reach. Consecutive pages fill S sets of W ways in turn: the first
   // miss comes at S x W + 1 pages and every load misses from S x (W + 1). Where the pages between
   // the two divide the entries into whole sets (a fully associative level: one), that model
-  // explains the ramp and the first miss counts the entries. Otherwise the count depends on where
-  // the pages fall (a hashed index): the level held every one of first - 1 pages and could not
-  // hold all - 1, each count in between about as likely, so the first miss's count is a lower
-  // bound with confidence 1 / (the counts it could be).
+  // explains the ramp and the first miss counts the entries. Two sets do not: either search's
+  // boundary may sit one element off, which makes a fully associative level read as two sets.
+  // Otherwise the count depends on where the pages fall (a hashed index, pseudo-LRU): the level
+  // held every one of first - 1 pages and could not hold all - 1, each count in between about as
+  // likely, so the first miss's count is a lower bound with confidence 1 / (the counts it could
+  // be). Hopper's first level reads one set (15 entries) or two (14 and 7 ways) from run to run.
   template <class Put>
   void put_entries(const Put& put, std::uint64_t entries, std::uint64_t page, const Level& l,
                    bool whole_sets, const std::string& method) const {
@@ -525,8 +527,8 @@ class TlbProbe final : public Probe {
       count.reason = reach.reason =
           "the first miss (" + std::to_string(l.first_rise) + " pages) and every load missing (" +
           std::to_string(*l.full_rise) +
-          ") do not divide the entries into whole sets: the count depends on where the pages "
-          "fall, between " +
+          ") leave the sets open: the count depends on where the pages fall, or a boundary sits "
+          "one element off, between " +
           std::to_string(entries) + " and " + std::to_string(most);
     }
     put(keys::entries, std::move(count));
@@ -552,7 +554,7 @@ class TlbProbe final : public Probe {
                             "counted at one element a page",
                             0.8));
     const std::uint64_t sets = l.full_rise ? *l.full_rise - l.first_rise + 1 : 0;
-    const bool whole_sets = sets > 0 && entries % sets == 0;
+    const bool whole_sets = sets > 0 && sets != 2 && entries % sets == 0;
     put_entries(put, entries, page, l, whole_sets, method);
     if (whole_sets)
       put(keys::associativity,
@@ -563,9 +565,12 @@ class TlbProbe final : public Probe {
     else
       put(keys::associativity,
           model::Attribute::unavailable(model::Source::Measured, "",
-                                        l.above ? "the onset of misses does not divide the entries "
-                                                  "into whole sets"
-                                                : "the sweep ended before every load missed"));
+                                        !l.above    ? "the sweep ended before every load missed"
+                                        : sets == 2 ? "one element from the first miss to every "
+                                                      "load missing: two sets, or one set with a "
+                                                      "boundary one element off"
+                                                    : "the onset of misses does not divide the "
+                                                      "entries into whole sets"));
     if (l.above) {
       // Each plateau's points lie within the sweep's tolerance of its first: the difference of
       // two plateaus is known to twice that.
