@@ -6,6 +6,7 @@
 
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
+#include "discovery/probes/tlb/tlb_coverage.hpp"
 #include "forwarding_device.hpp"
 #include "result_access.hpp"
 
@@ -167,6 +168,30 @@ TEST(TlbSimConfigurations, TwoSetsAreNotTakenForSets) {
   const auto* ways = attr(r, "tlb1", "associativity");
   ASSERT_NE(ways, nullptr);
   EXPECT_FALSE(ways->available());
+}
+
+// Where a later level's step falls at strides of 3 and 1.5 first-level pages, for a count of 4096
+// at one page: entries of 1, 2 or 4 pages.
+TEST(TlbCoverage, StepsAtThreeAndOneAndAHalfPagesGiveThePagesAnEntryCovers) {
+  const StrideTest untested;
+  const auto at = [](std::optional<std::uint64_t> first) { return StrideTest{true, first}; };
+  auto c = read_coverage(4096, untested, at(std::nullopt));
+  EXPECT_EQ(c.pages, 1u);
+  c = read_coverage(4096, untested, at(3900));  // a few sets fill early
+  EXPECT_EQ(c.pages, 1u);
+  c = read_coverage(4096, untested, at(2049));
+  EXPECT_EQ(c.pages, 2u);
+  EXPECT_FALSE(c.at_least);
+  c = read_coverage(4096, untested, at(1366));
+  EXPECT_EQ(c.pages, 4u);
+  EXPECT_TRUE(c.at_least);
+  // Without room for the test at 3 pages: 2/3 of the count at 1.5 pages is 2 pages or more.
+  c = read_coverage(4096, at(2731), untested);
+  EXPECT_EQ(c.pages, 2u);
+  EXPECT_TRUE(c.at_least);
+  EXPECT_EQ(read_coverage(4096, at(3650), untested).pages, 1u);
+  EXPECT_EQ(read_coverage(4096, at(std::nullopt), untested).pages, 1u);
+  EXPECT_EQ(read_coverage(4096, untested, untested).pages, 1u);
 }
 
 TEST(TlbSimConfigurations, SeparateFirstLevelsPerSpace) {

@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/l2/l2_sweep.hpp"
+#include "discovery/probes/tlb/tlb_coverage.hpp"
 #include "discovery/probes/tlb/tlb_recurring.hpp"
 #include "discovery/probes/tlb/tlb_steps.hpp"
 #include "discovery/registry.hpp"
@@ -61,6 +63,7 @@ struct Level {
   std::optional<double> above;             // once every load misses it (nullopt: sweep ended)
   std::uint64_t first_rise = 0;            // elements (one a page) at which misses start
   std::optional<std::uint64_t> full_rise;  // where every load misses
+  Coverage coverage;                       // first-level pages an entry covers
   model::Json evidence = model::Json::object();
 };
 
@@ -352,6 +355,7 @@ class TlbProbe final : public Probe {
             boundary(ctx, level.first_rise - 1, counts[hi_at], stride, above.loads,
                      [&](double y, double noise) { return y >= above.cycles - noise; });
       }
+      if (!levels.empty()) level.coverage = measure_coverage(ctx, level, page, memory);
       levels.push_back(std::move(level));
     }
 
@@ -501,6 +505,59 @@ class TlbProbe final : public Probe {
               model::Attribute::unavailable(model::Source::Measured, "", why));
   }
 
+  // Whether a later level's entries cover several of the first level's pages, on which it was
+  // counted: where its step falls at a stride of 3 pages, or of 1.5 where arrays past the steps
+  // expected at 3 do not fit in `memory` (tlb_coverage.hpp).
+  Coverage measure_coverage(Context& ctx, Level& l, std::uint64_t page, std::uint64_t memory) {
+    const std::uint64_t n = l.first_rise - 1;
+    model::Json tests = model::Json::array();
+    // Each stride with the two offsets of the sweeps (one and nine L2 lines), the one whose longest
+    // chain is faster searched: an offset can crowd the L2's index at these strides, and its lines'
+    // misses would pass for translation.
+    auto test = [&](std::uint64_t pages_x2, double from, double to, double needed) {
+      StrideTest t;
+      const std::uint64_t base = page * pages_x2 / 2;
+      const auto lo = static_cast<std::uint64_t>(from * static_cast<double>(n));
+      const auto hi = std::min(static_cast<std::uint64_t>(to * static_cast<double>(n)) + 1,
+                               memory / (base + 9 * offset_));
+      t.tested = base + 9 * offset_ <= UINT32_MAX && lo >= 2 &&
+                 static_cast<double>(hi) >= needed * static_cast<double>(n);
+      model::Json json = {
+          {"stridePages", static_cast<double>(pages_x2) / 2}, {"from", lo}, {"to", hi}};
+      if (t.tested) {
+        device::ChaseBatch b;
+        for (const auto o : {offset_, 9 * offset_})
+          for (const auto count : {lo, hi})
+            b.requests.push_back(
+                request(count, base + o, std::max<std::uint64_t>(4096, 3 * count)));
+        ctx.expect_batches(1);
+        const auto r = chase_largest_first(ctx, b);
+        const std::size_t at =
+            reference(r.results[3], hi).cycles < reference(r.results[1], hi).cycles ? 2 : 0;
+        const std::uint64_t stride = base + (at == 0 ? offset_ : 9 * offset_);
+        const auto below = reference(r.results[at], lo);
+        const auto above = reference(r.results[at + 1], hi);
+        const double noise =
+            std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / below.loads + 1 / above.loads));
+        json["stride"] = stride;
+        json["cycles"] = {below.cycles, above.cycles};
+        if (above.cycles > below.cycles + noise)
+          t.first_miss = boundary(ctx, lo, hi, stride, below.loads,
+                                  [&](double y, double e) { return y > below.cycles + e; });
+      }
+      json["firstMiss"] = t.first_miss ? model::Json(*t.first_miss) : model::Json();
+      tests.push_back(json);
+      return t;
+    };
+    const StrideTest three = test(6, 0.2, 1.125, 0.6);
+    const StrideTest one_and_a_half = three.tested ? StrideTest{} : test(3, 0.5, 1.125, 0.77);
+    const Coverage c = read_coverage(n, one_and_a_half, three);
+    l.evidence["coverageTests"] = tests;
+    l.evidence["entryCoversPages"] = c.pages;
+    l.evidence["atLeast"] = c.at_least;
+    return c;
+  }
+
   // The level's entries and reach. Consecutive pages fill S sets of W ways in turn: the first
   // miss comes at S x W + 1 pages and every load misses from S x (W + 1). Where the pages between
   // the two divide the entries into whole sets (a fully associative level: one), that model
@@ -517,7 +574,7 @@ class TlbProbe final : public Probe {
     auto count = model::Attribute::measured(entries, "", method, established);
     auto reach = model::Attribute::measured(entries * page, "B", "entries x pageSize", established);
     if (!whole_sets && l.full_rise && *l.full_rise > l.first_rise) {
-      const std::uint64_t most = *l.full_rise - 1;
+      const std::uint64_t most = (*l.full_rise - 1) / l.coverage.pages;
       const double share = 1.0 / static_cast<double>(most - entries + 1);
       count.confidence = established * share;
       reach.confidence = established * share;
@@ -531,8 +588,35 @@ class TlbProbe final : public Probe {
           "one element off, between " +
           std::to_string(entries) + " and " + std::to_string(most);
     }
+    if (l.coverage.at_least) {
+      // Larger entries hold fewer: the count is at most this; the reach stands.
+      count.confidence = *count.confidence * 0.5;
+      if (!count.interval) count.interval = model::Interval{1, static_cast<double>(entries)};
+      count.reason = "at most: entries of " + std::to_string(2 * l.coverage.pages) +
+                     " first-level pages or more could not be ruled out (arrays past the memory)";
+    }
     put(keys::entries, std::move(count));
     put(keys::reach, std::move(reach));
+  }
+
+  // A level's page: the first level's, times the pages its entries cover where a later level's
+  // step moved with the stride (measure_coverage); a lower bound where larger could not be tested.
+  template <class Put>
+  static void put_page(const Put& put, std::uint64_t page, const Coverage& c) {
+    const std::uint64_t bytes = page * c.pages;
+    auto a = model::Attribute::measured(
+        bytes, "B",
+        c.pages == 1 ? "the page of the stride sweep (tlb.pageSize): the level's step was "
+                       "counted at one element a page"
+                     : "the stride sweep's page times the pages an entry covers: the level's "
+                       "step falls at 2/3 of its count at strides of 1.5 pages (and half at 3)",
+        c.at_least ? 0.4 : 0.8);
+    if (c.at_least) {
+      a.interval =
+          model::Interval{static_cast<double>(bytes), std::numeric_limits<double>::infinity()};
+      a.reason = "at least: a stride of 3 pages needs arrays past the memory";
+    }
+    put(keys::pageSize, std::move(a));
   }
 
   void put_level(Context& ctx, int k, const Level& l, std::uint64_t page,
@@ -547,18 +631,17 @@ class TlbProbe final : public Probe {
       a.evidence = evidence;
       ctx.put(e, key, std::move(a));
     };
-    const std::uint64_t entries = l.first_rise - 1;
-    put(keys::pageSize, model::Attribute::measured(
-                            page, "B",
-                            "the page of the stride sweep (tlb.pageSize): the level's step was "
-                            "counted at one element a page",
-                            0.8));
+    const std::uint64_t pages = l.coverage.pages;
+    put_page(put, page, l.coverage);
+    // Sets and ways as counted at one first-level page an element: an entry of several pages
+    // takes that many consecutive elements, which scales the sets and the count alike.
+    const std::uint64_t counted = l.first_rise - 1;
     const std::uint64_t sets = l.full_rise ? *l.full_rise - l.first_rise + 1 : 0;
-    const bool whole_sets = sets > 0 && sets != 2 && entries % sets == 0;
-    put_entries(put, entries, page, l, whole_sets, method);
+    const bool whole_sets = sets > 0 && sets != 2 && counted % sets == 0;
+    put_entries(put, counted / pages, page * pages, l, whole_sets, method);
     if (whole_sets)
       put(keys::associativity,
-          model::Attribute::measured(entries / sets, "",
+          model::Attribute::measured(counted / sets, "",
                                      "entries / sets; sets: elements between the first miss and "
                                      "every load missing (consecutive pages fill the sets in turn)",
                                      0.8));
@@ -574,12 +657,15 @@ class TlbProbe final : public Probe {
     if (l.above) {
       // Each plateau's points lie within the sweep's tolerance of its first: the difference of
       // two plateaus is known to twice that.
-      auto penalty = model::Attribute::measured(*l.above - l.below, "cycles",
+      // An entry of several pages misses once for that many elements: the step is that share.
+      const double step = (*l.above - l.below) * static_cast<double>(pages);
+      auto penalty = model::Attribute::measured(step, "cycles",
                                                 "latency once every load misses the level minus "
-                                                "while it holds every page (chains)",
-                                                0.9);
-      penalty.interval =
-          model::Interval{*l.above - l.below - 2 * tolerance_, *l.above - l.below + 2 * tolerance_};
+                                                "while it holds every page (chains), times the "
+                                                "first-level pages an entry covers",
+                                                l.coverage.at_least ? 0.45 : 0.9);
+      const double spread = 2 * tolerance_ * static_cast<double>(pages);
+      penalty.interval = model::Interval{step - spread, step + spread};
       put(keys::missPenalty, std::move(penalty));
     } else
       put(keys::missPenalty,
