@@ -220,10 +220,10 @@ std::optional<RiseCandidate> read_placement(const PieceTable& table, std::span<c
 // out among threads, so the order does not depend on the threads. The groups are kept per
 // calling thread and reused by its next sweep, which then touches no fresh memory.
 using Placements = std::vector<std::vector<RiseCandidate>>;
-const Placements& read_placements(const PieceTable& table, std::span<const double> x,
-                                  std::size_t n, double scale) {
+const Placements& read_placements(const PieceTable& table, std::span<const double> x, std::size_t n,
+                                  double scale) {
   thread_local Placements kept;
-  Placements& by_group = kept;  // the workers' own thread_local would be another
+  Placements& by_group = kept;       // the workers' own thread_local would be another
   const std::size_t groups = n - 1;  // no inner knot, then first inner knots 1 .. n - 2
   if (by_group.size() < groups) by_group.resize(groups);
   for (auto& group : by_group) group.clear();
