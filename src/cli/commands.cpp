@@ -15,6 +15,7 @@
 #include "device/startup_trace.hpp"
 #include "discovery/discover.hpp"
 #include "model/printable.hpp"
+#include "model/seconds_since.hpp"
 #include "numa/locality.hpp"
 #include "report/format.hpp"
 #include "report/json_writer.hpp"
@@ -23,10 +24,6 @@
 namespace gputopo::cli {
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 bool g_device_abandoned = false;
 
@@ -102,7 +99,7 @@ int run_info(const Options& o, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
   OpenedDevice opened = open_device(o, false, err);
   session.set_device(opened.device->info(), opened.device->info().index, opened.sim);
-  session.add_phase("info", seconds_since(start), "ok");
+  session.add_phase("info", model::seconds_since(start), "ok");
   return session.finish(RunStatus::Complete);
 }
 
@@ -116,7 +113,7 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   Session session(o, out, err);
   const auto start = Clock::now();
   session.set_device(opened.device->info(), opened.device->info().index, opened.sim);
-  session.add_phase("info", seconds_since(start), "ok");
+  session.add_phase("info", model::seconds_since(start), "ok");
   session.write_partial();
   if (o.wait_idle_s) wait_idle(*opened.device, *o.wait_idle_s, err, o.quiet, interrupted);
 

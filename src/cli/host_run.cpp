@@ -17,6 +17,7 @@
 #include "discovery/discover.hpp"
 #include "files/atomic_file.hpp"
 #include "model/printable.hpp"
+#include "model/seconds_since.hpp"
 #include "report/host_text.hpp"
 #include "report/json_writer.hpp"
 #include "report/run_info.hpp"
@@ -60,8 +61,7 @@ GpuRun discover_one(device::Device& gpu, const discovery::Options& options, mode
   PhaseLog progress;
   const auto started = std::chrono::steady_clock::now();
   const auto timed = [&] {
-    run_section.duration_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    run_section.duration_seconds = model::seconds_since(started);
     run_section.phases = progress.phases;
   };
   discovery::Result r;
@@ -172,8 +172,7 @@ Json host_section(OpenedHost& h, const std::vector<GpuRun>& runs,
   const auto started = std::chrono::steady_clock::now();
   Json links = host::measure_links(linked, h.numa);
   for (auto& [key, value] : links.items()) host[key] = value;
-  host["linksSeconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  host["linksSeconds"] = model::seconds_since(started);
   return host;
 }
 
@@ -195,8 +194,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
   const auto started_wall = std::chrono::system_clock::now();
   const auto started = std::chrono::steady_clock::now();
   OpenedHost h = open_host(o, err);
-  const double open_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double open_seconds = model::seconds_since(started);
   if (o.wait_idle_s)
     for (const auto& gpu : h.gpus)
       if (gpu) wait_idle(*gpu, *o.wait_idle_s, err, o.quiet, interrupted);
@@ -214,8 +212,7 @@ int run_host(const Options& o, std::ostream& out, std::ostream& err,
               {"device", "all"},
               {"status", status}};
   if (!h.sim.empty()) run["sim"] = {{"preset", h.sim}, {"seed", o.seed}};
-  run["durationSeconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  run["durationSeconds"] = model::seconds_since(started);
   run["openSeconds"] = open_seconds;
   doc["run"] = run;
   doc["gpus"] = Json::array();

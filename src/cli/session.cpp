@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "model/printable.hpp"
+#include "model/seconds_since.hpp"
 #include "report/run_info.hpp"
 #include "report/writers.hpp"
 
@@ -85,8 +86,7 @@ model::Run Session::run(RunStatus status) const {
   run.host = report::host_name();
   run.device = device_index_;
   if (!sim_.empty()) run.sim = model::Simulation{sim_, options_.seed};
-  run.duration_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  run.duration_seconds = model::seconds_since(started_);
   run.status = to_string(status);
   run.phases = phases_;
   return run;

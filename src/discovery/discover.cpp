@@ -7,6 +7,7 @@
 #include "discovery/guard.hpp"
 #include "discovery/plan.hpp"
 #include "discovery/registry.hpp"
+#include "model/seconds_since.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -26,10 +27,6 @@ class ProbeScope {
 };
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // Errors after which nothing more can be measured: they end the run.
 bool fatal(const device::Error& e) {
@@ -126,7 +123,7 @@ class Run {
     result_.topology = context_.topology();
     result_.warnings = context_.warnings();
     result_.sweeps = context_.sweeps();
-    result_.seconds = seconds_since(start_);
+    result_.seconds = model::seconds_since(start_);
   }
 
   void skip(std::size_t i) {
@@ -165,9 +162,9 @@ class Run {
     }
     if (span_.reruns > 0 && status == "ok")
       status = "ok (re-run " + std::to_string(span_.reruns) + ")";
-    result_.timings.push_back({probe.name(), seconds_since(t0), status});
+    result_.timings.push_back({probe.name(), model::seconds_since(t0), status});
     refresh();
-    progress_.end(probe.name(), seconds_since(t0), status, result_);
+    progress_.end(probe.name(), model::seconds_since(t0), status, result_);
   }
 
   // At the checkpoint after phase i: true when the span is to be re-run. A stopped run judges its

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/summary.hpp"
+#include "model/seconds_since.hpp"
 
 namespace gputopo::discovery {
 namespace {
@@ -27,9 +28,7 @@ double median_cycles(const std::vector<std::uint32_t>& cycles) {
 class Timed {
  public:
   explicit Timed(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Timed() {
-    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  ~Timed() { total_ += model::seconds_since(start_); }
   Timed(const Timed&) = delete;
   Timed& operator=(const Timed&) = delete;
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/attribute.hpp"
+#include "model/seconds_since.hpp"
 
 namespace gputopo::host {
 namespace {
@@ -263,8 +264,7 @@ Json measure_links(std::vector<LinkedGpu>& gpus, const HostNuma& numa, const Lin
   const auto timed = [](auto&& measure) {
     const auto started = std::chrono::steady_clock::now();
     Json entry = measure();
-    entry["seconds"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    entry["seconds"] = model::seconds_since(started);
     return entry;
   };
   Json hosts = Json::array();

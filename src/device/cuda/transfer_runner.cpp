@@ -17,6 +17,7 @@
 #include "device/cuda/cuda_event.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/nvml.hpp"
+#include "model/seconds_since.hpp"
 #include "numa/numa_binding.hpp"
 
 namespace gputopo::device::cuda {
@@ -145,8 +146,7 @@ TransferResult host_transfer(int device, cudaStream_t stream, const TransferRequ
     check(cudaMemcpyAsync(dst, src, r.bytes, kind, stream), "cudaMemcpyAsync (host)");
     check(cudaEventRecord(stop, stream), "cudaEventRecord");
     wait_for(stream, deadline_s(r.bytes), "a host copy");
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = model::seconds_since(t0);
     if (i >= 0) result.seconds.push_back(pinned ? seconds_between(start, stop) : wall);
   }
   return result;

@@ -469,10 +469,15 @@ class TlbProbe final : public Probe {
     const auto m = recurring_mean(segment_latencies(r), segment_loads_of(r), elements);
     return {m.cycles, static_cast<double>(m.segments * segment_loads_of(r))};
   }
+  // Four standard errors (from the spread of the L2-hit reference), at least kLeastStep, of the
+  // difference of two recurring means that timed `loads` and `other_loads` loads.
+  double step_noise(double loads, double other_loads) const {
+    return std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / loads + 1 / other_loads));
+  }
   // The smallest count in (lo, hi] whose recurring mean meets `rises(cycles, noise)`; `hi` is
   // taken to meet it. Each chain times three passes (at least 4096 loads), so that a segment's
-  // loads are timed again in two other passes; `noise` is four standard errors of its difference
-  // from a reference that timed `reference_loads`, from the spread of the L2-hit reference.
+  // loads are timed again in two other passes; `noise` is step_noise against a reference that
+  // timed `reference_loads`.
   template <class Pred>
   std::uint64_t boundary(Context& ctx, std::uint64_t lo, std::uint64_t hi, std::uint64_t stride,
                          double reference_loads, Pred rises) {
@@ -482,9 +487,7 @@ class TlbProbe final : public Probe {
       b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 3 * mid)));
       ctx.expect_batches(1);
       const auto chain = reference(ctx.chase(b).results.front(), mid);
-      const double noise =
-          std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / chain.loads + 1 / reference_loads));
-      if (rises(chain.cycles, noise))
+      if (rises(chain.cycles, step_noise(chain.loads, reference_loads)))
         hi = mid;
       else
         lo = mid;
@@ -532,16 +535,15 @@ class TlbProbe final : public Probe {
                 request(count, base + o, std::max<std::uint64_t>(4096, 3 * count)));
         ctx.expect_batches(1);
         const auto r = chase_largest_first(ctx, b);
-        const std::size_t at =
-            reference(r.results[3], hi).cycles < reference(r.results[1], hi).cycles ? 2 : 0;
-        const std::uint64_t stride = base + (at == 0 ? offset_ : 9 * offset_);
-        const auto below = reference(r.results[at], lo);
-        const auto above = reference(r.results[at + 1], hi);
-        const double noise =
-            std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / below.loads + 1 / above.loads));
+        const std::array<Reference, 2> longest = {reference(r.results[1], hi),
+                                                  reference(r.results[3], hi)};
+        const std::size_t nine = longest[1].cycles < longest[0].cycles ? 1 : 0;
+        const std::uint64_t stride = base + (nine ? 9 * offset_ : offset_);
+        const auto below = reference(r.results[2 * nine], lo);
+        const auto& above = longest[nine];
         json["stride"] = stride;
         json["cycles"] = {below.cycles, above.cycles};
-        if (above.cycles > below.cycles + noise)
+        if (above.cycles > below.cycles + step_noise(below.loads, above.loads))
           t.first_miss = boundary(ctx, lo, hi, stride, below.loads,
                                   [&](double y, double e) { return y > below.cycles + e; });
       }
