@@ -6,17 +6,12 @@
 #include <numbers>
 
 #include "analysis/distributions.hpp"
+#include "analysis/summary.hpp"
 
 namespace gputopo::analysis {
 namespace {
 
 using Samples = std::vector<std::vector<std::vector<double>>>;
-
-double cell_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // One sample's noise on each SM: |x_i - x_j| of two repeats of one cell is half-normal of scale
 // sigma sqrt(2), whose median is 0.954 sigma; a rare slow load moves the median little.
@@ -29,7 +24,7 @@ std::vector<double> noise_of_sms(const Samples& s, double floor) {
         for (std::size_t j = i + 1; j < line[m].size(); ++j)
           gaps.push_back(std::abs(line[m][i] - line[m][j]));
     if (!gaps.empty())
-      sd[m] = std::max(floor, cell_median(std::move(gaps)) / (0.6745 * std::numbers::sqrt2));
+      sd[m] = std::max(floor, median(gaps) / (0.6745 * std::numbers::sqrt2));
   }
   return sd;
 }
