@@ -23,8 +23,7 @@ std::vector<double> noise_of_sms(const Samples& s, double floor) {
       for (std::size_t i = 0; i < line[m].size(); ++i)
         for (std::size_t j = i + 1; j < line[m].size(); ++j)
           gaps.push_back(std::abs(line[m][i] - line[m][j]));
-    if (!gaps.empty())
-      sd[m] = std::max(floor, median(gaps) / (0.6745 * std::numbers::sqrt2));
+    if (!gaps.empty()) sd[m] = std::max(floor, median(gaps) / (0.6745 * std::numbers::sqrt2));
   }
   return sd;
 }
