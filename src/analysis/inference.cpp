@@ -84,11 +84,32 @@ Estimate fetch_granularity(const std::vector<SweepPoint>& stride_sweep) {
   return e;
 }
 
-Estimate line_size(const std::vector<SweepPoint>& stride_sweep, double array_bytes,
-                   double cache_bytes) {
+namespace {
+
+// The sweep without strides that alias: a modulo index whose set count shares a factor with the
+// stride in lines maps the array into a fraction of the sets, which then thrash although the array
+// fits. Such a stride misses far more than both its neighbours (by more than a quarter of the
+// sweep's largest share); a change of the curve never does, since it falls from one side.
+std::vector<SweepPoint> without_alias_spikes(const std::vector<SweepPoint>& sweep) {
+  if (sweep.size() < 3) return sweep;
+  const Clustering levels = pooled_levels(sweep);
+  std::vector<double> miss;
+  for (const SweepPoint& p : sweep) miss.push_back(miss_fraction(p.samples, levels));
+  const double margin = 0.25 * *std::max_element(miss.begin(), miss.end());
+  std::vector<SweepPoint> kept = {sweep.front()};
+  for (std::size_t i = 1; i + 1 < sweep.size(); ++i)
+    if (!(miss[i] > std::max(miss[i - 1], miss[i + 1]) + margin)) kept.push_back(sweep[i]);
+  kept.push_back(sweep.back());
+  return kept;
+}
+
+}  // namespace
+
+Estimate line_size(const std::vector<SweepPoint>& sweep, double array_bytes, double cache_bytes) {
   if (!(cache_bytes > 0) || !(array_bytes > cache_bytes)) {
     return not_established("the array must be larger than the cache");
   }
+  const std::vector<SweepPoint> stride_sweep = without_alias_spikes(sweep);
   const ReducedSweep reduced = reduce(stride_sweep, Reduction::LevelFractions);
   const Segmentation s = segment(reduced);
   // A change's way is read off the fraction of loads above the lowest level, not off the mean

@@ -32,8 +32,9 @@ Estimate fetch_granularity(const std::vector<SweepPoint>& stride_sweep);
 // array does not fit; a larger stride touches array/stride lines, which fit once
 // stride >= line * array / cache. The miss-to-hit change of the sweep (with its interval) thus
 // gives the line size; a power of two inside the interval is preferred and says so in reason.
-Estimate line_size(const std::vector<SweepPoint>& stride_sweep, double array_bytes,
-                   double cache_bytes);
+// A stride that misses far more than both its neighbours aliases into a fraction of a modulo
+// index's sets and is left out.
+Estimate line_size(const std::vector<SweepPoint>& sweep, double array_bytes, double cache_bytes);
 
 // "Is B disturbing A": A's latencies timed after B ran, against A's reference latencies timed
 // without B. The pooled latencies are clustered into levels; the test is a one-sided

@@ -95,6 +95,25 @@ TEST(LineSize, ConflictMissesAtLargeStridesDoNotHideTheLine) {
   EXPECT_EQ(e.value, 128);
 }
 
+// A modulo index whose set count shares a factor with a stride maps the array into a fraction of
+// the sets, which thrash at that stride alone (a 532-set cache: strides of 152 and 184 B past a
+// 64 B line). The line is still read where the misses fall for good.
+TEST(LineSize, AliasingStridesPastTheLineDoNotMoveIt) {
+  const double line = 64, cache = 102144, array = 1.5 * cache;
+  std::mt19937_64 rng(21);
+  const auto pts = sweep(
+      rng, range(24, 16, 40),
+      [&](double s) {
+        const bool aliased = s == 152 || s == 184 || s == 264 || s == 296;
+        return hit_miss(s < 1.5 * line || aliased ? 1.0 : 0.03);
+      },
+      1024);
+  const auto e = line_size(pts, array, cache);
+  ASSERT_TRUE(e.established) << e.reason;
+  EXPECT_EQ(e.value, line);
+  EXPECT_GT(e.confidence, 0.9);
+}
+
 // Strides below the line touch every line and miss stride / line of the time, then all loads miss
 // until the array fits (stride >= 2.5 line). Rare loads held up 2000 to 20000 cycles, a few more at
 // the first stride, raise its mean latency above that of the all-miss strides: the rise of the miss
