@@ -14,8 +14,14 @@
 namespace gputopo::discovery {
 namespace {
 
+// Where the level in front still served more than this share of a size's loads, it held part of
+// the array there, and this level saw only the rest.
+constexpr double kMaskedShare = 0.02;
+
 struct Sweep {
   std::vector<analysis::SweepPoint> points;
+  std::vector<double> front_share;  // per point: the share of its loads the level in front served
+  double front_held = 0;            // the largest size of which the front served over kMaskedShare
   device::RunConditions conditions;
 };
 
@@ -39,13 +45,20 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
   sweep.conditions = result.conditions;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     std::vector<double> pooled;
+    std::size_t loads = 0;
     for (std::size_t k = 0; k < regions && i * regions + k < result.results.size(); ++k) {
       const auto samples = latencies(result.results[i * regions + k]);
+      loads += samples.size();
       // Loads a level in front served say nothing of this level's capacity.
       std::copy_if(samples.begin(), samples.end(), std::back_inserter(pooled),
                    [&](double x) { return !(x < spec.served_in_front_below); });
     }
-    if (!pooled.empty()) sweep.points.push_back({static_cast<double>(sizes[i]), pooled});
+    const double front =
+        loads ? 1.0 - static_cast<double>(pooled.size()) / static_cast<double>(loads) : 0.0;
+    if (front > kMaskedShare) sweep.front_held = static_cast<double>(sizes[i]);
+    if (pooled.empty()) continue;
+    sweep.front_share.push_back(front);
+    sweep.points.push_back({static_cast<double>(sizes[i]), pooled});
   }
   return sweep;
 }
@@ -219,6 +232,44 @@ void conclude(SizeSearchResult& out, bool rose) {
         "capacity change found but weak (confidence " + std::to_string(out.confidence) + ")";
 }
 
+// The largest share of loads the level in front served at the points up to `reach` past `x`: where
+// it held part of the array below the onset, this level saw only the rest there.
+double share_below(const Sweep& sweep, double x, double reach) {
+  double share = 0;
+  for (std::size_t i = 0; i < sweep.points.size() && i < sweep.front_share.size(); ++i)
+    if (sweep.points[i].x <= x + reach) share = std::max(share, sweep.front_share[i]);
+  return share;
+}
+
+// A level that holds fewer lines than the level in front at the search's stride (a small constant
+// L1.5 behind a constant L1 of more lines) is hidden while the front holds the array, and shows
+// its misses late, where the front stops serving: the capacity may lie anywhere from the lowest
+// size swept up to the onset, and the onset is not established.
+void masked_by_front(SizeSearchResult& out, double front_share, double lowest) {
+  out.lo = std::min(out.lo, lowest);
+  out.confidence = std::min(out.confidence, 0.25);
+  out.established = false;
+  out.reason = "the level in front served " + std::to_string(static_cast<int>(front_share * 100)) +
+               " % of the loads below the onset: it held part of the array there, so this " +
+               "level's misses may show late";
+  out.evidence["frontServedShare"] = front_share;
+}
+
+// A round's sizes: [lo, hi] on the spec's step grid in at most points_per_batch steps of
+// `round_step` (empty where the range holds none).
+std::vector<std::uint64_t> round_sizes(const SizeSearchSpec& spec, double lo, double hi,
+                                       std::uint64_t& round_step) {
+  const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
+  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 3);
+  const auto from = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
+  const auto last = std::min(round_up(static_cast<std::uint64_t>(hi), step), spec.max_bytes);
+  if (last <= from) return {};
+  round_step = std::max(step, round_up((last - from + per_batch - 2) / (per_batch - 1), step));
+  std::vector<std::uint64_t> pts;
+  for (std::uint64_t s = from; s <= last; s += round_step) pts.push_back(s);
+  return pts;
+}
+
 // The steepest-rise rounds: each sweeps [lo, hi] with points_per_batch sizes on `sm`, reads the
 // miss fraction of every size against the bracket's pooled levels (one clustering, so that a
 // round that is all hits or all misses is still read right), and finds the steepest rise of its
@@ -239,25 +290,22 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                           SizeSearchResult& out) {
   const std::uint64_t step = std::max<std::uint64_t>(spec.step, 1);
   const auto stepd = static_cast<double>(step);
-  const std::size_t per_batch = std::max<std::size_t>(spec.points_per_batch, 3);
   const int sm = spec.confirm_sm;
   std::optional<double> previous_onset;
   double previous_step = 0;
   double previous_variance = 0;  // of previous_onset
   double lasting_lo = std::numeric_limits<double>::infinity();
   std::optional<analysis::Rise> first;  // the first round with a rise
+  double front_share = 0;               // the most of any round with a rise, below its onset
+  const double lowest = lo;             // where the first round starts
   int widenings = 0;
   for (int round = 0; round < 8; ++round) {
-    const auto from = std::max(static_cast<std::uint64_t>(lo) / step * step, step);
-    const auto last = std::min(round_up(static_cast<std::uint64_t>(hi), step), spec.max_bytes);
-    if (last <= from) break;
-    const std::uint64_t round_step =
-        std::max(step, round_up((last - from + per_batch - 2) / (per_batch - 1), step));
+    std::uint64_t round_step = 0;
+    const std::vector<std::uint64_t> pts = round_sizes(spec, lo, hi, round_step);
+    if (pts.empty()) break;
     if (round > 1 && previous_onset && 2 * static_cast<double>(round_step) > previous_step &&
         widenings == 0)
       break;  // resolved: zooming in no longer halves the step
-    std::vector<std::uint64_t> pts;
-    for (std::uint64_t s = from; s <= last; s += round_step) pts.push_back(s);
     ctx.expect_batches(1);
     const Sweep sweep = run_sweep(ctx, spec, pts, sm, std::max<std::uint32_t>(spec.regions, 1));
     ++out.batches;
@@ -288,11 +336,14 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     const double onset = std::round(combined / stepd) * stepd;
     lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
     if (!first) first = rise;
-    round_json["roundOnset"] = zoomed;
+    const double share = share_below(sweep, onset, 2 * static_cast<double>(round_step));
+    front_share = std::max(front_share, share);
     add_rise_evidence(round_json, rise, x[rise.first_rise], scale);
-    round_json["onsetUncertaintyBytes"] = std::sqrt(variance);
-    round_json["weight"] = weight;
-    round_json["onset"] = onset;
+    round_json.update({{"frontServedShare", share},
+                       {"roundOnset", zoomed},
+                       {"onsetUncertaintyBytes", std::sqrt(variance)},
+                       {"weight", weight},
+                       {"onset", onset}});
     out.evidence["rounds"].push_back(round_json);
     settle(out, onset,
            previous_onset ? std::optional(std::abs(onset - *previous_onset)) : std::nullopt,
@@ -312,6 +363,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     set_range(spec, onset - reach, onset + reach, lo, hi);
   }
   conclude(out, previous_onset.has_value());
+  if (previous_onset && front_share > kMaskedShare) masked_by_front(out, front_share, lowest);
 }
 
 // The steepest-rise estimator after the bracket: rounds of sweeps on one SM around its change.
@@ -361,10 +413,18 @@ SizeSearchResult search_size(Context& ctx, const SizeSearchSpec& spec) {
                                     {"points", sizes.size()},
                                     {"change", change ? change_json(*change) : model::Json()}});
   if (!change) {
-    out.capped = true;
-    out.lo = static_cast<double>(spec.max_bytes);
     out.reason = "no capacity change between " + std::to_string(sizes.front()) + " and " +
                  std::to_string(spec.max_bytes) + " B";
+    if (sweep.front_held > 0) {
+      // The front held the array up to there: a smaller level behind it would not show.
+      out.reason += ", but the level in front held part of the array up to " +
+                    std::to_string(static_cast<std::uint64_t>(sweep.front_held)) +
+                    " B and may hide a smaller capacity";
+      out.evidence["frontHeldUpTo"] = sweep.front_held;
+      return out;
+    }
+    out.capped = true;
+    out.lo = static_cast<double>(spec.max_bytes);
     return out;
   }
 
