@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "perturbed_config.hpp"
 #include "result_access.hpp"
 #include "sim_truth.hpp"
 #include "sim_value_truth.hpp"
@@ -103,12 +104,8 @@ void tally(const std::string& preset, const Result& r, const ValueTruth& t,
               << a->interval->hi << "], truth " << t.value << "\n";
 }
 
-class Calibration : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
-  const auto cfg = device::sim::load_config(GetParam());
-  if (large(cfg) && !std::getenv("GPUTOPO_CALIBRATE_LARGE"))
-    GTEST_SKIP() << "a large preset: set GPUTOPO_CALIBRATE_LARGE=1 to calibrate it";
+// Every value of `cfg` over the seeds against its truth; fails below 90 % coverage.
+void calibrate(const std::string& name, const device::sim::SimConfig& cfg) {
   auto only = testing::l1_family_elements(cfg);
   only.insert({"l2", "dram"});
   std::map<std::string, Tally> rows;
@@ -116,10 +113,10 @@ TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
     const Result r = testing::discover_config(cfg, only, seed);
     ASSERT_TRUE(r.completed);
     SCOPED_TRACE("seed " + std::to_string(seed));
-    for (const ValueTruth& t : testing::value_truth(cfg, r)) tally(GetParam(), r, t, rows);
+    for (const ValueTruth& t : testing::value_truth(cfg, r)) tally(name, r, t, rows);
   }
   Tally all;
-  std::cout << std::left << std::setw(34) << GetParam() << " values  interval  covered\n";
+  std::cout << std::left << std::setw(34) << name << " values  interval  covered\n";
   for (const auto& [what, row] : rows) {
     std::cout << "  " << std::setw(32) << what << std::setw(8) << row.values << std::setw(10)
               << row.with_interval << row.covered << "\n";
@@ -133,12 +130,49 @@ TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
   EXPECT_GE(coverage, 0.9);
 }
 
+class Calibration : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
+  const auto cfg = device::sim::load_config(GetParam());
+  if (large(cfg) && !std::getenv("GPUTOPO_CALIBRATE_LARGE"))
+    GTEST_SKIP() << "a large preset: set GPUTOPO_CALIBRATE_LARGE=1 to calibrate it";
+  calibrate(GetParam(), cfg);
+}
+
+// GPUs no preset describes (perturbed_config.hpp): one variant of each preset in the test step,
+// GPUTOPO_CALIBRATE_VARIANTS=N variants 1 to N instead.
+std::vector<std::uint64_t> variants() {
+  std::uint64_t n = 1;
+  if (const char* v = std::getenv("GPUTOPO_CALIBRATE_VARIANTS")) n = std::max(1, std::atoi(v));
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t s = 1; s <= n; ++s) out.push_back(s);
+  return out;
+}
+
+class PerturbedCalibration : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PerturbedCalibration, IntervalsHoldTheTruthOnGpusNoPresetDescribes) {
+  const auto preset = device::sim::load_config(GetParam());
+  if (large(preset) && !std::getenv("GPUTOPO_CALIBRATE_LARGE"))
+    GTEST_SKIP() << "a large preset: set GPUTOPO_CALIBRATE_LARGE=1 to calibrate it";
+  for (const std::uint64_t variant : variants()) {
+    const auto json = testing::perturbed_config(testing::preset_json(GetParam()), variant);
+    const std::string name = json["name"].get<std::string>();
+    SCOPED_TRACE(name + ": " + json.dump());
+    calibrate(name, device::sim::parse_config(json.dump(), name));
+  }
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, Calibration, ::testing::ValuesIn(device::sim::preset_names()),
-                         [](const auto& param_info) {
-                           std::string n = param_info.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+                         test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, PerturbedCalibration,
+                         ::testing::ValuesIn(device::sim::preset_names()), test_name);
 
 }  // namespace
 }  // namespace gputopo::discovery

@@ -40,6 +40,10 @@ namespace {
 
 using device::sim::SimConfig;
 
+double evidence_number(const model::Attribute& a, const char* key, double fallback) {
+  return a.evidence.is_object() ? a.evidence.value(key, fallback) : fallback;
+}
+
 void l1_family(const SimConfig& cfg, std::vector<ValueTruth>& out) {
   for (const ElementTruth& t : l1_family_truth(cfg, 0)) {
     if (!t.exists) continue;
@@ -78,7 +82,7 @@ void bandwidths(const SimConfig& cfg, const Result& r, std::vector<ValueTruth>& 
                           Stream{"dram", "writeBandwidth", l2_write, bw.dram_write_gbps}}) {
     const auto* a = attr(r, s.element, s.key);
     if (!a || !a->available()) continue;
-    const double bytes = a->evidence.value("bufferBytes", 0.0);
+    const double bytes = evidence_number(*a, "bufferBytes", 0.0);
     if (bytes > 0)
       out.push_back(
           {s.element, s.key, stream_gbps(cfg, bytes, s.l2, s.dram), TruthKind::Bandwidth});
@@ -100,7 +104,7 @@ void l2_and_dram(const SimConfig& cfg, const Result& r, std::vector<ValueTruth>&
   const double extra = cfg.space(device::Space::L2).extra_cycles;
   const auto sm_of = [&](const char* element, const char* key) {
     const auto* a = attr(r, element, key);
-    return a ? a->evidence.value("sm", 0) : 0;
+    return a ? static_cast<int>(evidence_number(*a, "sm", 0)) : 0;
   };
   const double near_offset = engine.sm_l2_offset(sm_of("l2", "nearLatency")) + extra;
   out.push_back(
