@@ -144,8 +144,10 @@ Estimate line_size(const std::vector<SweepPoint>& sweep, double array_bytes, dou
     e.value = powers[0];
     e.confidence = drop->confidence;
   } else if (powers.empty()) {
+    // Lines are powers of two: a change that brackets none misread the sweep (set imbalance past
+    // the line on a modulo index of few sets), and its value must not be used as a line.
     e.value = std::sqrt(e.lo * e.hi);
-    e.confidence = 0.5 * drop->confidence;
+    e.confidence = 0.25 * drop->confidence;
     e.reason = "no power of two in the interval";
   } else {
     e.value = powers.back();

@@ -133,6 +133,20 @@ TEST(LineSize, OutliersDoNotTurnARiseOfMissesIntoTheStep) {
   EXPECT_GE(e.hi, line);
 }
 
+// Lines are powers of two: a change that brackets none (here (35.2, 41.6] B, set imbalance past a
+// 32 B line on a modulo index of 11 sets) is not a line a dependent may stride by.
+TEST(LineSize, AnIntervalWithoutAPowerOfTwoIsNotEstablished) {
+  const double cache = 704, array = 2.5 * cache;
+  std::mt19937_64 rng(31);
+  const auto pts = sweep(
+      rng, range(24, 16, 17), [](double s) { return hit_miss(s <= 88 ? 1.0 : 0.05); }, 1024);
+  const auto e = line_size(pts, array, cache);
+  EXPECT_GT(e.lo, 32);
+  EXPECT_LT(e.hi, 64);
+  EXPECT_LT(e.confidence, 0.5);
+  EXPECT_EQ(e.reason, "no power of two in the interval");
+}
+
 TEST(LineSize, NoChangeOrBadSizesAreNotEstablished) {
   std::mt19937_64 rng(6);
   const auto flat = sweep(
