@@ -3,6 +3,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/cluster.hpp"
@@ -26,35 +27,41 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 // An array 1.5 segments large, chased at strides just off powers of two p from the fetch
 // granularity up. While the stride is below a line every line is touched and the segment thrashes
 // (at strides under a line only the first load of a line may leave it); once the stride passes
-// twice the line, at most 1.5 / 1.75 of the segment's lines are touched and the array fits. The
+// twice the line, at most 1.5 / 1.625 of the segment's lines are touched and the array fits. The
 // line is the largest p whose chase still misses in more than half the largest miss share. The
 // offset keeps the touched lines spread over every set of a hashed index (a power-of-two stride
 // would alias into a fraction of them), and the wide oversize keeps the uneven per-set load of
 // such an index from blurring the two sides. A stride of whole lines still aliases into 1/k of
 // the sets of a modulo index whose set count shares the factor k with it: 9/8 p is 9 lines where
-// p is 8, and 405 of 3,645 sets then thrash at every p. Each p is therefore chased at 9/8 p and
-// 7/8 p (from 64 B), whose line counts share no factor, and a candidate misses only where both
-// do.
-struct MissFractions {
-  std::vector<double> at;  // per candidate
-  std::size_t loads = 0;   // timed loads of each chase
+// p is 8, and 405 of 3,645 sets then thrash at every p. Each p is therefore also chased at 7/8 p
+// and 17/16 p, whose line counts share no factor with 9 or each other, and a candidate misses only
+// where every stride does: a set count would need the factors 3, 7 and 17 to fool it.
+struct Ratio {
+  std::uint32_t num = 1, den = 1;
 };
 
-// The miss share of chases of `array` at stride(p) for every candidate p (-1 where the stride is
-// not a whole number of 8-byte words), against the levels of all of them together.
-template <class Stride>
+struct MissFractions {
+  std::vector<std::vector<double>> at;  // per ratio, per candidate; -1 where not chased
+  std::size_t loads = 0;                // timed loads of each chase
+};
+
+// The miss share of chases of `array` at p x num / den for every candidate p and ratio that give
+// a whole number of 4-byte elements, against the levels of the whole batch.
 MissFractions miss_fractions(Context& ctx, std::uint64_t array,
-                             const std::vector<std::uint32_t>& candidates, Stride stride) {
+                             const std::vector<std::uint32_t>& candidates,
+                             const std::vector<Ratio>& ratios) {
   device::ChaseBatch batch;
-  std::vector<std::size_t> chased;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const std::uint32_t s = stride(candidates[i]);
-    if (s == 0 || s % 8 != 0) continue;
-    chased.push_back(i);
-    batch.requests.push_back(l2_chase(array, s, 1, 1024, -1));
-  }
+  std::vector<std::pair<std::size_t, std::size_t>> chased;  // (ratio, candidate)
+  for (std::size_t r = 0; r < ratios.size(); ++r)
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const std::uint64_t scaled = std::uint64_t{candidates[i]} * ratios[r].num;
+      if (scaled % ratios[r].den != 0 || (scaled / ratios[r].den) % 4 != 0) continue;
+      chased.emplace_back(r, i);
+      batch.requests.push_back(
+          l2_chase(array, static_cast<std::uint32_t>(scaled / ratios[r].den), 1, 1024, -1));
+    }
   MissFractions out;
-  out.at.assign(candidates.size(), -1.0);
+  out.at.assign(ratios.size(), std::vector<double>(candidates.size(), -1.0));
   if (batch.requests.empty()) return out;
   ctx.expect_batches(1);
   const auto result = ctx.chase(batch);
@@ -63,26 +70,23 @@ MissFractions miss_fractions(Context& ctx, std::uint64_t array,
   std::vector<std::span<const double>> spans(samples.begin(), samples.end());
   const auto levels = analysis::cluster_levels(spans);
   for (std::size_t k = 0; k < chased.size() && k < samples.size(); ++k) {
-    out.at[chased[k]] = analysis::miss_fraction(samples[k], levels);
+    out.at[chased[k].first][chased[k].second] = analysis::miss_fraction(samples[k], levels);
     out.loads = std::max(out.loads, samples[k].size());
   }
   return out;
 }
 
-// The 7/8 strides, or nullopt where the device refuses them (a recording made without them).
-std::optional<std::vector<double>> other_stride(Context& ctx, std::uint64_t array,
-                                                const std::vector<std::uint32_t>& candidates,
-                                                std::vector<std::string>& weaker) {
+// The 7/8 and 17/16 strides, or nullopt where the device refuses them (a recording made without
+// them).
+std::optional<MissFractions> other_strides(Context& ctx, std::uint64_t array,
+                                           const std::vector<std::uint32_t>& candidates,
+                                           std::vector<std::string>& weaker) {
   try {
-    auto sevenths = miss_fractions(ctx, array, candidates,
-                                   [](std::uint32_t p) { return p >= 64 ? p - p / 8 : 0; });
-    // A candidate chased at one stride only keeps that stride's share.
-    for (double& m : sevenths.at)
-      if (m < 0) m = 1.0;
-    return sevenths.at;
+    return miss_fractions(ctx, array, candidates, {{7, 8}, {17, 16}});
   } catch (const device::Error& e) {
     if (e.kind() != device::Error::Kind::BadRequest) throw;
-    weaker.push_back("chased at 9/8 of each power of two only: the device refused the 7/8 strides");
+    weaker.push_back(
+        "chased at 9/8 of each power of two only: the device refused the other strides");
     return std::nullopt;
   }
 }
@@ -112,19 +116,22 @@ class L2LineProbe final : public Probe {
     const std::uint32_t fg = fetch_granularity_or(ctx, l2_target(), 32, weaker);
     const auto array = round_up(static_cast<std::uint64_t>(segment.largest * kOversize), 4096);
 
+    // No L2 line is shorter than its 32-byte sector.
     std::vector<std::uint32_t> lines;
-    for (std::uint32_t p = std::max<std::uint32_t>(fg, 8); p <= kMaxLine; p *= 2)
+    for (std::uint32_t p = std::max<std::uint32_t>(fg, 32); p <= kMaxLine; p *= 2)
       lines.push_back(p);
-    const auto ninths =
-        miss_fractions(ctx, array, lines, [](std::uint32_t p) { return p + p / 8; });
-    std::vector<double> miss = ninths.at;
+    const auto ninths = miss_fractions(ctx, array, lines, {{9, 8}});
+    std::vector<double> miss = ninths.at[0];
     model::Json evidence = {{"arrayBytes", array},
                             {"segmentBytes", segment.largest},
                             {"candidates", lines},
-                            {"missFractionAtNineEighths", ninths.at}};
-    if (const auto sevenths = other_stride(ctx, array, lines, weaker)) {
-      evidence["missFractionAtSevenEighths"] = *sevenths;
-      for (std::size_t i = 0; i < miss.size(); ++i) miss[i] = std::min(miss[i], (*sevenths)[i]);
+                            {"missFractionAtNineEighths", ninths.at[0]}};
+    if (const auto others = other_strides(ctx, array, lines, weaker)) {
+      evidence["missFractionAtSevenEighths"] = others->at[0];
+      evidence["missFractionAtSeventeenSixteenths"] = others->at[1];
+      for (const auto& at : others->at)
+        for (std::size_t i = 0; i < miss.size(); ++i)
+          if (at[i] >= 0) miss[i] = std::min(miss[i], at[i]);
     }
     const std::size_t loads = ninths.loads;
     evidence["missFraction"] = miss;
