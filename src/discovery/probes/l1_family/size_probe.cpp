@@ -83,10 +83,10 @@ class SizeProbe final : public Probe {
                                             "the space limit leaves nothing to sweep"));
       return;
     }
-
     model::Json one_cache;
     if (any_one_cache_size(ctx, spec, one_cache)) return;
-    const auto r = search_size(ctx, spec);
+    auto r = search_size(ctx, spec);
+    if (t_.level > 1 && !(spec.served_in_front_below > 0)) front_hits_kept(r);
     record_carveout(ctx, t_, r.conditions);
     model::Attribute a;
     if (r.established) {
@@ -114,6 +114,16 @@ class SizeProbe final : public Probe {
   }
 
  private:
+  // Without the front's hit level its hits stay in the sweep, and its own capacity at the search's
+  // stride may read as this level's: not established.
+  void front_hits_kept(SizeSearchResult& r) const {
+    if (!r.established) return;
+    r.established = false;
+    r.confidence = std::min(r.confidence, 0.25);
+    r.reason = "the hits of " + t_.inner +
+               " could not be left out (its latency or miss penalty is not established)";
+  }
+
   // Half-way from the level in front's per-load hit latency (its latency probe's evidence) to a
   // miss there (its miss penalty above it): loads under it were that level's hits. 0 where
   // either is not established.
