@@ -140,12 +140,20 @@ TEST_P(Calibration, IntervalsHoldTheTruthAndConfidenceIsEarned) {
 }
 
 // GPUs no preset describes (perturbed_config.hpp): one variant of each preset in the test step,
-// GPUTOPO_CALIBRATE_VARIANTS=N variants 1 to N instead.
+// GPUTOPO_CALIBRATE_VARIANTS=N variants 1 to N instead, or =A-B variants A to B.
 std::vector<std::uint64_t> variants() {
-  std::uint64_t n = 1;
-  if (const char* v = std::getenv("GPUTOPO_CALIBRATE_VARIANTS")) n = std::max(1, std::atoi(v));
+  const auto at_least_one = [](const std::string& text) {
+    return static_cast<std::uint64_t>(std::max(1, std::atoi(text.c_str())));
+  };
+  std::uint64_t from = 1, to = 1;
+  if (const char* v = std::getenv("GPUTOPO_CALIBRATE_VARIANTS")) {
+    const std::string text = v;
+    const auto dash = text.find('-');
+    to = at_least_one(dash == std::string::npos ? text : text.substr(dash + 1));
+    if (dash != std::string::npos) from = at_least_one(text.substr(0, dash));
+  }
   std::vector<std::uint64_t> out;
-  for (std::uint64_t s = 1; s <= n; ++s) out.push_back(s);
+  for (std::uint64_t s = from; s <= to; ++s) out.push_back(s);
   return out;
 }
 

@@ -75,6 +75,16 @@ bool ordered(const json& cfg) {
   return true;
 }
 
+// An instruction cache that holds constants is the constant space's last cache: it takes that
+// cache's drawn size.
+void sync_constant_icache(json& cfg) {
+  if (!cfg.contains("compute") || !cfg["compute"].contains("instruction_caches")) return;
+  for (auto& icache : cfg["compute"]["instruction_caches"])
+    if (icache.value("holds_constants", false))
+      icache["size_bytes"] =
+          cfg["caches"][cfg["spaces"]["constant"]["path"].back().get<std::string>()]["size_bytes"];
+}
+
 json draw(const json& preset, Rng& rng) {
   json cfg = preset;
   const double clock = log_uniform(rng, 0.8, 1.3);
@@ -83,6 +93,7 @@ json draw(const json& preset, Rng& rng) {
     scale_sets(cache, log_uniform(rng, 0.55, 1.8));
     scale_latency(cache["latency_cycles"], latency());
   }
+  sync_constant_icache(cfg);
   json& l2 = cfg["l2"];
   if (!l2.contains("sets")) {
     const auto segments = l2.value("segments", 1);
