@@ -25,6 +25,9 @@ Clustering pooled_levels(const std::vector<SweepPoint>& points) {
   return cluster_levels(std::span<const std::span<const double>>(spans));
 }
 
+// Below the 0.5 at which dependents take a value as established.
+constexpr double kCoinFlip = 0.45;
+
 double stabilize(double fraction) { return std::asin(std::sqrt(std::clamp(fraction, 0.0, 1.0))); }
 
 }  // namespace
@@ -150,8 +153,11 @@ Estimate line_size(const std::vector<SweepPoint>& sweep, double array_bytes, dou
     e.confidence = 0.25 * drop->confidence;
     e.reason = "no power of two in the interval";
   } else {
+    // Each of the n powers inside is as likely as the others: at best a coin flip, which stays
+    // under the 0.5 at which a dependent takes a value as established (a second sweep whose
+    // interval leaves one of them resolves it, line_sweeps.cpp).
     e.value = powers.back();
-    e.confidence = drop->confidence / static_cast<double>(powers.size());
+    e.confidence = std::min(drop->confidence / static_cast<double>(powers.size()), kCoinFlip);
     e.reason = "several powers of two in the interval; strides too coarse";
   }
   return e;

@@ -147,6 +147,20 @@ TEST(LineSize, AnIntervalWithoutAPowerOfTwoIsNotEstablished) {
   EXPECT_EQ(e.reason, "no power of two in the interval");
 }
 
+// Strides too coarse to single out a power of two: (9.6, 35.2] holds 16 and 32, a coin flip that
+// stays under the 0.5 at which a dependent would take it.
+TEST(LineSize, SeveralPowersOfTwoAreACoinFlipAtBest) {
+  const double cache = 1024, array = 2.5 * cache;
+  std::mt19937_64 rng(41);
+  const auto pts = sweep(
+      rng, range(24, 64, 8), [](double s) { return hit_miss(s <= 80 ? 1.0 : 0.02); }, 1024);
+  const auto e = line_size(pts, array, cache);
+  EXPECT_LE(e.lo, 16);
+  EXPECT_GE(e.hi, 32);
+  EXPECT_LT(e.confidence, 0.5);
+  EXPECT_EQ(e.reason, "several powers of two in the interval; strides too coarse");
+}
+
 TEST(LineSize, NoChangeOrBadSizesAreNotEstablished) {
   std::mt19937_64 rng(6);
   const auto flat = sweep(
