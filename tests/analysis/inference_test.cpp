@@ -133,14 +133,19 @@ TEST(LineSize, OutliersDoNotTurnARiseOfMissesIntoTheStep) {
   EXPECT_GE(e.hi, line);
 }
 
+// Every load misses up to stride `last_missing`, a share `after` of them past it.
+std::vector<SweepPoint> step_sweep(std::uint64_t seed, const std::vector<double>& strides,
+                                   double last_missing, double after) {
+  std::mt19937_64 rng(seed);
+  return sweep(
+      rng, strides, [&](double s) { return hit_miss(s <= last_missing ? 1.0 : after); }, 1024);
+}
+
 // Lines are powers of two: a change that brackets none (here (35.2, 41.6] B, set imbalance past a
 // 32 B line on a modulo index of 11 sets) is not a line a dependent may stride by.
 TEST(LineSize, AnIntervalWithoutAPowerOfTwoIsNotEstablished) {
-  const double cache = 704, array = 2.5 * cache;
-  std::mt19937_64 rng(31);
-  const auto pts = sweep(
-      rng, range(24, 16, 17), [](double s) { return hit_miss(s <= 88 ? 1.0 : 0.05); }, 1024);
-  const auto e = line_size(pts, array, cache);
+  const double cache = 704;
+  const auto e = line_size(step_sweep(31, range(24, 16, 17), 88, 0.05), 2.5 * cache, cache);
   EXPECT_GT(e.lo, 32);
   EXPECT_LT(e.hi, 64);
   EXPECT_LT(e.confidence, 0.5);
@@ -150,11 +155,8 @@ TEST(LineSize, AnIntervalWithoutAPowerOfTwoIsNotEstablished) {
 // Strides too coarse to single out a power of two: (9.6, 35.2] holds 16 and 32, a coin flip that
 // stays under the 0.5 at which a dependent would take it.
 TEST(LineSize, SeveralPowersOfTwoAreACoinFlipAtBest) {
-  const double cache = 1024, array = 2.5 * cache;
-  std::mt19937_64 rng(41);
-  const auto pts = sweep(
-      rng, range(24, 64, 8), [](double s) { return hit_miss(s <= 80 ? 1.0 : 0.02); }, 1024);
-  const auto e = line_size(pts, array, cache);
+  const double cache = 1024;
+  const auto e = line_size(step_sweep(41, range(24, 64, 8), 80, 0.02), 2.5 * cache, cache);
   EXPECT_LE(e.lo, 16);
   EXPECT_GE(e.hi, 32);
   EXPECT_LT(e.confidence, 0.5);

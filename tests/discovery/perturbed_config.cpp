@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "device/sim/config.hpp"
-#include "device/sim/presets.hpp"
 #include "device/sim/rng.hpp"
 
 namespace gputopo::discovery::testing {
@@ -135,12 +134,6 @@ json perturbed_config(const json& preset, std::uint64_t seed) {
     return cfg;
   }
   throw std::runtime_error("no draw keeps the levels of " + preset.value("name", "") + " in order");
-}
-
-json preset_json(const std::string& name) {
-  for (const auto& [preset, text] : device::sim::embedded_presets())
-    if (preset == name) return json::parse(text);
-  throw std::runtime_error("no preset " + name);
 }
 
 }  // namespace gputopo::discovery::testing

@@ -30,17 +30,21 @@ inline double number(const model::Attribute* a) {
   return a && a->value.is_number() ? a->value.get<double>() : -1.0;
 }
 
+// The embedded preset `name`'s JSON (null, and a test failure, where there is none).
+inline nlohmann::json preset_json(const std::string& name) {
+  for (const auto& [preset, text] : device::sim::embedded_presets())
+    if (preset == name) return nlohmann::json::parse(text);
+  ADD_FAILURE() << "no " << name << " preset";
+  return {};
+}
+
 // A simulated GPU of the embedded preset `name` with `change` applied to its JSON first.
 template <class Change>
 device::sim::SimConfig preset_changed(const std::string& name, Change&& change) {
-  for (const auto& [preset, text] : device::sim::embedded_presets()) {
-    if (preset != name) continue;
-    auto j = nlohmann::json::parse(text);
-    change(j);
-    return device::sim::parse_config(j.dump(), name + ", changed");
-  }
-  ADD_FAILURE() << "no " << name << " preset";
-  return {};
+  auto j = preset_json(name);
+  if (j.is_null()) return {};
+  change(j);
+  return device::sim::parse_config(j.dump(), name + ", changed");
 }
 
 struct TimedResult {
