@@ -24,6 +24,7 @@ import sys
 KINDS = {
     "bandwidth": {"GB/s", "B/clk", "%"},
     "latency": {"cycles"},
+    "size": {"B"},
     "time": {"ns"},
     "rate": {"instr/clk/SM", "thread instructions/clk/SM", "FLOP/clk/SM", "TFLOP/s",
              "OPS/clk/SM", "TOPS", "registers/clk"},

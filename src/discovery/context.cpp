@@ -195,19 +195,29 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 #endif
 }
 
-void Context::settle(model::Attribute& attribute, std::string_view element,
-                     std::string_view name) const {
+void Context::settle(model::Attribute& attribute, std::string_view name) const {
   model::settle_interval(attribute, name, strict_findings());
-  if (info().simulated) return;
-  const std::string path = element == "compute"
-                               ? "compute." + std::string(name)
-                               : "memory." + std::string(element) + "." + std::string(name);
-  model::add_run_to_run_noise(attribute, path);
 }
+
+model::AttributeList Context::reported(model::AttributeList list, std::string_view element) const {
+  if (info().simulated) return list;
+  const std::string prefix =
+      element == "compute" ? "compute." : "memory." + std::string(element) + ".";
+  for (auto& [name, a] : list) model::add_run_to_run_noise(a, prefix + name);
+  return list;
+}
+
+std::map<std::string, model::AttributeList> Context::reported_findings() const {
+  std::map<std::string, model::AttributeList> out;
+  for (const auto& [element, list] : findings_) out.emplace(element, reported(list, element));
+  return out;
+}
+
+model::AttributeList Context::reported_compute() const { return reported(compute_, "compute"); }
 
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
-  settle(attribute, element, key.name);
+  settle(attribute, key.name);
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -283,7 +293,7 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
 
 void Context::put_compute(const model::Key& key, model::Attribute attribute) {
   check_declared("compute", key, true);
-  settle(attribute, "compute", key.name);
+  settle(attribute, key.name);
   for (auto& [k, a] : compute_) {
     if (k == key.name) {
       a = std::move(attribute);

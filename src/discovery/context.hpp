@@ -116,6 +116,11 @@ class Context {
   void put_compute(const model::Key& key, model::Attribute attribute);
   const model::Attribute* get_compute(const model::Key& key) const;
   const model::AttributeList& compute() const { return compute_; }
+  // The findings as reported: on a real GPU every number's interval grown by its run-to-run term
+  // (model::add_run_to_run_noise). Probes read them without it, so that a later probe plans its
+  // requests on what this run measured, alike on a real GPU and on the simulator.
+  std::map<std::string, model::AttributeList> reported_findings() const;
+  model::AttributeList reported_compute() const;
   // The layout as objects (model/topology.hpp): the layout probes write their groups here, beside
   // the attribute that states each level (model::set_gpcs and compute.gpcCount, ...).
   model::Topology& topology() { return topology_; }
@@ -134,8 +139,10 @@ class Context {
   static std::string ns_method(const device::RunConditions& conditions);
 
  private:
-  // Every finding's interval or the reason it has none; on a real GPU, the run-to-run term too.
-  void settle(model::Attribute& attribute, std::string_view element, std::string_view name) const;
+  // Every finding's interval or the reason it has none.
+  void settle(model::Attribute& attribute, std::string_view name) const;
+  // `list` of `element` ("compute" for compute's) with the run-to-run term, on a real GPU.
+  model::AttributeList reported(model::AttributeList list, std::string_view element) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or
   // writes) a finding it did not declare.
   void check_declared(const std::string& element, const model::Key& key, bool write) const;

@@ -118,8 +118,8 @@ class Run {
   void begin_span(std::size_t begin) { span_ = {begin, context_.calls(), context_.snapshot(), 0}; }
 
   void refresh() {
-    result_.memory = assemble_elements(context_.findings(), plan_.elements());
-    result_.compute = context_.compute();
+    result_.memory = assemble_elements(context_.reported_findings(), plan_.elements());
+    result_.compute = context_.reported_compute();
     result_.topology = context_.topology();
     result_.warnings = context_.warnings();
     result_.sweeps = context_.sweeps();

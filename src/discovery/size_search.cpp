@@ -200,18 +200,22 @@ void add_rise_evidence(model::Json& round, const analysis::Rise& rise, double fi
   round["pValue"] = rise.p_value;
 }
 
-// The result after a round with a rise: `onset`, its interval from the lowest size with lasting
-// misses to the first round's rise end, and the confidence from the first round's rise and the
-// agreement of this onset with the previous one (`moved`: how far it moved from it).
+// The result after a round with a rise: `onset`, the interval where a repeat of the rounds would
+// put it (its standard deviation over the rounds, `onset_sd`, times 1.96 √2, at least one step),
+// and the confidence from the first round's rise and the agreement of this onset with the
+// previous one (`moved`: how far it moved from it). Lasting misses that start far below the onset
+// (sets that overflow early under a hashed index) stay in each round's evidence: they say where
+// the first lines are lost, not where a repeat run would put the capacity.
 void settle(SizeSearchResult& out, double onset, std::optional<double> moved, double previous_step,
-            double lasting_lo, const analysis::Rise& first, double stepd) {
+            double onset_sd, const analysis::Rise& first, double stepd) {
   double agreement = 1;
   // A knot on a grid of step h is uncertain by about h on either side.
   if (moved && *moved > 2 * previous_step) agreement = 2 * previous_step / *moved;
   out.established = true;
   out.value = onset;
-  out.lo = std::min(lasting_lo, onset);
-  out.hi = std::max(onset, std::floor(first.rise_end / stepd) * stepd - stepd);
+  const double half = std::max(stepd, 1.96 * std::sqrt(2.0) * onset_sd);
+  out.lo = onset - half;
+  out.hi = onset + half;
   out.confidence = (1 - first.p_value) * agreement * (1 + first.sharpness) / 2;
   out.evidence["missBefore"] = first.base;
   out.evidence["missAfter"] = first.top;
@@ -293,8 +297,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
   const int sm = spec.confirm_sm;
   std::optional<double> previous_onset;
   double previous_step = 0;
-  double previous_variance = 0;  // of previous_onset
-  double lasting_lo = std::numeric_limits<double>::infinity();
+  double previous_variance = 0;         // of previous_onset
   std::optional<analysis::Rise> first;  // the first round with a rise
   double front_share = 0;               // the most of any round with a rise, below its onset
   const double lowest = lo;             // where the first round starts
@@ -334,7 +337,6 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     const double combined =
         previous_onset ? weight * zoomed + (1 - weight) * *previous_onset : zoomed;
     const double onset = std::round(combined / stepd) * stepd;
-    lasting_lo = std::min(lasting_lo, x[rise.first_rise - 1]);
     if (!first) first = rise;
     const double share = share_below(sweep, onset, 2 * static_cast<double>(round_step));
     front_share = std::max(front_share, share);
@@ -345,12 +347,12 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
                        {"weight", weight},
                        {"onset", onset}});
     out.evidence["rounds"].push_back(round_json);
-    settle(out, onset,
-           previous_onset ? std::optional(std::abs(onset - *previous_onset)) : std::nullopt,
-           previous_step, lasting_lo, *first, stepd);
+    const std::optional<double> moved =
+        previous_onset ? std::optional(std::abs(onset - *previous_onset)) : std::nullopt;
     previous_variance = previous_onset ? weight * weight * variance +
                                              (1 - weight) * (1 - weight) * previous_variance
                                        : variance;
+    settle(out, onset, moved, previous_step, std::sqrt(previous_variance), *first, stepd);
     previous_onset = onset;
     previous_step = static_cast<double>(round_step);
     if (round_step <= step) break;

@@ -105,8 +105,6 @@ std::vector<Finding> StreamProbe::writes_of(const std::string& element,
 
 // readBandwidth of a probe that reads in both patterns: the faster one, named in the method, so
 // that the element's read bandwidth is, as everywhere, the most it delivered.
-// `own` and `shared` are the patterns' attributes as measured, before the context added the
-// run-to-run term that readBandwidth's own put adds again.
 void StreamProbe::put_fastest_read(Context& ctx, const model::Attribute* own,
                                    const model::Attribute* shared) const {
   const auto rate = [](const model::Attribute* a) {
@@ -135,7 +133,6 @@ void StreamProbe::put_fastest_read(Context& ctx, const model::Attribute* own,
 void StreamProbe::run(Context& ctx) {
   const Buffers buffers = buffers_(ctx);
   const bool both = reads_both_patterns(streams_);
-  std::optional<model::Attribute> own_read, shared_read;  // each read pattern's as measured
   for (const auto& stream : streams_) {
     const StreamKeys key = keys_of(stream, both);
     if (buffers.bytes.empty()) {
@@ -166,13 +163,12 @@ void StreamProbe::run(Context& ctx) {
     a.evidence = best.bandwidth->evidence;
     a.interval = best.bandwidth->interval;
     if (best.by_buffer.size() > 1) a.evidence["buffers"] = best.by_buffer;
-    if (both && stream.kind == device::StreamKind::Read)
-      (stream.sharing == device::StreamSharing::Shared ? shared_read : own_read) = a;
     ctx.put(element_, *key.gbps, a);
     if (per_sm) put_per_sm(ctx, *key.gbps, *key.per_sm, a, *best.conditions);
   }
   if (both)
-    put_fastest_read(ctx, own_read ? &*own_read : nullptr, shared_read ? &*shared_read : nullptr);
+    put_fastest_read(ctx, ctx.get(element_, keys::unsharedReadBandwidth),
+                     ctx.get(element_, keys::sharedReadBandwidth));
 }
 
 StreamProbe::Best StreamProbe::fastest(Context& ctx, const Stream& stream,

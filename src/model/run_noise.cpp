@@ -11,17 +11,18 @@ namespace {
 // The 90th percentile over each kind's attributes (those without a figure of their own below) of
 // the run-to-run relative standard deviation on one GPU (scripts/fit-run-noise.py over
 // docs/results/fleet-runs; its test keeps these at or above the fit).
-constexpr std::array<std::pair<std::string_view, double>, 4> kKinds{{
+constexpr std::array<std::pair<std::string_view, double>, 5> kKinds{{
     {"bandwidth", 0.014},
     {"latency", 0.0040},
     {"time", 0.029},
     {"rate", 0.0015},
+    {"size", 0.0},
 }};
 
 // Attributes that move between runs further than their kind's figure covers, each with its own
 // figure (at or above its fit; the same script): where they are in a report, as the fleet
 // comparison names them.
-constexpr std::array<std::pair<std::string_view, double>, 13> kAttributes{{
+constexpr std::array<std::pair<std::string_view, double>, 19> kAttributes{{
     {"memory.constantL1.missPenalty", 0.0052},
     {"memory.constantL1.missPenaltyNs", 0.0050},
     {"memory.constantL15.latency", 0.0093},
@@ -29,17 +30,24 @@ constexpr std::array<std::pair<std::string_view, double>, 13> kAttributes{{
     {"memory.dram.copyBandwidth", 0.026},
     {"memory.dram.latency", 0.030},
     {"memory.dram.latencyNs", 0.030},
+    {"memory.l1.size", 0.020},
+    {"memory.l2.measuredSegmentSize", 0.052},
     {"memory.l2.missPenalty", 0.055},
     {"memory.l2.missPenaltyNs", 0.055},
     {"memory.l2.nearLatencyBySm", 0.014},
     {"memory.l2.readBandwidth", 0.043},
+    {"memory.l2.segmentSize", 0.074},
     {"memory.l2.sharedReadBandwidth", 0.043},
+    {"memory.readOnly.size", 0.021},
+    {"memory.texture.size", 0.019},
     {"memory.tlb1.missPenalty", 0.076},
+    {"memory.tlb1.reach", 0.030},
 }};
 
 std::string_view kind_of(std::string_view unit) {
   if (unit == "GB/s" || unit == "B/clk" || unit == "%") return "bandwidth";
   if (unit == "cycles") return "latency";
+  if (unit == "B") return "size";
   // Cycles over the clock of the moment: the clock's reading moves them further.
   if (unit == "ns") return "time";
   if (unit == "instr/clk/SM" || unit == "thread instructions/clk/SM" || unit == "FLOP/clk/SM" ||
