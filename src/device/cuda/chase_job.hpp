@@ -61,6 +61,7 @@ struct ChaseJob {
   // Chain: the fewest cycles of a segment without loads (its clock reads and dependent store).
   std::uint32_t chain_overhead = 0;
   std::uint64_t globaltimer_start = 0;
+  std::uint64_t globaltimer_warm = 0;  // the timing thread, once the warm-up is done
   std::uint64_t globaltimer_end = 0;
   std::uint64_t clock_start = 0;
   std::uint64_t clock_end = 0;

@@ -263,6 +263,7 @@ __global__ void __launch_bounds__(kChaseThreads) chase_kernel(ChaseLaunchArgs ar
     __syncthreads();
   }
   if (tid != timer) return;
+  job.globaltimer_warm = read_globaltimer();
   bool in_time = s_late == 0;
   if (in_time)
     in_time = job.chain != 0 ? timed_segments(load, job, &s_chain_last, deadline)

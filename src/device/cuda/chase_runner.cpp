@@ -1,6 +1,8 @@
 #include "device/cuda/chase_runner.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -125,7 +127,7 @@ void unpack_indices(const std::uint8_t* src, bool wide, std::vector<std::uint64_
 }  // namespace
 
 ChaseRunner::ChaseRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
-    : info_(info), stream_(stream), clock_(clock) {
+    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_CHASE_TRACE")) {
   std::size_t static_shared = 0;
   check(chase_static_shared_bytes(ChaseVariant::Shared, false, &static_shared),
         "cudaFuncGetAttributes (chase kernel)");
@@ -237,6 +239,8 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
   out.conditions.carveout_percent = carveout;
   out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
   const auto launches = plan_launches(plan_units, plan_limits);
+  warm_ns_ = timed_ns_ = 0;
+  traced_jobs_ = 0;
   // Up to kQueuedLaunches launches go on the stream one after another (each after an L2 flush
   // where a shared level is involved), read back together.
   for (std::size_t first = 0; first < launches.size(); first += kQueuedLaunches) {
@@ -247,6 +251,11 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
                  carveout, out);
   }
   clock_.end(out.conditions);
+  if (trace_)
+    std::fprintf(stderr,
+                 "gputopo: chase %zu units in %zu launches: %zu jobs, %.3f ms warming, %.3f ms "
+                 "timing\n",
+                 units.size(), launches.size(), traced_jobs_, warm_ns_ / 1e6, timed_ns_ / 1e6);
   return out;
 }
 
@@ -489,6 +498,9 @@ ChaseRunner::Attempt ChaseRunner::collect(const std::vector<const ChaseUnit*>& u
     o.wanted_sm = units[i]->sm;
     attempt.outcomes.push_back(o);
     if (!o.ran) continue;
+    ++traced_jobs_;
+    warm_ns_ += static_cast<double>(job.globaltimer_warm - job.globaltimer_start);
+    timed_ns_ += static_cast<double>(job.globaltimer_end - job.globaltimer_warm);
     first_ns = std::min(first_ns, job.globaltimer_start);
     last_ns = std::max(last_ns, job.globaltimer_end);
     rate = std::max(rate, cycles_per_ns(job.clock_start, job.clock_end, job.globaltimer_start,

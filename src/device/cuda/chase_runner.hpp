@@ -111,6 +111,11 @@ class ChaseRunner {
   DeviceArena successors_{"chase permutation"};
   DeviceArena flush_{"L2 flush buffer"};
   std::optional<double> overhead_;
+  // GPUTOPO_CHASE_TRACE: a batch's job time before and after the warm-up, on stderr.
+  bool trace_ = false;
+  double warm_ns_ = 0;
+  double timed_ns_ = 0;
+  std::size_t traced_jobs_ = 0;
 };
 
 }  // namespace gputopo::device::cuda
