@@ -201,7 +201,8 @@ void add_rise_evidence(model::Json& round, const analysis::Rise& rise, double fi
 }
 
 // The result after a round with a rise: `onset`, the interval where a repeat of the rounds would
-// put it (its standard deviation over the rounds, `onset_sd`, times 1.96 √2, at least one step),
+// put it (its standard deviation over the rounds, `onset_sd`, times 1.96 √2; at least two steps:
+// a fit's knot on a grid lies within a step of the change, and the onset is rounded to the grid),
 // and the confidence from the first round's rise and the agreement of this onset with the
 // previous one (`moved`: how far it moved from it). Lasting misses that start far below the onset
 // (sets that overflow early under a hashed index) stay in each round's evidence: they say where
@@ -213,7 +214,7 @@ void settle(SizeSearchResult& out, double onset, std::optional<double> moved, do
   if (moved && *moved > 2 * previous_step) agreement = 2 * previous_step / *moved;
   out.established = true;
   out.value = onset;
-  const double half = std::max(stepd, 1.96 * std::sqrt(2.0) * onset_sd);
+  const double half = std::max(2 * stepd, 1.96 * std::sqrt(2.0) * onset_sd);
   out.lo = onset - half;
   out.hi = onset + half;
   out.confidence = (1 - first.p_value) * agreement * (1 + first.sharpness) / 2;
