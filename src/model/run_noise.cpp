@@ -32,7 +32,7 @@ constexpr std::array<std::pair<std::string_view, double>, 21> kAttributes{{
     {"memory.dram.latency", 0.030},
     {"memory.dram.latencyNs", 0.030},
     {"memory.l1.size", 0.021},
-    {"memory.l2.capacity", 0.0019},
+    {"memory.l2.capacity", 0.0029},
     {"memory.l2.measuredSegmentSize", 0.052},
     {"memory.l2.missPenalty", 0.055},
     {"memory.l2.missPenaltyNs", 0.055},
