@@ -195,10 +195,6 @@ void Context::check_declared([[maybe_unused]] const std::string& element,
 #endif
 }
 
-void Context::settle(model::Attribute& attribute, std::string_view name) const {
-  model::settle_interval(attribute, name, strict_findings());
-}
-
 model::AttributeList Context::reported(model::AttributeList list, std::string_view element) const {
   if (info().simulated) return list;
   const std::string prefix =
@@ -217,7 +213,7 @@ model::AttributeList Context::reported_compute() const { return reported(compute
 
 void Context::put(const std::string& element, const model::Key& key, model::Attribute attribute) {
   check_declared(element, key, true);
-  settle(attribute, key.name);
+  model::settle_interval(attribute, key.name, strict_findings());
   auto& list = findings_[element];
   for (auto& [k, a] : list) {
     if (k == key.name) {
@@ -293,7 +289,7 @@ void Context::demote_since(const Snapshot& s, const std::string& why) {
 
 void Context::put_compute(const model::Key& key, model::Attribute attribute) {
   check_declared("compute", key, true);
-  settle(attribute, key.name);
+  model::settle_interval(attribute, key.name, strict_findings());
   for (auto& [k, a] : compute_) {
     if (k == key.name) {
       a = std::move(attribute);

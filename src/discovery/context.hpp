@@ -139,8 +139,6 @@ class Context {
   static std::string ns_method(const device::RunConditions& conditions);
 
  private:
-  // Every finding's interval or the reason it has none.
-  void settle(model::Attribute& attribute, std::string_view name) const;
   // `list` of `element` ("compute" for compute's) with the run-to-run term, on a real GPU.
   model::AttributeList reported(model::AttributeList list, std::string_view element) const;
   // With GPUTOPO_STRICT_FINDINGS: throws std::logic_error when the running probe reads (or

@@ -89,6 +89,9 @@ double on_grid(double size, const Context& ctx, const std::vector<CacheView>& vi
   return step > 0 ? std::round(size / step) * step : size;
 }
 
+// Readings within this share of the median agree with it.
+constexpr double kAgreement = 0.02;
+
 // The readings' weighted median and what the readings within 2 % of it (the agreeing ones) say of
 // it: the share of the weight they hold, their weakest confidence times that share, and the
 // reading nearest the median (its distance and half-width make the interval). A reading further
@@ -113,26 +116,24 @@ Consensus consensus_of(Context& ctx, const std::vector<CacheView>& views,
   for (std::size_t k = 0; k < views.size(); ++k) {
     const Reading& r = readings[k];
     const double distance = std::abs(r.size - c.size);
-    if (distance > 0.02 * c.size) {
+    if (distance > kAgreement * c.size) {
       ctx.warn("the " + views[k].element + " view of one physical cache measured " +
                std::to_string(static_cast<long long>(r.size)) + " B against " +
                std::to_string(static_cast<long long>(c.size)) + " B for the others");
       continue;
     }
     agreeing += r.weight;
+    const auto* s = ctx.get(views[k].element, keys::size);
+    if (s && s->confidence) c.confidence = std::min(c.confidence, *s->confidence);
+  }
+  // The nearest reading agrees wherever any does; of equally near ones, the most precise.
+  for (const Reading& r : readings) {
+    const double distance = std::abs(r.size - c.size);
     if (distance < c.nearest || (distance == c.nearest && r.half < c.half)) {
       c.nearest = distance;
       c.half = r.half;
     }
-    const auto* s = ctx.get(views[k].element, keys::size);
-    if (s && s->confidence) c.confidence = std::min(c.confidence, *s->confidence);
   }
-  if (!std::isfinite(c.nearest))  // two readings apart, their median between them: the nearer
-    for (const Reading& r : readings)
-      if (std::abs(r.size - c.size) < c.nearest) {
-        c.nearest = std::abs(r.size - c.size);
-        c.half = r.half;
-      }
   c.share = total > 0 ? agreeing / total : 0.0;
   c.confidence *= c.share;
   return c;
@@ -162,7 +163,7 @@ void unify(Context& ctx, const std::vector<CacheView>& views) {
   for (std::size_t k = 0; k < views.size(); ++k) {
     const auto* old = ctx.get(views[k].element, keys::size);
     model::Attribute a = old ? *old : model::Attribute{};
-    if (!confirmed && std::abs(readings[k].size - c.size) > 0.02 * c.size) {
+    if (!confirmed && std::abs(readings[k].size - c.size) > kAgreement * c.size) {
       a.confidence = a.confidence.value_or(0.0) * (1 - c.share);
       a.reason += std::string(a.reason.empty() ? "" : "; ") +
                   "the sharing test finds this view one cache with others that measured " +
