@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
 #include "analysis/summary.hpp"
+#include "device/startup_trace.hpp"
 #include "discovery/chase_latencies.hpp"
 #include "discovery/probe.hpp"
 #include "model/run_noise.hpp"
@@ -72,7 +72,8 @@ auto Context::steady(Run&& run, const char* what) {
   const auto t0 = std::chrono::steady_clock::now();
   auto result = run();
   ++calls_;
-  trace_call(what, std::chrono::steady_clock::now() - t0, result.conditions.elapsed_ns);
+  device::trace_call(probe_ != nullptr ? probe_->name().c_str() : "-", what,
+                     std::chrono::steady_clock::now() - t0, result.conditions.elapsed_ns);
   // Conditions changed within the span even when a re-run is steady: the span is judged again.
   if (result.conditions.clock_changed && batch_disturbance_.empty())
     batch_disturbance_ = std::string("the SM clock changed during a ") + what;
@@ -87,15 +88,6 @@ auto Context::steady(Run&& run, const char* what) {
     ++calls_;
   }
   return result;
-}
-
-void Context::trace_call(const char* what, std::chrono::steady_clock::duration wall,
-                         double device_ns) const {
-  static const bool on = std::getenv("GPUTOPO_CALL_TRACE") != nullptr;
-  if (!on) return;
-  const std::chrono::duration<double, std::milli> ms = wall;
-  std::fprintf(stderr, "gputopo: call %s %s: %.3f ms wall, %.3f ms timed\n",
-               probe_ != nullptr ? probe_->name().c_str() : "-", what, ms.count(), device_ns / 1e6);
 }
 
 device::ChaseBatchResult Context::chase(const device::ChaseBatch& batch) {

@@ -149,9 +149,6 @@ class Context {
   // Runs a batch again, with back-off, while the SM clock changed during it.
   template <class Run>
   auto steady(Run&& run, const char* what);
-  // GPUTOPO_CALL_TRACE: each device call's wall and timed milliseconds on stderr, with its probe.
-  void trace_call(const char* what, std::chrono::steady_clock::duration wall,
-                  double device_ns) const;
 
   device::Device& device_;
   const Options& options_;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/summary.hpp"
+#include "device/startup_trace.hpp"
 #include "model/seconds_since.hpp"
 
 namespace gputopo::discovery {
@@ -74,11 +75,14 @@ Guard::Guard(device::Device& device) : device_(device) {}
 
 std::optional<double> Guard::control(std::size_t which) {
   const auto& info = device_.info();
+  const auto t0 = std::chrono::steady_clock::now();
   if (which == kStream) {
     device::StreamRequest r;
     r.bytes = std::clamp<std::uint64_t>(info.l2_bytes() / 2, 4096, kStreamControlMaxBytes);
     r.repeats = kStreamRepeats;
     const auto result = device_.stream(r);
+    device::trace_call("guard", kControlSpecs[which].name, std::chrono::steady_clock::now() - t0,
+                       result.conditions.elapsed_ns);
     return analysis::median(result.gbps);
   }
   device::ChaseRequest r;
@@ -96,6 +100,8 @@ std::optional<double> Guard::control(std::size_t which) {
   device::ChaseBatch batch;
   batch.requests.push_back(r);
   const auto result = device_.chase(batch);
+  device::trace_call("guard", kControlSpecs[which].name, std::chrono::steady_clock::now() - t0,
+                     result.conditions.elapsed_ns);
   return median_cycles(result.results.at(0).cycles);
 }
 

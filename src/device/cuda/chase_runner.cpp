@@ -22,6 +22,10 @@ constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{1} << 30;
 // Launches queued on the stream before the host waits (a one-SM size sweep: one size each).
 constexpr std::size_t kQueuedLaunches = 256;
 constexpr double kFlushSeconds = 10;  // an L2 flush's share of a queue's wait
+// An idle GPU may run its SMs slowly: the first chase spins the SMs in slices until NVML reads
+// the highest SM clock, at most kRampSlices of them (without NVML, all).
+constexpr std::uint64_t kRampSliceNs = 2'000'000;
+constexpr int kRampSlices = 25;
 
 ChaseVariant variant_of(Space s) { return static_cast<ChaseVariant>(static_cast<int>(s)); }
 
@@ -178,9 +182,13 @@ void ChaseRunner::validate(const ChaseUnit& u) const {
 }
 
 void ChaseRunner::ramp_clocks() {
-  check(launch_spin(50'000'000, static_cast<std::uint32_t>(info_.sm_count()) * 4, stream_),
-        "clock warm-up kernel");
-  wait_for(stream_, 10, "clock warm-up kernel");
+  const double top = info_.sm_clock_max_mhz();
+  for (int slice = 0; slice < kRampSlices; ++slice) {
+    if (const auto mhz = clock_.sm_mhz(); mhz && top > 0 && *mhz >= top) return;
+    check(launch_spin(kRampSliceNs, static_cast<std::uint32_t>(info_.sm_count()) * 4, stream_),
+          "clock warm-up kernel");
+    wait_for(stream_, 10, "clock warm-up kernel");
+  }
 }
 
 void ChaseRunner::flush_l2() {
