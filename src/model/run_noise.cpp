@@ -36,7 +36,7 @@ constexpr std::array<std::pair<std::string_view, double>, 21> kAttributes{{
     {"memory.l2.measuredSegmentSize", 0.052},
     {"memory.l2.missPenalty", 0.055},
     {"memory.l2.missPenaltyNs", 0.055},
-    {"memory.l2.nearLatencyBySm", 0.014},
+    {"memory.l2.nearLatencyBySm", 0.022},
     {"memory.l2.readBandwidth", 0.043},
     {"memory.l2.segmentSize", 0.074},
     {"memory.l2.sharedReadBandwidth", 0.043},

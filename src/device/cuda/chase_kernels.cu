@@ -25,6 +25,18 @@ __device__ __forceinline__ void store_shared(Index* p, Index v) {
     asm volatile("st.shared.u64 [%0], %1;" ::"r"(address), "l"(v) : "memory");
 }
 
+// A store that leaves the L1 as it is (st.global.L1::no_allocate), for what a chase writes while
+// its array sits in the L1: the warm-up sums and the records. On Hopper a plain or .cg store takes
+// L1 space: the records' copies made a chase miss from about 200 KiB of its 240 KiB
+// (docs/results/h200/l1-records/).
+template <class T>
+__device__ __forceinline__ void store_outside_l1(T* p, T v) {
+  if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L1::no_allocate.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  else
+    asm volatile("st.global.L1::no_allocate.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
 // Thread 0 claims the block's SM; the first block on an SM takes the job placed there, or the
 // next job for any SM. Every other block exits, so no SM runs two jobs.
 __device__ int claim_job(const ChaseLaunchArgs& args) {
@@ -63,7 +75,7 @@ __device__ bool warm_all(const Load& load, const ChaseArray& a, std::uint64_t de
         break;
       }
     }
-  sink[threadIdx.x] = static_cast<std::uint32_t>(sum);
+  store_outside_l1(sink + threadIdx.x, static_cast<std::uint32_t>(sum));
   return in_time;
 }
 
@@ -95,7 +107,7 @@ __device__ bool chase_passes(const Load& load, const ChaseArray& a, std::uint64_
         break;
       }
     }
-  sink[threadIdx.x] = static_cast<std::uint32_t>(j);
+  store_outside_l1(sink + threadIdx.x, static_cast<std::uint32_t>(j));
   return in_time;
 }
 
@@ -135,7 +147,7 @@ __device__ void hand_over(std::uint32_t* word, std::uint32_t value) {
 
 // The recorded loads: each between two %clock reads, with a dependent shared store of the loaded
 // index before the second read so that the load must have completed. Records are staged in small
-// shared buffers and copied out (bypassing L1) every kRecordChunk loads.
+// shared buffers and copied out, leaving the L1 as it is, every kRecordChunk loads.
 template <class Index, class Load>
 __device__ bool timed_chase(const Load& load, const ChaseJob& job, std::uint32_t* s_cycles,
                             Index* s_index, std::uint64_t deadline) {
@@ -157,8 +169,8 @@ __device__ bool timed_chase(const Load& load, const ChaseJob& job, std::uint32_t
     if (slot == kRecordChunk - 1 || i + 1 == n) {
       const std::uint32_t first = i - slot;
       for (std::uint32_t s = 0; s <= slot; ++s) {
-        __stcg(cycles_out + first + s, s_cycles[s]);
-        if (index_out != nullptr) __stcg(index_out + first + s, s_index[s]);
+        store_outside_l1(cycles_out + first + s, s_cycles[s]);
+        if (index_out != nullptr) store_outside_l1(index_out + first + s, s_index[s]);
       }
       if (read_globaltimer() > deadline) return false;
     }
@@ -194,7 +206,7 @@ __device__ bool timed_segments(const Load& load, ChaseJob& job, std::uint64_t* s
       overhead = min(overhead, t1 - t0);
       continue;
     }
-    __stcg(cycles_out + s - kOverheadSegments, t1 - t0);
+    store_outside_l1(cycles_out + s - kOverheadSegments, t1 - t0);
     if (read_globaltimer() > deadline) return false;
   }
   job.chain_overhead = overhead;
