@@ -8,6 +8,15 @@
 
 namespace gputopo::discovery {
 
+int placed_sm(int placement, std::size_t index, int sm_count) {
+  if (placement != kSmsInTurn) return placement;
+  return sm_count > 0 ? static_cast<int>(index % static_cast<std::size_t>(sm_count)) : -1;
+}
+
+model::Json placement_json(int placement) {
+  return placement == kSmsInTurn ? model::Json("each in turn") : model::Json(placement);
+}
+
 device::ChaseRequest chain_request(device::Space space, std::uint64_t bytes, std::uint32_t stride,
                                    std::uint32_t warmup, std::uint32_t loads) {
   device::ChaseRequest r;

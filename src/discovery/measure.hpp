@@ -22,6 +22,15 @@ namespace gputopo::discovery {
 // hit latency depends on the SM, and the miss penalty compares the two on one SM.
 inline constexpr int kLatencySm = 0;
 
+// Where a sweep's SM-private chases run: all on one SM (an index), on any SM (-1), or
+// kSmsInTurn: request j on SM j mod the SM count, so that N requests take N / SMs launches instead
+// of N. Capacity sweeps spread: with the chase's records kept out of the L1, many SMs at once read
+// the L1 as one SM does (docs/results/h200/l1-records/).
+inline constexpr int kSmsInTurn = -2;
+int placed_sm(int placement, std::size_t index, int sm_count);
+// The placement as the evidence shows it: the SM, or "each in turn".
+model::Json placement_json(int placement);
+
 // Loads per chain segment of the discovery's chains: short enough that at one slow load in a
 // hundred (an interrupt, a refresh, another process) most segments hold none, so that the clean
 // ones give the latency and the share of the others says how far to trust it.

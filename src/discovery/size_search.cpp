@@ -35,7 +35,7 @@ Sweep run_sweep(Context& ctx, const SizeSearchSpec& spec, const std::vector<std:
       // Small arrays are timed over several passes: just past capacity only a few loads of a pass
       // miss, fewer still under random replacement.
       auto r = chase_request(spec.space, s, spec.stride, 1, spec.max_recorded_loads, 1024);
-      r.sm = sm;
+      r.sm = placed_sm(sm, batch.requests.size(), ctx.info().sm_count());
       if (k > 0) r.region = k;
       batch.requests.push_back(r);
     }
@@ -227,7 +227,7 @@ void settle(SizeSearchResult& out, double onset, std::optional<double> moved, do
 void conclude(SizeSearchResult& out, bool rose) {
   if (!rose) {
     out.established = false;
-    out.reason = "no rise of the miss fraction in the bracket on one SM";
+    out.reason = "no rise of the miss fraction in the bracket";
     return;
   }
   out.established = out.confidence >= kEstablished;
@@ -317,8 +317,9 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
     const auto& x = profile.x;
     const double scale = previous_onset ? previous_step : 0.0;
     const auto rise = analysis::steepest_rise(x, profile.fraction, profile.loads, scale);
-    model::Json round_json = {{"from", pts.front()},  {"to", pts.back()}, {"stepBytes", round_step},
-                              {"points", pts.size()}, {"sm", sm},         {"rise", rise.found}};
+    model::Json round_json = {{"from", pts.front()},      {"to", pts.back()},
+                              {"stepBytes", round_step},  {"points", pts.size()},
+                              {"sm", placement_json(sm)}, {"rise", rise.found}};
     if (!rise.found) {
       out.evidence["rounds"].push_back(round_json);
       if (++widenings > 2) break;
@@ -368,7 +369,7 @@ void steepest_rise_rounds(Context& ctx, const SizeSearchSpec& spec,
   if (previous_onset && front_share > kMaskedShare) masked_by_front(out, front_share, lowest);
 }
 
-// The steepest-rise estimator after the bracket: rounds of sweeps on one SM around its change.
+// The steepest-rise estimator after the bracket: rounds of sweeps around its change.
 void steepest_rise_search(Context& ctx, const SizeSearchSpec& spec, const Sweep& sweep,
                           const std::vector<std::uint64_t>& sizes,
                           const analysis::ChangePoint& change, SizeSearchResult& out) {
@@ -382,7 +383,10 @@ void steepest_rise_search(Context& ctx, const SizeSearchSpec& spec, const Sweep&
       hi = static_cast<double>(sizes[i + 1]);
   }
   out.evidence["method"] =
-      "doubling bracket, then the steepest rise of the isotonic miss-fraction fit on one SM";
+      std::string(
+          "doubling bracket, then the steepest rise of the isotonic "
+          "miss-fraction fit, ") +
+      (spec.confirm_sm == kSmsInTurn ? "each size's places on SMs in turn" : "on one SM");
   out.evidence["transition"] = change_json(change);
   const auto levels = analysis::reduce(sweep.points, analysis::Reduction::MissFraction).levels;
   steepest_rise_rounds(ctx, spec, levels, lo, hi, out);
@@ -485,7 +489,7 @@ SizeConfirmation confirm_size(Context& ctx, const SizeSearchSpec& spec, double e
                   {"from", pts.front()},
                   {"to", pts.back()},
                   {"points", pts.size()},
-                  {"sm", spec.confirm_sm}};
+                  {"sm", placement_json(spec.confirm_sm)}};
   if (pts.size() < 3) {
     out.reason = "the space leaves fewer than 3 sizes around " + std::to_string(expected) + " B";
     return out;

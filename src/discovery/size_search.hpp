@@ -14,7 +14,7 @@ namespace gputopo::discovery {
 // Where a capacity lies: the largest array that a space's chase still hits in full.
 struct SizeSearchSpec {
   // How the capacity is read from the sweeps after the bracket (docs/discovery.md):
-  // SteepestRise: every round on one SM (confirm_sm, else any), the miss fraction per size fitted
+  // SteepestRise: every round placed by confirm_sm, the miss fraction per size fitted
   // by isotonic regression, the capacity where the steepest rise of that fit starts
   // (analysis::steepest_rise); rounds zoom on the rise until it is resolved or the step is the
   // finest. LastingOnset: batched rounds narrowing to the onset of lasting misses (the first size
@@ -38,9 +38,8 @@ struct SizeSearchSpec {
   // Factor between the bracket's sizes (2: doubling). Smaller where the bracket spans less than a
   // few doublings and needs points on both sides of the change.
   double bracket_growth = 2.0;
-  // After the batched rounds, confirm the onset with every request placed on this SM (the backend
-  // then runs them one launch each): on Hopper, concurrent SMs see a few early L1 misses that a
-  // single SM does not (docs/cuda-backend.md). -1 skips the confirmation.
+  // Where the rounds after the bracket run (placed_sm: one SM, or kSmsInTurn). LastingOnset then
+  // confirms its batched onset with every request on this SM (-1 skips the confirmation).
   int confirm_sm = -1;
   // SteepestRise rounds chase every size in this many places of device memory and pool the loads.
   // A physically indexed cache with a hashed set index overflows its sets in steps whose sizes

@@ -173,6 +173,37 @@ TEST_F(RecordReplay, ARequestNeverRecordedIsABadRequest) {
   EXPECT_NO_THROW(replay->stream(copy_stream()));
 }
 
+// Recordings made before the capacity sweeps ran their sizes on the SMs in turn hold them on SM 0:
+// the same batch with its SM-private requests on other SMs is answered from it, an L2 request on
+// another SM is not, and a batch recorded as asked is answered as recorded.
+TEST_F(RecordReplay, SmPrivateRequestsOnOtherSmsAreAnsweredFromTheirSmZeroRecording) {
+  ChaseBatch on_zero;
+  for (std::uint64_t kib : {192, 224, 256}) {
+    on_zero.requests.push_back(chase_request(Space::L1, kib << 10));
+    on_zero.requests.back().sm = 0;
+  }
+  ChaseBatch l2_on_zero;
+  l2_on_zero.requests.push_back(chase_request(Space::L2, 8 << 20));
+  l2_on_zero.requests.back().sm = 0;
+  ChaseBatchResult live;
+  {
+    auto recorder = record_to(std::make_unique<FakeDevice>(), dir_);
+    live = recorder->chase(on_zero);
+    recorder->chase(l2_on_zero);
+  }
+  auto replay = open_replay(dir_);
+  ChaseBatch in_turn = on_zero;
+  for (std::size_t i = 0; i < in_turn.requests.size(); ++i)
+    in_turn.requests[i].sm = static_cast<int>(i);
+  expect_same(replay->chase(in_turn), live);
+  ChaseBatch l2_elsewhere = l2_on_zero;
+  l2_elsewhere.requests.back().sm = 5;
+  EXPECT_THROW(replay->chase(l2_elsewhere), Error);
+  ChaseBatch other_size = in_turn;
+  other_size.requests.back().array_bytes += 128;
+  EXPECT_THROW(replay->chase(other_size), Error);
+}
+
 // A request's memory region is written only where it is set, like the L2 fetch limit: older
 // recordings read as region 0, and requests that differ only in their region replay apart.
 TEST_F(RecordReplay, TheRegionIsPartOfTheRequestAndWrittenOnlyWhenSet) {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <map>
 #include <utility>
 
@@ -6,6 +7,7 @@
 #include "device/record/raw_layout.hpp"
 #include "device/record/recording_loader.hpp"
 #include "device/record/replay.hpp"
+#include "device/requests.hpp"
 
 namespace gputopo::device::record {
 namespace {
@@ -24,16 +26,23 @@ class ReplayDevice final : public Replay {
   const DeviceInfo& info() const override { return rec_.info; }
   bool cut_short() const override { return !rec_.complete; }
 
-  // A recording made before chain requests named their segment length holds those chains in
-  // segments of kChainSegmentLoads: a request that names one is answered from them, and each
-  // result says how many loads its segments hold.
+  // Older recordings hold some batches as older builds asked for them, and answer the batch as
+  // asked now from those:
+  // - chains before requests named their segment length were timed in segments of
+  //   kChainSegmentLoads; each result says how many loads its segments hold;
+  // - capacity sweeps before they spread their sizes over the SMs ran every request on SM 0;
+  //   SM-private caches are alike on every SM, so SM 0's chase answers the same chase on another.
   ChaseBatchResult chase(const ChaseBatch& batch) override {
-    const auto key = identity(batch);
-    if (by_identity_.contains(dump_flat(key)) || !names_segments(batch))
-      return with_segments(answer(Op::Chase, key).batch, batch);
+    for (const ChaseBatch& asked : {batch, on_sm_zero(batch)}) {
+      ChaseBatch older = asked;
+      for (auto& r : older.requests) r.segment_loads.reset();
+      for (const ChaseBatch* b : std::array<const ChaseBatch*, 2>{&asked, &older})
+        if (by_identity_.contains(dump_flat(identity(*b))))
+          return with_segments(answer(Op::Chase, identity(*b)).batch, *b);
+    }
     ChaseBatch older = batch;
     for (auto& r : older.requests) r.segment_loads.reset();
-    return with_segments(answer(Op::Chase, identity(older)).batch, older);
+    return answer(Op::Chase, identity(older)).batch;  // raises: not recorded
   }
 
   ChaseBatchResult interfere(const InterferenceBatch& batch) override {
@@ -81,9 +90,10 @@ class ReplayDevice final : public Replay {
     return call;
   }
 
-  static bool names_segments(const ChaseBatch& batch) {
-    return std::any_of(batch.requests.begin(), batch.requests.end(),
-                       [](const ChaseRequest& r) { return r.segment_loads.has_value(); });
+  static ChaseBatch on_sm_zero(ChaseBatch batch) {
+    for (auto& r : batch.requests)
+      if (r.sm > 0 && sm_private(r.space)) r.sm = 0;
+    return batch;
   }
 
   static ChaseBatchResult with_segments(ChaseBatchResult result, const ChaseBatch& batch) {

@@ -172,9 +172,8 @@ class LineProbe final : public Probe {
     for (std::uint64_t s = base * (first / base | 1); s <= max_stride; s += 2 * base) {
       batch.requests.push_back(
           chase_request(t_.space, array, static_cast<std::uint32_t>(s), 1, 1024, 512));
-      // All on one SM, one launch each: concurrent SMs add early misses near capacity on
-      // Hopper (docs/cuda-backend.md), which blur exactly the transition this sweep reads.
-      batch.requests.back().sm = 0;
+      batch.requests.back().sm =
+          placed_sm(kSmsInTurn, batch.requests.size() - 1, ctx.info().sm_count());
       strides.push_back(s);
     }
     if (strides.size() < 4) return std::nullopt;
@@ -201,7 +200,7 @@ class LineProbe final : public Probe {
   }
 
   // Miss fraction against footprint (stride fg, arrays from a quarter of the cache to the largest
-  // swept array, on one SM), then the line size whose prediction fits the stride sweeps best.
+  // swept array, on SMs in turn), then the line size whose prediction fits the stride sweeps best.
   std::optional<LineFit> fit_with_footprint(Context& ctx, double cache, std::uint32_t fg,
                                             const std::vector<Raw>& raws, model::Json& out) {
     if (raws.empty()) return std::nullopt;
@@ -216,7 +215,8 @@ class LineProbe final : public Probe {
       const auto bytes = round_up(static_cast<std::uint64_t>(b), fg);
       if (!sizes.empty() && static_cast<double>(bytes) <= sizes.back()) continue;
       batch.requests.push_back(chase_request(t_.space, bytes, fg, 1, 2048, 1024));
-      batch.requests.back().sm = 0;
+      batch.requests.back().sm =
+          placed_sm(kSmsInTurn, batch.requests.size() - 1, ctx.info().sm_count());
       sizes.push_back(static_cast<double>(bytes));
     }
     ctx.expect_batches(1);

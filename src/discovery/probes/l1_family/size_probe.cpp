@@ -40,49 +40,7 @@ class SizeProbe final : public Probe {
     }
     std::vector<std::string> weaker;
     SizeSearchSpec spec;
-    spec.space = t_.space;
-    // A level-2 target's loads must each pass the level in front: at least one of its lines (its
-    // fetch where the line is not known) apart, whatever this level fetches.
-    const std::uint32_t front = t_.level > 1 ? inner_unit(ctx) : 0;
-    spec.stride = fetch_granularity_or(ctx, t_, std::max<std::uint32_t>(32, front), weaker);
-    if (spec.stride < front) {
-      weaker.push_back("steps of the " + t_.inner + " line (" + std::to_string(front) +
-                       " B), more than this level fetches");
-      spec.stride = front;
-    }
-    spec.step = spec.stride;
-    spec.carveout = carveout_for(ctx, t_);
-    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 32));
-    spec.confirm_sm = 0;
-    spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
-    spec.regions = 4;
-    spec.min_bytes = 512;
-    // No SM-private cache is larger than the whole L1/shared storage; four times the shared
-    // memory per SM leaves room for GPUs where the API under-reports it.
-    spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes(), 1u << 20);
-    if (t_.level > 1) {
-      const Input inner = ctx.input(t_.inner, keys::size);
-      if (inner) {
-        spec.min_bytes = round_up(static_cast<std::uint64_t>(*inner.value * 1.5), spec.step);
-        spec.served_in_front_below = front_hit_threshold(ctx);
-      } else {
-        ctx.put(t_.element, keys::size,
-                model::Attribute::unavailable(model::Source::Measured, "B",
-                                              "needs the size of " + t_.inner + ": " + inner.why));
-        return;
-      }
-    }
-    if (t_.space_limit_bytes) {
-      spec.max_bytes = std::min(spec.max_bytes, t_.space_limit_bytes);
-      // A small space gets a denser bracket: a change near its limit needs points past it.
-      spec.bracket_growth = 1.25;
-    }
-    if (spec.min_bytes >= spec.max_bytes) {
-      ctx.put(t_.element, keys::size,
-              model::Attribute::unavailable(model::Source::Measured, "B",
-                                            "the space limit leaves nothing to sweep"));
-      return;
-    }
+    if (!plan(ctx, spec, weaker)) return;
     model::Json one_cache;
     if (any_one_cache_size(ctx, spec, one_cache)) return;
     auto r = search_size(ctx, spec);
@@ -114,6 +72,56 @@ class SizeProbe final : public Probe {
   }
 
  private:
+  // The search's plan for this target; false once the size was put as not measurable.
+  bool plan(Context& ctx, SizeSearchSpec& spec, std::vector<std::string>& weaker) const {
+    spec.space = t_.space;
+    // A level-2 target's loads must each pass the level in front: at least one of its lines (its
+    // fetch where the line is not known) apart, whatever this level fetches.
+    const std::uint32_t front = t_.level > 1 ? inner_unit(ctx) : 0;
+    spec.stride = fetch_granularity_or(ctx, t_, std::max<std::uint32_t>(32, front), weaker);
+    if (spec.stride < front) {
+      weaker.push_back("steps of the " + t_.inner + " line (" + std::to_string(front) +
+                       " B), more than this level fetches");
+      spec.stride = front;
+    }
+    spec.step = spec.stride;
+    spec.carveout = carveout_for(ctx, t_);
+    spec.points_per_batch = static_cast<std::size_t>(std::max(ctx.info().sm_count(), 32));
+    // A level-2 target's misses come from the L2 at a latency that differs between SMs: on one SM
+    // they form one level.
+    spec.confirm_sm = t_.level > 1 ? kLatencySm : kSmsInTurn;
+    spec.estimator = SizeSearchSpec::Estimator::SteepestRise;
+    spec.regions = 4;
+    spec.min_bytes = 512;
+    // No SM-private cache is larger than the whole L1/shared storage; four times the shared
+    // memory per SM leaves room for GPUs where the API under-reports it.
+    spec.max_bytes = std::max<std::uint64_t>(4 * ctx.info().shared_per_sm_bytes(), 1u << 20);
+    if (t_.level > 1) {
+      const Input inner = ctx.input(t_.inner, keys::size);
+      if (inner) {
+        spec.min_bytes = round_up(static_cast<std::uint64_t>(*inner.value * 1.5), spec.step);
+        spec.served_in_front_below = front_hit_threshold(ctx);
+      } else {
+        ctx.put(t_.element, keys::size,
+                model::Attribute::unavailable(model::Source::Measured, "B",
+                                              "needs the size of " + t_.inner + ": " + inner.why));
+        return false;
+      }
+    }
+    if (t_.space_limit_bytes) {
+      spec.max_bytes = std::min(spec.max_bytes, t_.space_limit_bytes);
+      // A small space gets a denser bracket: a change near its limit needs points past it.
+      spec.bracket_growth = 1.25;
+    }
+    if (spec.min_bytes >= spec.max_bytes) {
+      ctx.put(t_.element, keys::size,
+              model::Attribute::unavailable(model::Source::Measured, "B",
+                                            "the space limit leaves nothing to sweep"));
+      return false;
+    }
+    return true;
+  }
+
   // Without the front's hit level its hits stay in the sweep, and its own capacity at the search's
   // stride may read as this level's: not established.
   void front_hits_kept(SizeSearchResult& r) const {
