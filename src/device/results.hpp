@@ -54,6 +54,9 @@ struct StreamResult {
   std::uint32_t vector_bytes = 16;
   std::optional<std::uint32_t> unroll;
   std::optional<std::uint32_t> candidates;
+  // True where the tuning rounds were skipped: an earlier run's finalists on this GPU, from the
+  // backend's tuning memo, were timed again and reached that run's rate.
+  std::optional<bool> from_memo;
   // Where the rate comes from two launch lengths: the fixed cost of a launch that it leaves out.
   std::optional<double> launch_cost_ns;
   RunConditions conditions;

@@ -36,6 +36,8 @@ std::optional<Bandwidth> bandwidth_of(const device::StreamResult& r, std::uint64
                 {"vectorBytes", r.vector_bytes}};
   if (r.unroll) b.evidence["accessesInFlight"] = *r.unroll;
   if (r.candidates) b.evidence["kernelsTried"] = *r.candidates;
+  if (r.from_memo.value_or(false))
+    b.evidence["tuning"] = "an earlier run's finalists (tuning memo)";
   if (r.launch_cost_ns) b.evidence["launchCostNs"] = *r.launch_cost_ns;
   return b;
 }

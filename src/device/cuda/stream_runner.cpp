@@ -25,6 +25,10 @@ constexpr std::uint32_t kFinalTimings = 3;
 // rather than tune anew (kernels of long launches: its leading ones).
 constexpr double kReuseFactor = 4.0;
 constexpr std::size_t kReused = 3;
+// The memo's leader must reach its earlier rate within this share, else the kernel is tuned again:
+// a leader that far behind means the GPU or its state changed since. A stream's own run-to-run
+// noise is up to 4 % (the shared-set L2 read), and at 2 % one run in three tuned again.
+constexpr double kMemoTolerance = 0.05;
 // A timed launch passes over a small buffer several times, so that it moves at least this much and
 // the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
 // L1 or shared memory (about ten times faster; 2 ms a launch at 33 TB/s, since blocks that start
@@ -73,10 +77,19 @@ StreamKernel kernel_of(const StreamRequest& r) {
   }
 }
 
+std::string memo_key(const DeviceInfo& info) {
+  return "stream tuning 1; " + info.name() + "; " + info.uuid() + "; driver " +
+         info.driver_version();
+}
+
 }  // namespace
 
 StreamRunner::StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock)
-    : info_(info), stream_(stream), clock_(clock), trace_(std::getenv("GPUTOPO_STREAM_TRACE")) {}
+    : info_(info),
+      stream_(stream),
+      clock_(clock),
+      trace_(std::getenv("GPUTOPO_STREAM_TRACE")),
+      memo_(info.uuid.known() ? tuning_memo_path(info.uuid()) : std::nullopt, memo_key(info)) {}
 
 bool StreamRunner::launched(StreamKernel kernel, const StreamVariant& v) const {
   return std::any_of(launched_.begin(), launched_.end(),
@@ -216,6 +229,7 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
     return {ranked.front().config, ranked.front().seconds,
             static_cast<std::uint32_t>(leaders.size())};
   }
+  if (auto memo = from_memo(kernel, shapes, full_guess_s)) return *memo;
   std::vector<Config> variants;
   for (const auto& v : stream_variant_candidates(kernel == StreamKernel::Copy))
     variants.push_back({v, shapes.front()});
@@ -240,12 +254,47 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
       if (!seen) finalists.push_back(c);
     }
   const auto finals = final_round(kernel, finalists, full_guess_s);
-  Tuning done{kernel, bytes_, {}};
-  for (const Timed& t : finals) done.finalists.push_back(t.config);
-  tunings_.push_back(std::move(done));
+  remember(kernel, finals);
   return {finals.front().config, finals.front().seconds,
           static_cast<std::uint32_t>(variants.size() + by_shape.size() + at_best.size() +
                                      finalists.size())};
+}
+
+std::optional<StreamRunner::Tuned> StreamRunner::from_memo(StreamKernel kernel,
+                                                           const std::vector<LaunchShape>& shapes,
+                                                           double full_guess_s) {
+  const MemoEntry* m = memo_.find(static_cast<int>(kernel), bytes_, kReuseFactor);
+  if (m == nullptr) return std::nullopt;
+  // Only configurations this build would try: a memo file is data from outside.
+  const auto variants = stream_variant_candidates(kernel == StreamKernel::Copy);
+  std::vector<Config> leaders;
+  for (const MemoConfig& c : m->ranked) {
+    const Config config{{c.access_bytes, c.unroll}, {c.blocks_per_sm, c.threads}};
+    const bool known =
+        std::find(variants.begin(), variants.end(), config.variant) != variants.end() &&
+        std::find(shapes.begin(), shapes.end(), config.shape) != shapes.end();
+    if (known && leaders.size() < kReused) leaders.push_back(config);
+  }
+  if (leaders.empty()) return std::nullopt;
+  const auto ranked = final_round(kernel, leaders, full_guess_s);
+  if (ranked.front().rate < (1 - kMemoTolerance) * m->rate) return std::nullopt;
+  Tuning done{kernel, bytes_, {}};
+  for (const Timed& t : ranked) done.finalists.push_back(t.config);
+  tunings_.push_back(std::move(done));
+  return Tuned{ranked.front().config, ranked.front().seconds,
+               static_cast<std::uint32_t>(leaders.size()), true};
+}
+
+void StreamRunner::remember(StreamKernel kernel, const std::vector<Timed>& finals) {
+  Tuning done{kernel, bytes_, {}};
+  MemoEntry entry{static_cast<int>(kernel), bytes_, {}, finals.front().rate};
+  for (const Timed& t : finals) {
+    done.finalists.push_back(t.config);
+    entry.ranked.push_back({t.config.variant.access_bytes, t.config.variant.unroll,
+                            t.config.shape.blocks_per_sm, t.config.shape.threads});
+  }
+  tunings_.push_back(std::move(done));
+  memo_.put(std::move(entry), kReuseFactor);
 }
 
 void StreamRunner::time_repeats(StreamKernel kernel, const Config& best, double launch_s,
@@ -337,6 +386,7 @@ StreamResult StreamRunner::run(const StreamRequest& request) {
   result.vector_bytes = best.variant.access_bytes;
   result.unroll = best.variant.unroll;
   result.candidates = tuned.candidates;
+  if (tuned.from_memo) result.from_memo = true;
   clock_.end(result.conditions);
   if (result.conditions.sm_clock_mhz_after)
     result.conditions.elapsed_cycles =

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "device/cuda/device_memory.hpp"
 #include "device/cuda/kernels.hpp"
 #include "device/cuda/plan/launch_shape.hpp"
+#include "device/cuda/plan/tuning_memo.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/device.hpp"
 
@@ -58,8 +60,15 @@ class StreamRunner {
     Config best;
     double launch_s = 0;
     std::uint32_t candidates = 0;
+    bool from_memo = false;
   };
   Tuned tune(StreamKernel kernel, const std::vector<LaunchShape>& shapes, double guess_s);
+  // The memo's finalists for this kernel and buffer timed again, where they still reach the memo's
+  // rate; else nullopt and the kernel is tuned.
+  std::optional<Tuned> from_memo(StreamKernel kernel, const std::vector<LaunchShape>& shapes,
+                                 double full_guess_s);
+  // Keeps a tuning's finalists for later buffers of this run and for later runs.
+  void remember(StreamKernel kernel, const std::vector<Timed>& finals);
   // Times each candidate with one short (tuning) launch after a warm-up where it needs one;
   // fastest first.
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
@@ -97,6 +106,7 @@ class StreamRunner {
     std::vector<Config> finalists;
   };
   std::vector<Tuning> tunings_;
+  TuningMemo memo_;
   std::vector<std::pair<StreamKernel, StreamVariant>> launched_;
 };
 

@@ -86,6 +86,7 @@ void visit_fields(R& r, F&& f) {
   f("unroll", r.unroll);
   f("candidates", r.candidates);
   f("launchCostNs", r.launch_cost_ns);
+  f("fromMemo", r.from_memo);
 }
 
 template <Either<TransferRequest> R, class F>
@@ -119,9 +120,9 @@ void visit_fields(R& r, F&& f) {
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
 inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region",  "timing",       "space",       "unroll",
-    "candidates",        "arg",     "smB",          "sequence",    "warmup",
-    "dataBytes",         "sharing", "segmentLoads", "launchCostNs"};
+    "l2FetchLimitBytes", "region",  "timing",       "space",        "unroll",
+    "candidates",        "arg",     "smB",          "sequence",     "warmup",
+    "dataBytes",         "sharing", "segmentLoads", "launchCostNs", "fromMemo"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)
