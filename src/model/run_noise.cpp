@@ -32,18 +32,18 @@ constexpr std::array<std::pair<std::string_view, double>, 21> kAttributes{{
     {"memory.dram.latency", 0.031},
     {"memory.dram.latencyNs", 0.031},
     {"memory.l1.size", 0.021},
-    {"memory.l2.capacity", 0.0035},
+    {"memory.l2.capacity", 0.0039},
     {"memory.l2.measuredSegmentSize", 0.052},
-    {"memory.l2.missPenalty", 0.056},
-    {"memory.l2.missPenaltyNs", 0.056},
-    {"memory.l2.nearLatencyBySm", 0.028},
+    {"memory.l2.missPenalty", 0.057},
+    {"memory.l2.missPenaltyNs", 0.057},
+    {"memory.l2.nearLatencyBySm", 0.034},
     {"memory.l2.readBandwidth", 0.043},
     {"memory.l2.segmentSize", 0.074},
     {"memory.l2.sharedReadBandwidth", 0.043},
     {"memory.readOnly.size", 0.022},
     {"memory.texture.size", 0.019},
     {"memory.tlb1.missPenalty", 0.076},
-    {"memory.tlb1.reach", 0.073},
+    {"memory.tlb1.reach", 0.080},
 }};
 
 std::string_view kind_of(std::string_view unit) {

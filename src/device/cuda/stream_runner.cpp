@@ -26,9 +26,10 @@ constexpr std::uint32_t kFinalTimings = 3;
 constexpr double kReuseFactor = 4.0;
 constexpr std::size_t kReused = 3;
 // The memo's leader must reach its earlier rate within this share, else the kernel is tuned again:
-// a leader that far behind means the GPU or its state changed since. A stream's own run-to-run
-// noise is up to 4 % (the shared-set L2 read), and at 2 % one run in three tuned again.
-constexpr double kMemoTolerance = 0.05;
+// a leader that far behind means the GPU or its state changed since. The earlier rate is the best
+// of a final round of up to nine kernels, this one's of three, and a stream's own run-to-run noise
+// reaches 4 % (the shared-set L2 read).
+constexpr double kMemoTolerance = 0.10;
 // A timed launch passes over a small buffer several times, so that it moves at least this much and
 // the gaps between launches (a few microseconds) cost under 1 %: device memory, and an SM's own
 // L1 or shared memory (about ten times faster; 2 ms a launch at 33 TB/s, since blocks that start
@@ -227,7 +228,7 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
                                                           : t.finalists.size()));
     const auto ranked = final_round(kernel, leaders, full_guess_s);
     return {ranked.front().config, ranked.front().seconds,
-            static_cast<std::uint32_t>(leaders.size())};
+            static_cast<std::uint32_t>(leaders.size()), t.from_memo};
   }
   if (auto memo = from_memo(kernel, shapes, full_guess_s)) return *memo;
   std::vector<Config> variants;
@@ -278,7 +279,7 @@ std::optional<StreamRunner::Tuned> StreamRunner::from_memo(StreamKernel kernel,
   if (leaders.empty()) return std::nullopt;
   const auto ranked = final_round(kernel, leaders, full_guess_s);
   if (ranked.front().rate < (1 - kMemoTolerance) * m->rate) return std::nullopt;
-  Tuning done{kernel, bytes_, {}};
+  Tuning done{kernel, bytes_, {}, true};
   for (const Timed& t : ranked) done.finalists.push_back(t.config);
   tunings_.push_back(std::move(done));
   return Tuned{ranked.front().config, ranked.front().seconds,

@@ -104,6 +104,7 @@ class StreamRunner {
     StreamKernel kernel;
     std::uint64_t bytes = 0;
     std::vector<Config> finalists;
+    bool from_memo = false;  // the finalists are the memo's
   };
   std::vector<Tuning> tunings_;
   TuningMemo memo_;
