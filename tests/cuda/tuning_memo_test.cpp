@@ -88,6 +88,40 @@ TEST_F(Memo, WithoutAFileTheMemoHoldsThisRunOnly) {
   EXPECT_NE(unwritable.find(0, 1 << 20, 4.0), nullptr);
 }
 
+// Over later runs every stored configuration is timed again: the leaders each run, the rest two
+// at a time in turn; one the build would not try is never picked.
+TEST(MemoPicks, LeadersEachRunAndTheRestInTurn) {
+  MemoEntry e{0, 1, {}, 1e12, 0};
+  for (std::uint32_t t = 1; t <= 7; ++t) e.ranked.push_back({16, 2, 1, 128 * t});
+  const auto usable = [](const MemoConfig& c) { return c.threads != 128 * 5; };
+  std::vector<int> seen(7, 0);
+  for (e.uses = 0; e.uses < 3; ++e.uses) {
+    const auto picks = memo_picks(e, 3, 2, usable);
+    ASSERT_EQ(picks.size(), 5u);
+    EXPECT_EQ(picks[0], 0u);
+    EXPECT_EQ(picks[1], 1u);
+    EXPECT_EQ(picks[2], 2u);
+    EXPECT_NE(picks[3], picks[4]);
+    for (const auto i : picks) ++seen[i];
+  }
+  EXPECT_EQ(seen[4], 0);  // the unusable one
+  for (const int i : {3, 5, 6}) EXPECT_GE(seen[static_cast<std::size_t>(i)], 1) << i;
+  EXPECT_EQ(memo_picks(e, 3, 2, [](const MemoConfig&) { return false; }).size(), 0u);
+  MemoEntry two{0, 1, {{16, 2, 1, 128}, {8, 4, 2, 256}}, 1e12, 5};
+  EXPECT_EQ(memo_picks(two, 3, 2, usable).size(), 2u);
+}
+
+TEST(MemoAfter, TheTimedOnesLeadAndTheOthersFollowInTheirOrder) {
+  const MemoConfig a{16, 2, 1, 128}, b{8, 4, 2, 256}, c{4, 8, 4, 512}, d{16, 4, 1, 1024};
+  const MemoEntry e{3, 64, {a, b, c, d}, 9e12, 4};
+  const MemoEntry after = memo_after(e, {c, a}, 9.3e12);
+  EXPECT_EQ(after.ranked, (std::vector<MemoConfig>{c, a, b, d}));
+  EXPECT_DOUBLE_EQ(after.rate, 9.3e12);
+  EXPECT_EQ(after.uses, 5u);
+  EXPECT_EQ(after.kernel, 3);
+  EXPECT_EQ(after.bytes, 64u);
+}
+
 TEST_F(Memo, ThePathComesFromTheEnvironment) {
   const auto restore = [](const char* name, const char* old) {
     if (old != nullptr)

@@ -25,6 +25,8 @@ constexpr std::uint32_t kFinalTimings = 3;
 // rather than tune anew (kernels of long launches: its leading ones).
 constexpr double kReuseFactor = 4.0;
 constexpr std::size_t kReused = 3;
+// A later run also times this many more of the memo's configurations, in turn (memo_picks).
+constexpr std::size_t kExplored = 2;
 // The memo's leader must reach its earlier rate within this share, else the kernel is tuned again:
 // a leader that far behind means the GPU or its state changed since. The earlier rate is the best
 // of a final round of up to nine kernels, this one's of three, and a stream's own run-to-run noise
@@ -264,24 +266,34 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
 std::optional<StreamRunner::Tuned> StreamRunner::from_memo(StreamKernel kernel,
                                                            const std::vector<LaunchShape>& shapes,
                                                            double full_guess_s) {
-  const MemoEntry* m = memo_.find(static_cast<int>(kernel), bytes_, kReuseFactor);
-  if (m == nullptr) return std::nullopt;
+  const MemoEntry* found = memo_.find(static_cast<int>(kernel), bytes_, kReuseFactor);
+  if (found == nullptr) return std::nullopt;
+  const MemoEntry m = *found;
+  const auto config_of = [](const MemoConfig& c) {
+    return Config{{c.access_bytes, c.unroll}, {c.blocks_per_sm, c.threads}};
+  };
   // Only configurations this build would try: a memo file is data from outside.
   const auto variants = stream_variant_candidates(kernel == StreamKernel::Copy);
+  const auto usable = [&](const MemoConfig& c) {
+    const Config config = config_of(c);
+    return std::find(variants.begin(), variants.end(), config.variant) != variants.end() &&
+           std::find(shapes.begin(), shapes.end(), config.shape) != shapes.end();
+  };
   std::vector<Config> leaders;
-  for (const MemoConfig& c : m->ranked) {
-    const Config config{{c.access_bytes, c.unroll}, {c.blocks_per_sm, c.threads}};
-    const bool known =
-        std::find(variants.begin(), variants.end(), config.variant) != variants.end() &&
-        std::find(shapes.begin(), shapes.end(), config.shape) != shapes.end();
-    if (known && leaders.size() < kReused) leaders.push_back(config);
-  }
+  for (const std::size_t i : memo_picks(m, kReused, kExplored, usable))
+    leaders.push_back(config_of(m.ranked[i]));
   if (leaders.empty()) return std::nullopt;
   const auto ranked = final_round(kernel, leaders, full_guess_s);
-  if (ranked.front().rate < (1 - kMemoTolerance) * m->rate) return std::nullopt;
+  if (ranked.front().rate < (1 - kMemoTolerance) * m.rate) return std::nullopt;
   Tuning done{kernel, bytes_, {}, true};
-  for (const Timed& t : ranked) done.finalists.push_back(t.config);
+  std::vector<MemoConfig> timed;
+  for (const Timed& t : ranked) {
+    done.finalists.push_back(t.config);
+    timed.push_back({t.config.variant.access_bytes, t.config.variant.unroll,
+                     t.config.shape.blocks_per_sm, t.config.shape.threads});
+  }
   tunings_.push_back(std::move(done));
+  memo_.put(memo_after(m, timed, ranked.front().rate), kReuseFactor);
   return Tuned{ranked.front().config, ranked.front().seconds,
                static_cast<std::uint32_t>(leaders.size()), true};
 }

@@ -27,6 +27,7 @@ MemoEntry entry_of(const model::Json& j) {
   e.kernel = j.at("kernel").get<int>();
   e.bytes = j.at("bytes").get<std::uint64_t>();
   e.rate = j.at("rate").get<double>();
+  e.uses = j.value("uses", 0U);
   for (const auto& c : j.at("ranked"))
     e.ranked.push_back({c.at(0).get<std::uint32_t>(), c.at(1).get<std::uint32_t>(),
                         c.at(2).get<std::uint32_t>(), c.at(3).get<std::uint32_t>()});
@@ -38,7 +39,11 @@ model::Json json_of(const MemoEntry& e) {
   model::Json ranked = model::Json::array();
   for (const auto& c : e.ranked)
     ranked.push_back({c.access_bytes, c.unroll, c.blocks_per_sm, c.threads});
-  return {{"kernel", e.kernel}, {"bytes", e.bytes}, {"rate", e.rate}, {"ranked", ranked}};
+  return {{"kernel", e.kernel},
+          {"bytes", e.bytes},
+          {"rate", e.rate},
+          {"uses", e.uses},
+          {"ranked", ranked}};
 }
 
 }  // namespace
@@ -93,6 +98,27 @@ void TuningMemo::save() const {
   } catch (const std::exception&) {
     // Without a memo the next run tunes again.
   }
+}
+
+std::vector<std::size_t> memo_picks(const MemoEntry& e, std::size_t leaders, std::size_t explored,
+                                    const std::function<bool(const MemoConfig&)>& usable) {
+  std::vector<std::size_t> ok;
+  for (std::size_t i = 0; i < e.ranked.size(); ++i)
+    if (usable(e.ranked[i])) ok.push_back(i);
+  const std::size_t led = std::min(leaders, ok.size());
+  const std::size_t rest = ok.size() - led;
+  std::vector<std::size_t> picks(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(led));
+  for (std::size_t k = 0; k < std::min(explored, rest); ++k)
+    picks.push_back(ok[led + (e.uses * explored + k) % rest]);
+  return picks;
+}
+
+MemoEntry memo_after(const MemoEntry& e, const std::vector<MemoConfig>& timed, double rate) {
+  MemoEntry out{e.kernel, e.bytes, timed, rate, e.uses + 1};
+  for (const auto& c : e.ranked)
+    if (std::find(out.ranked.begin(), out.ranked.end(), c) == out.ranked.end())
+      out.ranked.push_back(c);
+  return out;
 }
 
 std::optional<std::filesystem::path> tuning_memo_path(const std::string& uuid) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +26,19 @@ struct MemoEntry {
   int kernel = 0;
   std::uint64_t bytes = 0;
   std::vector<MemoConfig> ranked;
-  double rate = 0;  // bytes a second of the first
+  double rate = 0;         // bytes a second of the first
+  std::uint32_t uses = 0;  // later runs that took it
 };
+
+// What a later run times from `e`: the first `leaders` configurations that are `usable`, then
+// `explored` more of the usable rest in turn (by e.uses), so that over runs every stored one is
+// timed again and a better one than the leaders, which a first run's noisy ranking can leave
+// behind, rises. Indices into e.ranked.
+std::vector<std::size_t> memo_picks(const MemoEntry& e, std::size_t leaders, std::size_t explored,
+                                    const std::function<bool(const MemoConfig&)>& usable);
+// The entry after a run timed `timed` from it (fastest first): those first, then the others in
+// their order; `rate` is the first's, and one more use.
+MemoEntry memo_after(const MemoEntry& e, const std::vector<MemoConfig>& timed, double rate);
 
 class TuningMemo {
  public:
