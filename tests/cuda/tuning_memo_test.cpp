@@ -1,34 +1,30 @@
 #include "device/cuda/plan/tuning_memo.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "../record/test_recordings.hpp"
+
 namespace gputopo::device::cuda {
 namespace {
 
 namespace fs = std::filesystem;
 
-class Memo : public ::testing::Test {
+class Memo : public record::testing::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gputopo-memo-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    TempDirTest::SetUp();
     file_ = dir_ / "tuning-GPU-x.json";
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static MemoEntry entry(int kernel, std::uint64_t bytes, double rate) {
     return {kernel, bytes, {{16, 2, 16, 128}, {8, 4, 4, 512}}, rate};
   }
 
-  fs::path dir_;
   fs::path file_;
 };
 

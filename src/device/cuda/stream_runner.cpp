@@ -285,29 +285,26 @@ std::optional<StreamRunner::Tuned> StreamRunner::from_memo(StreamKernel kernel,
   if (leaders.empty()) return std::nullopt;
   const auto ranked = final_round(kernel, leaders, full_guess_s);
   if (ranked.front().rate < (1 - kMemoTolerance) * m.rate) return std::nullopt;
-  Tuning done{kernel, bytes_, {}, true};
+  remember(kernel, ranked, &m);
+  return Tuned{ranked.front().config, ranked.front().seconds,
+               static_cast<std::uint32_t>(leaders.size()), true};
+}
+
+void StreamRunner::remember(StreamKernel kernel, const std::vector<Timed>& finals,
+                            const MemoEntry* earlier) {
+  Tuning done{kernel, bytes_, {}, earlier != nullptr};
   std::vector<MemoConfig> timed;
-  for (const Timed& t : ranked) {
+  for (const Timed& t : finals) {
     done.finalists.push_back(t.config);
     timed.push_back({t.config.variant.access_bytes, t.config.variant.unroll,
                      t.config.shape.blocks_per_sm, t.config.shape.threads});
   }
   tunings_.push_back(std::move(done));
-  memo_.put(memo_after(m, timed, ranked.front().rate), kReuseFactor);
-  return Tuned{ranked.front().config, ranked.front().seconds,
-               static_cast<std::uint32_t>(leaders.size()), true};
-}
-
-void StreamRunner::remember(StreamKernel kernel, const std::vector<Timed>& finals) {
-  Tuning done{kernel, bytes_, {}};
-  MemoEntry entry{static_cast<int>(kernel), bytes_, {}, finals.front().rate};
-  for (const Timed& t : finals) {
-    done.finalists.push_back(t.config);
-    entry.ranked.push_back({t.config.variant.access_bytes, t.config.variant.unroll,
-                            t.config.shape.blocks_per_sm, t.config.shape.threads});
-  }
-  tunings_.push_back(std::move(done));
-  memo_.put(std::move(entry), kReuseFactor);
+  const double rate = finals.front().rate;
+  memo_.put(earlier != nullptr
+                ? memo_after(*earlier, timed, rate)
+                : MemoEntry{static_cast<int>(kernel), bytes_, std::move(timed), rate},
+            kReuseFactor);
 }
 
 void StreamRunner::time_repeats(StreamKernel kernel, const Config& best, double launch_s,

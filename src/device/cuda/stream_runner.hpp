@@ -67,8 +67,10 @@ class StreamRunner {
   // rate; else nullopt and the kernel is tuned.
   std::optional<Tuned> from_memo(StreamKernel kernel, const std::vector<LaunchShape>& shapes,
                                  double full_guess_s);
-  // Keeps a tuning's finalists for later buffers of this run and for later runs.
-  void remember(StreamKernel kernel, const std::vector<Timed>& finals);
+  // Keeps a final round's configurations, fastest first, for later buffers of this run and for
+  // later runs; `earlier`: the memo entry they were taken from.
+  void remember(StreamKernel kernel, const std::vector<Timed>& finals,
+                const MemoEntry* earlier = nullptr);
   // Times each candidate with one short (tuning) launch after a warm-up where it needs one;
   // fastest first.
   std::vector<Timed> rank(StreamKernel kernel, const std::vector<Config>& candidates,
