@@ -7,6 +7,7 @@
 #include "device/sim/sim_device.hpp"
 #include "discovery/discover.hpp"
 #include "discovery/probes/tlb/tlb_coverage.hpp"
+#include "discovery/probes/tlb/tlb_steps.hpp"
 #include "forwarding_device.hpp"
 #include "result_access.hpp"
 
@@ -168,6 +169,69 @@ TEST(TlbSimConfigurations, TwoSetsAreNotTakenForSets) {
   const auto* ways = attr(r, "tlb1", "associativity");
   ASSERT_NE(ways, nullptr);
   EXPECT_FALSE(ways->available());
+}
+
+// Lines whose L2 hits differ by up to 24 cycles (the toy's slices 30 cycles apart end to end)
+// under a first level of a small step (Hopper's: 15 cycles over 16 MiB pages): over a dozen lines
+// a chain's mean moves with the lines it holds by as much as a set's first misses. Whatever the
+// seed, what the probe claims at 0.5 or more is the truth: the count, and the ways where it gives
+// them.
+TEST(TlbSimConfigurations, LinesOfUnequalLatencyAreNotTakenForSets) {
+  for (const std::uint32_t ways : {16U, 3U}) {
+    auto c = toy_with({level("a", 12 + 4 * (ways / 16), ways, 16 << 20, 15)}, {0});
+    c.device.global_memory_bytes = std::uint64_t{64} << 30;
+    c.l2.slice_latency_cycles = 30;
+    const auto entries_truth = c.tlb.levels.front().entries;
+    for (const std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+      SCOPED_TRACE("ways " + std::to_string(ways) + ", seed " + std::to_string(seed));
+      const auto r = discover_tlb(c, Depth::Quick, seed);
+      const auto* entries = attr(r, "tlb1", "entries");
+      ASSERT_NE(entries, nullptr);
+      ASSERT_TRUE(entries->available()) << entries->reason;
+      if (entries->confidence.value_or(0) >= 0.5) {
+        EXPECT_EQ(number(entries), entries_truth);
+      }
+      if (entries->interval) {
+        EXPECT_LE(entries->interval->lo, entries_truth);
+        EXPECT_GE(entries->interval->hi, entries_truth);
+      }
+      const auto* assoc = attr(r, "tlb1", "associativity");
+      ASSERT_NE(assoc, nullptr);
+      if (assoc->available()) {
+        EXPECT_EQ(number(assoc), ways) << assoc->reason;
+      }
+    }
+  }
+}
+
+// Count sweeps recorded on H200s (16 MiB pages, a point the faster of two offsets): the first
+// level's step of 11-12 cycles is about twice the 2 % tolerance, while chains of 2-4 lines read up
+// to 6 cycles apart. Split on the standard error of the two runs' means, both sweeps step at 16
+// pages; on twice the tolerance alone, the first merged the step into its plateau, and the
+// second's high first points hid it.
+TEST(TlbSteps, AStepOfTwiceTheToleranceStandsOnTheMeansErrors) {
+  const std::vector<std::uint64_t> counts{2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128};
+  const auto sweep_of = [&](const std::vector<double>& cycles) {
+    std::vector<SweepPoint> sweep;
+    for (std::size_t i = 0; i < cycles.size(); ++i) sweep.push_back({counts[i], cycles[i], 0});
+    return sweep;
+  };
+  // GPU-d9041e44, tolerance 5.65: 11.2 cycles from one plateau's median to the next.
+  const auto merged = sweep_of(
+      {278.7, 282.7, 280.3, 279.8, 276.6, 279.7, 288.8, 288.2, 290.6, 290.9, 291.4, 290.5, 290.4});
+  // GPU-ac449182: its chains of 2-4 lines read 288, the next three 278-280.
+  const auto high_start = sweep_of(
+      {288.1, 288.2, 283.4, 279.9, 279.1, 278.3, 291.3, 292.9, 294.6, 293.9, 294.0, 294.2, 294.1});
+  for (const auto* sweep : {&merged, &high_start}) {
+    const auto plateaus = sweep_plateaus(*sweep, 5.65, 6.0);
+    ASSERT_EQ(plateaus.size(), 2u);
+    EXPECT_EQ((*sweep)[plateaus[1].first].count, 16u);
+  }
+  // Where lines spread by 20 cycles, means over 2-11 lines are too loose for that step.
+  EXPECT_EQ(sweep_plateaus(merged, 5.65, 20.0).size(), 1u);
+  // A run that climbs by less than the tolerance joins the plateau before it.
+  const auto flat = sweep_of({280, 281, 280, 283, 284, 284.5, 285, 284, 285, 284, 285, 284, 285});
+  EXPECT_EQ(sweep_plateaus(flat, 5.65, 0).size(), 1u);
 }
 
 // Where a later level's step falls at strides of 3 and 1.5 first-level pages, for a count of 4096

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -62,6 +64,7 @@ struct Level {
   double below = 0;                        // cycles per load while the level holds every page
   std::optional<double> above;             // once every load misses it (nullopt: sweep ended)
   std::uint64_t first_rise = 0;            // elements (one a page) at which misses start
+  double first_noise = 0;                  // the least rise the search took for a miss there
   std::optional<std::uint64_t> full_rise;  // where every load misses
   Coverage coverage;                       // first-level pages an entry covers
   model::Json evidence = model::Json::object();
@@ -302,6 +305,25 @@ class TlbProbe final : public Probe {
     return page_at;
   }
 
+  // The count sweep: a chain at each count and each of two offsets (one and nine L2 lines), in
+  // one batch; a point is the faster offset, `apart` their difference (line_spread).
+  std::vector<SweepPoint> count_sweep(Context& ctx, std::uint64_t page,
+                                      const std::vector<std::uint64_t>& counts, model::Json& raw) {
+    device::ChaseBatch batch;
+    for (const auto n : counts)
+      for (const auto o : {offset_, 9 * offset_}) batch.requests.push_back(request(n, page + o));
+    ctx.expect_batches(1);
+    const auto result = chase_largest_first(ctx, batch);
+    std::vector<SweepPoint> sweep;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      const double one = cycles_of(result.results[2 * i]);
+      const double nine = cycles_of(result.results[2 * i + 1]);
+      sweep.push_back({counts[i], std::min(one, nine), one - nine});
+      raw.push_back({counts[i], sweep.back().cycles});
+    }
+    return sweep;
+  }
+
   // Count sweep at one page per element: each latency step a level, with its entries, ways and
   // miss penalty; then whether the other paths share the first level.
   void count_levels(Context& ctx, std::uint64_t page, std::uint64_t max_count, std::uint64_t memory,
@@ -314,20 +336,13 @@ class TlbProbe final : public Probe {
       if (counts.empty() || n > counts.back()) counts.push_back(n);
     }
     if (counts.back() != top) counts.push_back(top);
-    device::ChaseBatch sweep_batch;
-    for (const auto n : counts)
-      for (const auto o : {offset_, 9 * offset_})
-        sweep_batch.requests.push_back(request(n, page + o));
-    ctx.expect_batches(1);
-    const auto sweep_result = chase_largest_first(ctx, sweep_batch);
-    std::vector<SweepPoint> sweep;
     model::Json raw = model::Json::array();
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      sweep.push_back({counts[i], std::min(cycles_of(sweep_result.results[2 * i]),
-                                           cycles_of(sweep_result.results[2 * i + 1]))});
-      raw.push_back({counts[i], sweep.back().cycles});
-    }
-    const auto plateaus = sweep_plateaus(sweep, tolerance_);
+    const auto sweep = count_sweep(ctx, page, counts, raw);
+    // The spread of line latencies is read below the first step that the tolerance alone finds.
+    const auto first_cut = sweep_plateaus(sweep, tolerance_, 0);
+    if (!first_cut.empty()) line_sd_ = line_spread(sweep, first_cut.front());
+    const auto plateaus = sweep_plateaus(sweep, tolerance_, line_sd_);
+    evidence["lineSdCycles"] = line_sd_;
     const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
                                    std::to_string(stride) + " B apart (one page each, up to " +
                                    bytes_text(top * page) + ")";
@@ -341,20 +356,9 @@ class TlbProbe final : public Probe {
       const bool has_high = k + 1 < plateaus.size();
       if (!has_high && sweep.back().cycles <= low.cycles + 2 * tolerance_) break;
       Level level;
-      level.below = low.cycles;
       if (has_high) level.above = plateaus[k + 1].cycles;
       const std::size_t hi_at = has_high ? plateaus[k + 1].first : sweep.size() - 1;
-      // The searches compare like with like: the recurring mean of the sweep's chains at either
-      // end, one L2 line past the page as the search's chains.
-      const auto below = reference(sweep_result.results[2 * low.last], counts[low.last]);
-      level.first_rise = boundary(ctx, counts[low.last], counts[hi_at], stride, below.loads,
-                                  [&](double y, double noise) { return y > below.cycles + noise; });
-      if (level.above) {
-        const auto above = reference(sweep_result.results[2 * hi_at], counts[hi_at]);
-        level.full_rise =
-            boundary(ctx, level.first_rise - 1, counts[hi_at], stride, above.loads,
-                     [&](double y, double noise) { return y >= above.cycles - noise; });
-      }
+      search_step(ctx, sweep, low, hi_at, stride, level);
       if (!levels.empty()) level.coverage = measure_coverage(ctx, level, page, memory);
       levels.push_back(std::move(level));
     }
@@ -382,6 +386,35 @@ class TlbProbe final : public Probe {
                                                 std::to_string(levels.size()) + " steps in " +
                                                 count_text + limit_note));
     sharing(ctx, levels.front().first_rise - 1, page);
+  }
+
+  // A level's first miss and where every load misses, searched between the sweep's points `low`
+  // (a plateau) and `hi_at`. The searches compare like with like: chains at either end of the
+  // step, each chased alone as the search's are, so that every chain holds the shorter ones' lines
+  // (chase_alone). The search starts from a chain that holds every page: a plateau whose first
+  // point a few slow lines set high can take in the step's first points (an H200 took 16 and 23
+  // pages into one starting at 3, 6 cycles above its neighbours), so the lower end steps back
+  // while its chain lies above half the step.
+  void search_step(Context& ctx, const std::vector<SweepPoint>& sweep, const Plateau& low,
+                   std::size_t hi_at, std::uint64_t stride, Level& level) {
+    const double half = (low.cycles + level.above.value_or(sweep[hi_at].cycles)) / 2;
+    std::size_t lo_at = low.last;
+    auto below = chase_alone(ctx, sweep[lo_at].count, stride);
+    while (below.cycles > half && lo_at > low.first)
+      below = chase_alone(ctx, sweep[--lo_at].count, stride);
+    std::vector<double> held;
+    for (std::size_t i = low.first; i <= lo_at; ++i) held.push_back(sweep[i].cycles);
+    level.below = analysis::median(held);
+    const std::uint64_t lo = sweep[lo_at].count;
+    level.first_rise = boundary(ctx, lo, sweep[hi_at].count, stride, {below, lo, true},
+                                [&](double y, double noise) { return y > below.cycles + noise; });
+    level.first_noise =
+        rise_noise({below, lo, true}, search_loads(level.first_rise), level.first_rise);
+    if (!level.above) return;
+    const std::uint64_t hi = sweep[hi_at].count;
+    const auto above = chase_alone(ctx, hi, stride);
+    level.full_rise = boundary(ctx, level.first_rise - 1, hi, stride, {above, hi, true},
+                               [&](double y, double noise) { return y >= above.cycles - noise; });
   }
 
   // tlb.tlbLevels. The steps stand on the segments that survived the slow loads: past a quarter
@@ -474,25 +507,61 @@ class TlbProbe final : public Probe {
   double step_noise(double loads, double other_loads) const {
     return std::max(kLeastStep, 4 * load_sd_ * std::sqrt(1 / loads + 1 / other_loads));
   }
+  // What a search compares its chains with: a chain's mean, its elements, and whether it started
+  // at the search chains' address (a longer chain then holds its lines).
+  struct Against {
+    Reference chain;
+    std::uint64_t elements = 0;
+    bool same_start = false;
+  };
+  // step_noise, with the spread of the L2's line latencies over the lines the two chains do not
+  // share: a mean over n lines varies by line_sd_ / sqrt(n) with the lines it holds.
+  double rise_noise(const Against& ref, double loads, std::uint64_t elements) const {
+    const double m = static_cast<double>(std::max<std::uint64_t>(ref.elements, 1));
+    const double n = static_cast<double>(std::max<std::uint64_t>(elements, 1));
+    const double lines = ref.same_start ? std::abs(1 / m - 1 / n) : 1 / m + 1 / n;
+    const double timing = step_noise(loads, ref.chain.loads) / 4;
+    return std::max(kLeastStep, 4 * std::sqrt(timing * timing + line_sd_ * line_sd_ * lines));
+  }
+  static double search_loads(std::uint64_t count) {
+    return static_cast<double>(std::max<std::uint64_t>(4096, 3 * count));
+  }
   // The smallest count in (lo, hi] whose recurring mean meets `rises(cycles, noise)`; `hi` is
   // taken to meet it. Each chain times three passes (at least 4096 loads), so that a segment's
-  // loads are timed again in two other passes; `noise` is step_noise against a reference that
-  // timed `reference_loads`.
+  // loads are timed again in two other passes; `noise` is rise_noise against `ref`.
   template <class Pred>
   std::uint64_t boundary(Context& ctx, std::uint64_t lo, std::uint64_t hi, std::uint64_t stride,
-                         double reference_loads, Pred rises) {
+                         const Against& ref, Pred rises) {
     while (hi - lo > 1) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
-      device::ChaseBatch b;
-      b.requests.push_back(request(mid, stride, std::max<std::uint64_t>(4096, 3 * mid)));
-      ctx.expect_batches(1);
-      const auto chain = reference(ctx.chase(b).results.front(), mid);
-      if (rises(chain.cycles, step_noise(chain.loads, reference_loads)))
+      const auto chain = chase_alone(ctx, mid, stride);
+      if (rises(chain.cycles, rise_noise(ref, chain.loads, mid)))
         hi = mid;
       else
         lo = mid;
     }
     return hi;
+  }
+  // A chain of `count` elements in a batch of its own, timing three passes (at least 4096 loads).
+  // Alone in its batch, every such chain starts at the same address: a longer one holds a shorter
+  // one's lines, so two differ by their translation and by the lines the longer adds alone. Chains
+  // of other lines differ by more: the L2 answers some lines up to 30 cycles sooner than others
+  // (Hopper), which over ten lines moves a mean by the few cycles of a set's first misses.
+  Reference chase_alone(Context& ctx, std::uint64_t count, std::uint64_t stride) {
+    device::ChaseBatch b;
+    b.requests.push_back(request(count, stride, static_cast<std::uint64_t>(search_loads(count))));
+    ctx.expect_batches(1);
+    return reference(ctx.chase(b).results.front(), count);
+  }
+  // The standard deviation of one line's L2-hit latency about the mean, from the sweep's chains of
+  // the same pages at two offsets (other lines) below the first step: their difference over n
+  // lines varies by line_sd * sqrt(2 / n).
+  static double line_spread(const std::vector<SweepPoint>& sweep, const Plateau& low) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::size_t i = low.first; i <= low.last; ++i, ++n)
+      sum += sweep[i].apart * sweep[i].apart * static_cast<double>(sweep[i].count) / 2;
+    return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0;
   }
 
   void not_established(Context& ctx, const std::string& why, const model::Json& evidence,
@@ -544,7 +613,7 @@ class TlbProbe final : public Probe {
         json["stride"] = stride;
         json["cycles"] = {below.cycles, above.cycles};
         if (above.cycles > below.cycles + step_noise(below.loads, above.loads))
-          t.first_miss = boundary(ctx, lo, hi, stride, below.loads,
+          t.first_miss = boundary(ctx, lo, hi, stride, {below, lo, false},
                                   [&](double y, double e) { return y > below.cycles + e; });
       }
       json["firstMiss"] = t.first_miss ? model::Json(*t.first_miss) : model::Json();
@@ -626,6 +695,7 @@ class TlbProbe final : public Probe {
     const std::string e = element(k);
     auto evidence = l.evidence;
     evidence["firstMissElements"] = l.first_rise;
+    evidence["firstMissNoiseCycles"] = l.first_noise;
     if (l.full_rise) evidence["allMissElements"] = *l.full_rise;
     evidence["hitCycles"] = l.below;
     if (l.above) evidence["missCycles"] = *l.above;
@@ -639,7 +709,14 @@ class TlbProbe final : public Probe {
     // takes that many consecutive elements, which scales the sets and the count alike.
     const std::uint64_t counted = l.first_rise - 1;
     const std::uint64_t sets = l.full_rise ? *l.full_rise - l.first_rise + 1 : 0;
-    const bool whole_sets = sets > 0 && sets != 2 && counted % sets == 0;
+    const bool divides = sets > 0 && sets != 2 && counted % sets == 0;
+    // Sets fill in turn, so at the first miss only the first set's ways + 1 pages miss: a rise the
+    // search could not have told from its noise there was not that set, and the reading fails.
+    const double first_set_rise = divides && l.above
+                                      ? static_cast<double>(counted / sets + 1) /
+                                            static_cast<double>(l.first_rise) * (*l.above - l.below)
+                                      : 0;
+    const bool whole_sets = divides && first_set_rise >= l.first_noise;
     put_entries(put, counted / pages, page * pages, l, whole_sets, method);
     if (whole_sets)
       put(keys::associativity,
@@ -647,15 +724,22 @@ class TlbProbe final : public Probe {
                                      "entries / sets; sets: elements between the first miss and "
                                      "every load missing (consecutive pages fill the sets in turn)",
                                      0.8));
-    else
-      put(keys::associativity,
-          model::Attribute::unavailable(model::Source::Measured, "",
-                                        !l.above    ? "the sweep ended before every load missed"
-                                        : sets == 2 ? "one element from the first miss to every "
-                                                      "load missing: two sets, or one set with a "
-                                                      "boundary one element off"
-                                                    : "the onset of misses does not divide the "
-                                                      "entries into whole sets"));
+    else {
+      std::string why = "the onset of misses does not divide the entries into whole sets";
+      if (!l.above)
+        why = "the sweep ended before every load missed";
+      else if (sets == 2)
+        why =
+            "one element from the first miss to every load missing: two sets, or one set with a "
+            "boundary one element off";
+      else if (divides)
+        why = fmt::format(
+            "the onset divides the entries into whole sets, but the first set's misses would add "
+            "{:.1f} cycles at the first miss, under the {:.1f} the search needed to see a rise "
+            "there",
+            first_set_rise, l.first_noise);
+      put(keys::associativity, model::Attribute::unavailable(model::Source::Measured, "", why));
+    }
     if (l.above) {
       // Each plateau's points lie within the sweep's tolerance of its first: the difference of
       // two plateaus is known to twice that.
@@ -778,6 +862,7 @@ class TlbProbe final : public Probe {
   std::uint64_t offset_ = 128;
   double tolerance_ = 2;
   double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
+  double line_sd_ = 0;  // of one line's L2-hit latency about the mean (line_spread)
   double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
   double worst_outliers_ = 0;      // the largest share any chain left out
 };

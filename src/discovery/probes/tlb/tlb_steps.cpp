@@ -4,8 +4,36 @@
 #include <cmath>
 
 namespace gputopo::discovery {
+namespace {
 
-std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance) {
+double median_of(const std::vector<SweepPoint>& sweep, std::size_t first, std::size_t last) {
+  std::vector<double> values;
+  for (std::size_t k = first; k <= last; ++k) values.push_back(sweep[k].cycles);
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// The standard error of a run's mean: each point is a mean over `count` lines, whose L2 hits spread
+// by `line_sd`; or the points' own scatter, where larger.
+double run_error(const std::vector<SweepPoint>& sweep, std::size_t first, std::size_t last,
+                 double line_sd) {
+  const double n = static_cast<double>(last - first + 1);
+  double lines = 0;
+  double sum = 0;
+  double squares = 0;
+  for (std::size_t k = first; k <= last; ++k) {
+    lines += line_sd * line_sd / static_cast<double>(std::max<std::uint64_t>(sweep[k].count, 1));
+    sum += sweep[k].cycles;
+    squares += sweep[k].cycles * sweep[k].cycles;
+  }
+  const double scatter = n > 1 ? std::max(0.0, (squares - sum * sum / n) / (n - 1)) : 0;
+  return std::sqrt(std::max(lines / (n * n), scatter / n));
+}
+
+}  // namespace
+
+std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
+                                    double line_sd) {
   std::vector<Plateau> plateaus;
   std::size_t i = 0;
   while (i < sweep.size()) {
@@ -13,14 +41,21 @@ std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double
     while (j + 1 < sweep.size() && std::abs(sweep[j + 1].cycles - sweep[i].cycles) <= tolerance)
       ++j;
     if (j > i) {
-      std::vector<double> values;
-      for (std::size_t k = i; k <= j; ++k) values.push_back(sweep[k].cycles);
-      std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-      const Plateau p{values[values.size() / 2], i, j};
-      if (plateaus.empty() || p.cycles > plateaus.back().cycles + 2 * tolerance)
+      const Plateau p{median_of(sweep, i, j), i, j};
+      if (plateaus.empty()) {
         plateaus.push_back(p);
-      else
-        plateaus.back().last = j;
+      } else {
+        auto& back = plateaus.back();
+        const double rise = p.cycles - back.cycles;
+        const double error = std::hypot(run_error(sweep, i, j, line_sd),
+                                        run_error(sweep, back.first, back.last, line_sd));
+        if (rise > 2 * tolerance || (rise > tolerance && rise > kStepErrors * error)) {
+          plateaus.push_back(p);
+        } else {
+          back.last = j;
+          back.cycles = median_of(sweep, back.first, j);
+        }
+      }
     }
     i = j + 1;
   }

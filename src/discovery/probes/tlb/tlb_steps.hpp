@@ -10,6 +10,7 @@ namespace gputopo::discovery {
 struct SweepPoint {
   std::uint64_t count = 0;  // chased elements
   double cycles = 0;        // cycles per load
+  double apart = 0;         // the chain one L2 line past the page less the one nine lines past
 };
 
 struct Plateau {
@@ -18,9 +19,17 @@ struct Plateau {
   std::size_t last = 0;
 };
 
+// Standard errors by which a run must climb above the plateau before it to be a step of its own.
+constexpr double kStepErrors = 4;
+
 // Plateaus of a sweep ordered by count: runs of at least two consecutive points within
-// `tolerance` of the run's first point, each above the one before by more than 2 x tolerance
-// (a run that does not climb joins the plateau before it).
-std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance);
+// `tolerance` of the run's first point, each above the one before by more than 2 x tolerance, or
+// by more than the tolerance and kStepErrors standard errors of the two runs' means (`line_sd`:
+// the spread of one line's L2 hit, which a mean over few lines keeps much of). A run that does not
+// climb joins the plateau before it, whose median then takes in its points. Hopper's first TLB
+// level steps by 4-6 % of an L2 hit, about twice the 2 % tolerance, while its chains of 2-4 lines
+// read up to 6 cycles apart.
+std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
+                                    double line_sd);
 
 }  // namespace gputopo::discovery
