@@ -308,7 +308,7 @@ class TlbProbe final : public Probe {
   // The count sweep: a chain at each count and each of two offsets (one and nine L2 lines), in
   // one batch; a point is the faster offset, `apart` their difference (line_spread).
   std::vector<SweepPoint> count_sweep(Context& ctx, std::uint64_t page,
-                                      const std::vector<std::uint64_t>& counts, model::Json& raw) {
+                                      const std::vector<std::uint64_t>& counts) {
     device::ChaseBatch batch;
     for (const auto n : counts)
       for (const auto o : {offset_, 9 * offset_}) batch.requests.push_back(request(n, page + o));
@@ -319,7 +319,6 @@ class TlbProbe final : public Probe {
       const double one = cycles_of(result.results[2 * i]);
       const double nine = cycles_of(result.results[2 * i + 1]);
       sweep.push_back({counts[i], std::min(one, nine), one - nine});
-      raw.push_back({counts[i], sweep.back().cycles});
     }
     return sweep;
   }
@@ -336,8 +335,9 @@ class TlbProbe final : public Probe {
       if (counts.empty() || n > counts.back()) counts.push_back(n);
     }
     if (counts.back() != top) counts.push_back(top);
+    const auto sweep = count_sweep(ctx, page, counts);
     model::Json raw = model::Json::array();
-    const auto sweep = count_sweep(ctx, page, counts, raw);
+    for (const auto& p : sweep) raw.push_back({p.count, p.cycles});
     // The spread of line latencies is read below the first step that the tolerance alone finds.
     const auto first_cut = sweep_plateaus(sweep, tolerance_, 0);
     if (!first_cut.empty()) line_sd_ = line_spread(sweep, first_cut.front());
@@ -520,7 +520,7 @@ class TlbProbe final : public Probe {
     const double m = static_cast<double>(std::max<std::uint64_t>(ref.elements, 1));
     const double n = static_cast<double>(std::max<std::uint64_t>(elements, 1));
     const double lines = ref.same_start ? std::abs(1 / m - 1 / n) : 1 / m + 1 / n;
-    const double timing = step_noise(loads, ref.chain.loads) / 4;
+    const double timing = load_sd_ * std::sqrt(1 / loads + 1 / ref.chain.loads);
     return std::max(kLeastStep, 4 * std::sqrt(timing * timing + line_sd_ * line_sd_ * lines));
   }
   static double search_loads(std::uint64_t count) {
