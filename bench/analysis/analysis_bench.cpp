@@ -8,7 +8,6 @@
 
 #include "analysis/changepoint.hpp"
 #include "analysis/cluster.hpp"
-#include "analysis/ks.hpp"
 #include "analysis/rise.hpp"
 #include "analysis/summary.hpp"
 #include "synthetic.hpp"
@@ -62,13 +61,6 @@ void BM_SummarizePoint(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(summarize(s));
 }
 BENCHMARK(BM_SummarizePoint)->Unit(benchmark::kMicrosecond);
-
-void BM_KsTwoSample2048(benchmark::State& state) {
-  const auto& a = l2_sweep()[10].samples;
-  const auto& b = l2_sweep()[11].samples;
-  for (auto _ : state) benchmark::DoNotOptimize(ks_2samp(a, b));
-}
-BENCHMARK(BM_KsTwoSample2048)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

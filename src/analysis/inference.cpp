@@ -169,7 +169,6 @@ DisturbanceResult disturbance_test(std::span<const double> reference, std::span<
   if (reference.empty() || timed.empty()) return r;
   const std::span<const double> both[] = {reference, timed};
   const Clustering levels = cluster_levels(std::span<const std::span<const double>>(both));
-  r.ks = ks_2samp(reference, timed);
   r.median_ratio = median(timed) / median(reference);
   if (levels.k() < 2) return r;
   r.reference_miss = miss_fraction(reference, levels);

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/ks.hpp"
 #include "analysis/sweep.hpp"
 
 namespace gputopo::analysis {
@@ -51,7 +50,6 @@ struct DisturbanceResult {
   double reference_miss = 0;  // miss fractions behind `effect`
   double disturbed_miss = 0;
   double median_ratio = 1;  // median(timed) / median(reference), for the record
-  KsResult ks;              // distribution difference, for the record
 };
 
 DisturbanceResult disturbance_test(std::span<const double> reference, std::span<const double> timed,

@@ -214,7 +214,6 @@ TEST(Disturbance, EvictionIsDisturbance) {
   EXPECT_LT(r.p_value, 1e-10);
   EXPECT_NEAR(r.effect, 0.2, 0.03);
   EXPECT_GT(r.disturbed_miss, r.reference_miss);
-  EXPECT_LT(r.ks.p_value, 1e-10);
 }
 
 TEST(Disturbance, L2ToDramIsDisturbance) {
@@ -227,12 +226,12 @@ TEST(Disturbance, L2ToDramIsDisturbance) {
 }
 
 TEST(Disturbance, JitterShiftInsideALevelIsNotDisturbance) {
-  // One cycle slower hits: a K-S test calls this different, but no load left its level.
+  // One cycle slower hits: a test of the distributions would call this different (a K-S test of
+  // 2,048 loads each does, at p < 1e-6), but no load left its level.
   std::mt19937_64 rng(13);
   const auto ref = draw(rng, 2048, {{35, 1}}, {.jitter = 0.02});
   const auto timed = draw(rng, 2048, {{36, 1}}, {.jitter = 0.02});
   const auto r = disturbance_test(ref, timed);
-  EXPECT_LT(r.ks.p_value, 1e-6);
   EXPECT_FALSE(r.disturbed);
   EXPECT_EQ(r.effect, 0);
 }
