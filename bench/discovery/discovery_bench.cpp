@@ -19,7 +19,7 @@ struct Timer final : discovery::Progress {
   void begin(std::string_view, std::size_t, std::size_t) override { batches = 0; }
   void advance(std::size_t done, std::size_t) override { batches = done; }
   void end(std::string_view phase, double seconds, std::string_view status,
-           const discovery::Result&) override {
+           const discovery::Result*) override {
     per_phase.push_back(batches);
     std::fprintf(stderr, "  %-22s %8.3f s  %s\n", std::string(phase).c_str(), seconds,
                  std::string(status).c_str());

@@ -127,7 +127,7 @@ class ResampleDevice final : public device::Device {
 struct Quiet final : discovery::Progress {
   void begin(std::string_view, std::size_t, std::size_t) override {}
   void advance(std::size_t, std::size_t) override {}
-  void end(std::string_view, double, std::string_view, const discovery::Result&) override {}
+  void end(std::string_view, double, std::string_view, const discovery::Result*) override {}
 };
 
 }  // namespace

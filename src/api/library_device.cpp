@@ -50,7 +50,7 @@ class CallbackProgress final : public discovery::Progress {
     if (f_) f_({std::string(phase), index, count});
   }
   void advance(std::size_t, std::size_t) override {}
-  void end(std::string_view, double, std::string_view, const discovery::Result&) override {}
+  void end(std::string_view, double, std::string_view, const discovery::Result*) override {}
 
  private:
   const std::function<void(const gputopo::Progress&)>& f_;

@@ -119,9 +119,10 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
 
   ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
                            [&](std::string_view phase, double seconds, std::string_view status,
-                               const discovery::Result& partial) {
+                               const discovery::Result* partial) {
                              session.add_phase(std::string(phase), seconds, std::string(status));
-                             session.set_findings(partial);
+                             if (!partial) return;
+                             session.set_findings(*partial);
                              session.write_partial();
                            });
   const auto discovery_options = cli::discovery_options(o, !opened.sim.empty() || o.replay_dir);

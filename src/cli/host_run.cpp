@@ -48,7 +48,7 @@ class PhaseLog final : public discovery::Progress {
   void begin(std::string_view, std::size_t, std::size_t) override {}
   void advance(std::size_t, std::size_t) override {}
   void end(std::string_view phase, double seconds, std::string_view status,
-           const discovery::Result&) override {
+           const discovery::Result*) override {
     phases.push_back({std::string(phase), seconds, std::string(status)});
   }
   std::vector<model::Phase> phases;

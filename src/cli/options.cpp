@@ -428,6 +428,7 @@ discovery::Options discovery_options(const Options& o, bool no_backoff) {
   d.busy_budget_s = o.busy_budget_s;
   if (o.full_depth) d.depth = discovery::Depth::Full;
   if (no_backoff) d.retry_backoff_s = 0;
+  d.sweeps = o.format == "html" || o.stdout_format == "html";
   return d;
 }
 

@@ -34,7 +34,7 @@ void ProgressPrinter::draw(std::size_t done, std::size_t total) {
 }
 
 void ProgressPrinter::end(std::string_view phase, double seconds, std::string_view status,
-                          const discovery::Result& so_far) {
+                          const discovery::Result* so_far) {
   if (!quiet_) {
     std::string line =
         fmt::format("[{}/{}] {} {:.2f} s ({})", index_ + 1, count_, phase, seconds, status);
@@ -43,7 +43,12 @@ void ProgressPrinter::end(std::string_view phase, double seconds, std::string_vi
     else
       err_ << "gputopo: " << line << "\n" << std::flush;
   }
+  if (so_far) last_result_ = std::chrono::steady_clock::now();
   if (phase_done_) phase_done_(phase, seconds, status, so_far);
+}
+
+bool ProgressPrinter::wants_result() const {
+  return !last_result_ || std::chrono::steady_clock::now() - *last_result_ >= kResultInterval;
 }
 
 }  // namespace gputopo::cli

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <ostream>
 
 #include "discovery/progress.hpp"
@@ -8,17 +10,21 @@
 namespace gputopo::cli {
 
 // Shows discovery's progress on stderr: a bar redrawn in place on a terminal, one line per phase
-// otherwise, nothing when quiet. After each phase it hands the result so far to `phase_done`.
+// otherwise, nothing when quiet. After each phase it calls `phase_done`, with the result so far
+// when kResultInterval has passed since it last handed one (else nullptr): the session writes
+// partial files no more often, and its last words lose no more than that.
 class ProgressPrinter final : public discovery::Progress {
  public:
   using PhaseDone = std::function<void(std::string_view phase, double seconds,
-                                       std::string_view status, const discovery::Result&)>;
+                                       std::string_view status, const discovery::Result*)>;
+  static constexpr std::chrono::milliseconds kResultInterval{250};
   ProgressPrinter(std::ostream& err, bool terminal, bool quiet, PhaseDone phase_done);
 
   void begin(std::string_view phase, std::size_t index, std::size_t count) override;
   void advance(std::size_t done, std::size_t total) override;
   void end(std::string_view phase, double seconds, std::string_view status,
-           const discovery::Result& so_far) override;
+           const discovery::Result* so_far) override;
+  bool wants_result() const override;
 
  private:
   void draw(std::size_t done, std::size_t total);
@@ -30,6 +36,7 @@ class ProgressPrinter final : public discovery::Progress {
   std::string phase_;
   std::size_t index_ = 0;
   std::size_t count_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> last_result_;
 };
 
 }  // namespace gputopo::cli

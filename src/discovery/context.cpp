@@ -100,7 +100,7 @@ device::ChaseBatchResult Context::chase(const device::ChaseBatch& batch) {
 
 void Context::record_sweep(const device::ChaseBatch& batch,
                            const device::ChaseBatchResult& result) {
-  if (probe_ == nullptr) return;
+  if (probe_ == nullptr || !options_.sweeps) return;
   model::Sweep sweep;
   sweep.probe = probe_->name();
   for (const auto& w : probe_->writes()) sweep.writes.emplace_back(w.element, w.key->str());

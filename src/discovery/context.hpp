@@ -128,7 +128,8 @@ class Context {
 
   void warn(std::string warning);
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Every chase batch of a probe so far, one point per request (model/sweep_record.hpp).
+  // Every chase batch of a probe so far, one point per request (model/sweep_record.hpp), where
+  // Options::sweeps asks for them.
   const std::vector<model::Sweep>& sweeps() const { return sweeps_; }
 
   // Nanoseconds per SM cycle for results that ran under `conditions`: from the batch's own

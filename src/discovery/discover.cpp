@@ -163,8 +163,9 @@ class Run {
     if (span_.reruns > 0 && status == "ok")
       status = "ok (re-run " + std::to_string(span_.reruns) + ")";
     result_.timings.push_back({probe.name(), model::seconds_since(t0), status});
-    refresh();
-    progress_.end(probe.name(), model::seconds_since(t0), status, result_);
+    const bool wanted = progress_.wants_result();
+    if (wanted) refresh();
+    progress_.end(probe.name(), model::seconds_since(t0), status, wanted ? &result_ : nullptr);
   }
 
   // At the checkpoint after phase i: true when the span is to be re-run. A stopped run judges its

@@ -31,6 +31,10 @@ struct Options {
   // disturbed (docs/busy.md). nullopt for no limit.
   std::optional<double> busy_budget_s = 20;
   Depth depth = Depth::Quick;
+  // Keep every chase batch's points (Result::sweeps) for the HTML report's plots. Each point is a
+  // selection over all of its request's timed loads: in a main job about 40 ms of an H200 host's
+  // time, for a plot only the HTML report draws.
+  bool sweeps = false;
 };
 
 }  // namespace gputopo::discovery

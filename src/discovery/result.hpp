@@ -26,7 +26,7 @@ struct Result {
   model::Topology topology;            // the layout the layout probes wrote
   std::vector<ProbeTiming> timings;    // in run order
   std::vector<std::string> warnings;   // conditions that may distort results
-  std::vector<model::Sweep> sweeps;    // every chase batch, by probe, in run order
+  std::vector<model::Sweep> sweeps;  // every chase batch, by probe, in run order (Options::sweeps)
   bool completed = false;  // every planned probe ran (not interrupted, not out of time budget)
   bool failed = false;     // at least one probe's measurement failed (exit code 4)
   std::vector<Disturbance> disturbed;  // empty when no phase stayed disturbed

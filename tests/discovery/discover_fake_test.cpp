@@ -18,7 +18,7 @@ struct Recorder final : Progress {
     begun.emplace_back(phase);
   }
   void advance(std::size_t, std::size_t) override { ++advances; }
-  void end(std::string_view phase, double, std::string_view, const Result&) override {
+  void end(std::string_view phase, double, std::string_view, const Result*) override {
     ended.emplace_back(phase);
   }
 };
@@ -56,7 +56,7 @@ struct FirstPhase final : Progress {
     if (batches_before < 0) batches_before = dev.batches;
   }
   void advance(std::size_t, std::size_t) override {}
-  void end(std::string_view, double, std::string_view, const Result&) override {}
+  void end(std::string_view, double, std::string_view, const Result*) override {}
 };
 
 TEST(DiscoverFake, InterruptKeepsWhatWasMeasured) {
