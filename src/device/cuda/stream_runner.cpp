@@ -223,11 +223,15 @@ StreamRunner::Tuned StreamRunner::tune(StreamKernel kernel, const std::vector<La
     const double ratio = static_cast<double>(std::max(t.bytes, bytes_)) /
                          static_cast<double>(std::max<std::uint64_t>(std::min(t.bytes, bytes_), 1));
     if (t.kernel != kernel || ratio > kReuseFactor) continue;
+    // The same buffer again (the guard's control stream at each checkpoint) times the winner
+    // alone, so that a control measures one kernel throughout; another buffer times as many
+    // leaders as a later run takes from the memo (long launches: kReused).
+    const std::size_t reused = t.bytes == bytes_   ? 1
+                               : per_block(kernel) ? kReused
+                                                   : kReused + kExplored;
     const std::vector<Config> leaders(
         t.finalists.begin(),
-        t.finalists.begin() +
-            static_cast<std::ptrdiff_t>(per_block(kernel) ? std::min(kReused, t.finalists.size())
-                                                          : t.finalists.size()));
+        t.finalists.begin() + static_cast<std::ptrdiff_t>(std::min(reused, t.finalists.size())));
     const auto ranked = final_round(kernel, leaders, full_guess_s);
     return {ranked.front().config, ranked.front().seconds,
             static_cast<std::uint32_t>(leaders.size()), t.from_memo};

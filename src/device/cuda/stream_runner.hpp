@@ -25,8 +25,9 @@ namespace gputopo::device::cuda {
 // of each round are timed again, best of three full launches long enough that the gaps between
 // them do not count, and the fastest of them is timed `repeats` times. A later request of the same
 // kernel over a buffer within a factor of kReuseFactor of a tuned one skips the tuning rounds: the
-// finalists of that tuning are timed again with full launches on its buffer (a probe's few buffer
-// sizes of one regime share their best configurations).
+// leading finalists of that tuning are timed again with full launches on its buffer (a probe's
+// few buffer sizes of one regime share their best configurations), the winner alone on the same
+// buffer.
 class StreamRunner {
  public:
   StreamRunner(const DeviceInfo& info, cudaStream_t stream, const RunClock& clock);
