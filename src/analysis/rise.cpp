@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include "analysis/distributions.hpp"
+#include "analysis/parallel.hpp"
 
 namespace gputopo::analysis {
 namespace {
@@ -227,19 +226,16 @@ const Placements& read_placements(const PieceTable& table, std::span<const doubl
   const std::size_t groups = n - 1;  // no inner knot, then first inner knots 1 .. n - 2
   if (by_group.size() < groups) by_group.resize(groups);
   for (auto& group : by_group) group.clear();
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t g; (g = next.fetch_add(1)) < groups;)
-      for_each_knot_set(n, g, [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
-        if (auto c = read_placement(table, x, n, scale, nodes, count)) by_group[g].push_back(*c);
-      });
-  };
-  const std::size_t threads =
-      n < kThreadedPoints ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  parallel_for(
+      groups,
+      [&](std::size_t g) {
+        for_each_knot_set(n, g,
+                          [&](const std::array<std::size_t, kNodes>& nodes, std::size_t count) {
+                            if (auto c = read_placement(table, x, n, scale, nodes, count))
+                              by_group[g].push_back(*c);
+                          });
+      },
+      kThreadedPoints - 1);
   return by_group;
 }
 

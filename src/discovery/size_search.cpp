@@ -7,6 +7,7 @@
 
 #include "analysis/changepoint.hpp"
 #include "analysis/inference.hpp"
+#include "analysis/parallel.hpp"
 #include "analysis/rise.hpp"
 #include "discovery/measure.hpp"
 
@@ -93,9 +94,10 @@ std::optional<Departure> first_departure(const Sweep& sweep) {
   if (pts.size() < 2) return std::nullopt;
   analysis::DisturbanceOptions o;
   o.alpha = 0.01 / static_cast<double>(pts.size());
-  std::vector<analysis::DisturbanceResult> tests;
-  for (std::size_t i = 1; i < pts.size(); ++i)
-    tests.push_back(analysis::disturbance_test(pts.front().samples, pts[i].samples, o));
+  std::vector<analysis::DisturbanceResult> tests(pts.size() - 1);
+  analysis::parallel_for(tests.size(), [&](std::size_t i) {
+    tests[i] = analysis::disturbance_test(pts.front().samples, pts[i + 1].samples, o);
+  });
   if (!tests.back().disturbed) return std::nullopt;
   std::size_t onset = tests.size() - 1;
   while (onset > 0 && tests[onset - 1].disturbed) --onset;
@@ -179,9 +181,12 @@ MissProfile miss_profile(const Sweep& sweep, const analysis::Clustering& levels)
   MissProfile m;
   for (const auto& p : sweep.points) {
     m.x.push_back(p.x);
-    m.fraction.push_back(analysis::miss_fraction(p.samples, levels));
     m.loads.push_back(static_cast<double>(p.samples.size()));
   }
+  m.fraction.resize(sweep.points.size());
+  analysis::parallel_for(sweep.points.size(), [&](std::size_t i) {
+    m.fraction[i] = analysis::miss_fraction(sweep.points[i].samples, levels);
+  });
   return m;
 }
 
