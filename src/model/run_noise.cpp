@@ -37,7 +37,7 @@ constexpr std::array<std::pair<std::string_view, double>, 22> kAttributes{{
     {"memory.l2.measuredSegmentSize", 0.052},
     {"memory.l2.missPenalty", 0.061},
     {"memory.l2.missPenaltyNs", 0.061},
-    {"memory.l2.nearLatencyBySm", 0.051},
+    {"memory.l2.nearLatencyBySm", 0.052},
     {"memory.l2.readBandwidth", 0.043},
     {"memory.l2.segmentSize", 0.074},
     {"memory.l2.sharedReadBandwidth", 0.043},
