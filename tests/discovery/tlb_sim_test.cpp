@@ -232,6 +232,26 @@ TEST(TlbSteps, AStepOfTwiceTheToleranceStandsOnTheMeansErrors) {
   // A run that climbs by less than the tolerance joins the plateau before it.
   const auto flat = sweep_of({280, 281, 280, 283, 284, 284.5, 285, 284, 285, 284, 285, 284, 285});
   EXPECT_EQ(sweep_plateaus(flat, 5.65, 0).size(), 1u);
+  EXPECT_EQ(sweep_plateaus(flat, 5.65, 0, 280.0).size(), 1u);
+}
+
+// GPU-c20df75e, the TLB probe alone: its chains of 2-11 pages read 276-286 cycles (lines 21 cycles
+// apart), the step's plateau 292.3, 11.23 cycles above their median: under twice the 5.62-cycle
+// tolerance, and within four standard errors of means over so few lines. Against the L2 hit over
+// the stride sweep's long chains (281.0) the step stands on the long chains' errors alone.
+TEST(TlbSteps, AFirstPlateauOfFewLinesIsTakenAtTheLongChainsL2Hit) {
+  const std::vector<std::uint64_t> counts{2,  3,  4,  6,   8,   11,  16,  23, 32,
+                                          45, 64, 91, 128, 181, 256, 362, 511};
+  const std::vector<double> cycles{286.0, 276.3, 282.8, 281.1, 279.7, 277.9, 291.8, 290.1, 291.5,
+                                   292.2, 293.3, 293.3, 292.8, 292.6, 292.8, 292.3, 292.0};
+  std::vector<SweepPoint> sweep;
+  for (std::size_t i = 0; i < cycles.size(); ++i) sweep.push_back({counts[i], cycles[i], 0});
+  EXPECT_EQ(sweep_plateaus(sweep, 5.62, 21.0).size(), 1u);
+  const auto plateaus = sweep_plateaus(sweep, 5.62, 21.0, 281.0);
+  ASSERT_EQ(plateaus.size(), 2u);
+  EXPECT_EQ(sweep[plateaus[1].first].count, 16u);
+  // A floor the first plateau does not lie at changes nothing.
+  EXPECT_EQ(sweep_plateaus(sweep, 5.62, 21.0, 260.0).size(), 1u);
 }
 
 // Where a later level's step falls at strides of 3 and 1.5 first-level pages, for a count of 4096

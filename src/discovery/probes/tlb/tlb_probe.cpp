@@ -342,7 +342,8 @@ class TlbProbe final : public Probe {
     // The spread of line latencies is read below the first step that the tolerance alone finds.
     const auto first_cut = sweep_plateaus(sweep, tolerance_, 0);
     if (!first_cut.empty()) line_sd_ = line_spread(sweep, first_cut.front());
-    const auto plateaus = sweep_plateaus(sweep, tolerance_, line_sd_);
+    const auto plateaus = sweep_plateaus(sweep, tolerance_, line_sd_,
+                                         l2_hit_ > 0 ? std::optional(l2_hit_) : std::nullopt);
     evidence["lineSdCycles"] = line_sd_;
     const std::string count_text = "chains over 2.." + std::to_string(top) + " elements " +
                                    std::to_string(stride) + " B apart (one page each, up to " +

@@ -33,7 +33,7 @@ double run_error(const std::vector<SweepPoint>& sweep, std::size_t first, std::s
 }  // namespace
 
 std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
-                                    double line_sd) {
+                                    double line_sd, std::optional<double> floor) {
   std::vector<Plateau> plateaus;
   std::size_t i = 0;
   while (i < sweep.size()) {
@@ -46,9 +46,13 @@ std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double
         plateaus.push_back(p);
       } else {
         auto& back = plateaus.back();
-        const double rise = p.cycles - back.cycles;
-        const double error = std::hypot(run_error(sweep, i, j, line_sd),
-                                        run_error(sweep, back.first, back.last, line_sd));
+        const bool on_floor =
+            plateaus.size() == 1 && floor && std::abs(back.cycles - *floor) <= tolerance;
+        const double rise = p.cycles - (on_floor ? *floor : back.cycles);
+        const double error = on_floor
+                                 ? run_error(sweep, i, j, line_sd)
+                                 : std::hypot(run_error(sweep, i, j, line_sd),
+                                              run_error(sweep, back.first, back.last, line_sd));
         if (rise > 2 * tolerance || (rise > tolerance && rise > kStepErrors * error)) {
           plateaus.push_back(p);
         } else {

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 // Steps of a latency-versus-pages sweep: the plateaus a TLB level's reach separates.
@@ -29,7 +30,11 @@ constexpr double kStepErrors = 4;
 // climb joins the plateau before it, whose median then takes in its points. Hopper's first TLB
 // level steps by 4-6 % of an L2 hit, about twice the 2 % tolerance, while its chains of 2-4 lines
 // read up to 6 cycles apart.
+// `floor`: the level below the first step where other chains know it to a fraction of a cycle (the
+// L2 hit over the stride sweep's long chains). A first plateau within the tolerance of it is taken
+// to lie there when the next run is tested: its own mean over 2-11 lines can be several cycles off
+// (an H200's, with lines 21 cycles apart, hid an 11-cycle step four standard errors wide).
 std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
-                                    double line_sd);
+                                    double line_sd, std::optional<double> floor = std::nullopt);
 
 }  // namespace gputopo::discovery
