@@ -140,7 +140,6 @@ class TlbProbe final : public Probe {
     std::array<std::vector<double>, 2> narrow;
     model::Json stride_points = model::Json::array();
     const auto [base, two_line] = excess(sw, wide, narrow, stride_points);
-    l2_hit_ = base;
     if (!memory_note.empty()) limit_note += "; " + memory_note;
     model::Json evidence = {
         {"hitCycles", base},
@@ -236,12 +235,12 @@ class TlbProbe final : public Probe {
 
   // The stride sweep's excess over an L2 hit, [footprint][stride], at stride s (`wide`) and at
   // s / 2 with twice the elements (`narrow`), each the faster offset; sets the noise figures and
-  // returns the L2 hit's cycles and the two-line reference's. The hit is read off the sweep's own
-  // long chains: below the page the narrow chain's excess is half the wide one's, so 2 x narrow -
-  // wide is the hit whatever misses both take, and the two smallest strides lie below any page of 4
-  // KiB or more (the median of their four pairs). The two-line reference cannot stand in: the L2
-  // answers some lines up to 30 cycles sooner than others, and two lines may sit at either end (an
-  // H200 read it 10 cycles above its long chains, another 15 below).
+  // l2_hit_, and returns the L2 hit's cycles and the two-line reference's. The hit is read off the
+  // sweep's own long chains: below the page the narrow chain's excess is half the wide one's, so 2
+  // x narrow - wide is the hit whatever misses both take, and the two smallest strides lie below
+  // any page of 4 KiB or more (the median of their four pairs). The two-line reference cannot stand
+  // in: the L2 answers some lines up to 30 cycles sooner than others, and two lines may sit at
+  // either end (an H200 read it 10 cycles above its long chains, another 15 below).
   std::pair<double, double> excess(const StrideSweep& sw, std::array<std::vector<double>, 2>& wide,
                                    std::array<std::vector<double>, 2>& narrow,
                                    model::Json& stride_points) {
@@ -264,6 +263,7 @@ class TlbProbe final : public Probe {
       for (std::size_t f = 0; f < kDivisors.size(); ++f)
         hits.push_back(2 * chain(i, f, 1) - chain(i, f, 0));
     const double base = analysis::median(hits);
+    l2_hit_ = base;
     tolerance_ = std::max(2.0, 0.02 * base);
     for (std::size_t i = 0; i < sw.strides.size(); ++i)
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
