@@ -63,6 +63,7 @@ std::string bytes_text(std::uint64_t b) {
 struct Level {
   double below = 0;                        // cycles per load while the level holds every page
   std::optional<double> above;             // once every load misses it (nullopt: sweep ended)
+  double above_error = 0;                  // that plateau's standard error (run_error)
   std::uint64_t first_rise = 0;            // elements (one a page) at which misses start
   double first_noise = 0;                  // the least rise the search took for a miss there
   std::optional<std::uint64_t> full_rise;  // where every load misses
@@ -264,6 +265,9 @@ class TlbProbe final : public Probe {
         hits.push_back(2 * chain(i, f, 1) - chain(i, f, 0));
     const double base = analysis::median(hits);
     l2_hit_ = base;
+    // The standard error of a median of n: about 1.25 sd / sqrt(n).
+    l2_hit_error_ =
+        1.25 * analysis::summarize(hits).stdev / std::sqrt(static_cast<double>(hits.size()));
     tolerance_ = std::max(2.0, 0.02 * base);
     for (std::size_t i = 0; i < sw.strides.size(); ++i)
       for (std::size_t f = 0; f < kDivisors.size(); ++f) {
@@ -358,7 +362,10 @@ class TlbProbe final : public Probe {
       const bool has_high = k + 1 < plateaus.size();
       if (!has_high && sweep.back().cycles <= low.cycles + 2 * tolerance_) break;
       Level level;
-      if (has_high) level.above = plateaus[k + 1].cycles;
+      if (has_high) {
+        level.above = plateaus[k + 1].cycles;
+        level.above_error = run_error(sweep, plateaus[k + 1].first, plateaus[k + 1].last, line_sd_);
+      }
       const std::size_t hi_at = has_high ? plateaus[k + 1].first : sweep.size() - 1;
       search_step(ctx, sweep, low, hi_at, stride, level);
       if (!levels.empty()) level.coverage = measure_coverage(ctx, level, page, memory);
@@ -743,30 +750,36 @@ class TlbProbe final : public Probe {
             first_set_rise, l.first_noise);
       put(keys::associativity, model::Attribute::unavailable(model::Source::Measured, "", why));
     }
-    if (l.above) {
-      // Each plateau's points lie within the sweep's tolerance of its first: the difference of
-      // two plateaus is known to twice that.
-      // An entry of several pages misses once for that many elements: the step is that share.
-      // The first level's hits are the L2's over the stride sweep's long chains: the count
-      // sweep's plateau below the step averages 2-11 lines, whose L2 hits move with where a run's
-      // arrays fall (an H200 read it 270 cycles in three runs and 276-279 in two, against
-      // 281.4-281.8 over the long chains), while the plateau above averages 16 lines or more.
-      const double hits = k == 1 && l2_hit_ > 0 ? l2_hit_ : l.below;
-      const double step = (*l.above - hits) * static_cast<double>(pages);
-      auto penalty = model::Attribute::measured(
-          step, "cycles",
-          k == 1 ? "latency once every load misses the level (chains) minus an L2 hit over the "
-                   "stride sweep's long chains, times the first-level pages an entry covers"
-                 : "latency once every load misses the level minus while it holds every page "
-                   "(chains), times the first-level pages an entry covers",
-          l.coverage.at_least ? 0.45 : 0.9);
-      const double spread = 2 * tolerance_ * static_cast<double>(pages);
-      penalty.interval = model::Interval{step - spread, step + spread};
-      put(keys::missPenalty, std::move(penalty));
-    } else
-      put(keys::missPenalty,
-          model::Attribute::unavailable(model::Source::Measured, "cycles",
-                                        "the sweep ended before every load missed"));
+    put(keys::missPenalty, miss_penalty(k, l, pages));
+  }
+
+  // tlbN.missPenalty: the plateau after the step minus the one before, an entry of several pages
+  // missing once for that many elements. The first level's hits are the L2's over the stride
+  // sweep's long chains: the count sweep's plateau below the step averages 2-11 lines, whose L2
+  // hits move with where a run's arrays fall (an H200 read it 270 cycles in three runs and 276-279
+  // in two, against 281.4-281.8 over the long chains), while the plateau above averages 16 lines or
+  // more. The interval is where a repeat run would put it (docs/methods.md, "Intervals"): the first
+  // level's from the standard errors of the plateau after and of the long chains' hit; a deeper
+  // level's, whose plateau before averages few lines too, twice the plateau tolerance.
+  model::Attribute miss_penalty(int k, const Level& l, std::uint64_t pages) const {
+    if (!l.above)
+      return model::Attribute::unavailable(model::Source::Measured, "cycles",
+                                           "the sweep ended before every load missed");
+    const bool long_chains = k == 1 && l2_hit_ > 0;
+    const double step = (*l.above - (long_chains ? l2_hit_ : l.below)) * static_cast<double>(pages);
+    auto penalty = model::Attribute::measured(
+        step, "cycles",
+        long_chains ? "latency once every load misses the level (chains) minus an L2 hit over the "
+                      "stride sweep's long chains, times the first-level pages an entry covers"
+                    : "latency once every load misses the level minus while it holds every page "
+                      "(chains), times the first-level pages an entry covers",
+        l.coverage.at_least ? 0.45 : 0.9);
+    const double spread =
+        (long_chains ? 1.96 * std::sqrt(2.0) * std::hypot(l.above_error, l2_hit_error_)
+                     : 2 * tolerance_) *
+        static_cast<double>(pages);
+    penalty.interval = model::Interval{step - spread, step + spread};
+    return penalty;
   }
 
   // The sharing test's batch, or nullopt with tlb1.sharedWith saying that the device refused it:
@@ -871,9 +884,10 @@ class TlbProbe final : public Probe {
 
   std::uint64_t offset_ = 128;
   double tolerance_ = 2;
-  double load_sd_ = 0;  // standard deviation of one L2-hit load, from the reference chain
-  double line_sd_ = 0;  // of one line's L2-hit latency about the mean (line_spread)
-  double l2_hit_ = 0;   // the stride sweep's L2 hit over its long chains (excess)
+  double load_sd_ = 0;       // standard deviation of one L2-hit load, from the reference chain
+  double line_sd_ = 0;       // of one line's L2-hit latency about the mean (line_spread)
+  double l2_hit_ = 0;        // the stride sweep's L2 hit over its long chains (excess)
+  double l2_hit_error_ = 0;  // its standard error
   double reference_outliers_ = 0;  // share of the reference's segments a slow load threw high
   double worst_outliers_ = 0;      // the largest share any chain left out
 };

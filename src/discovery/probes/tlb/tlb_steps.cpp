@@ -13,8 +13,8 @@ double median_of(const std::vector<SweepPoint>& sweep, std::size_t first, std::s
   return values[values.size() / 2];
 }
 
-// The standard error of a run's mean: each point is a mean over `count` lines, whose L2 hits spread
-// by `line_sd`; or the points' own scatter, where larger.
+}  // namespace
+
 double run_error(const std::vector<SweepPoint>& sweep, std::size_t first, std::size_t last,
                  double line_sd) {
   const double n = static_cast<double>(last - first + 1);
@@ -29,8 +29,6 @@ double run_error(const std::vector<SweepPoint>& sweep, std::size_t first, std::s
   const double scatter = n > 1 ? std::max(0.0, (squares - sum * sum / n) / (n - 1)) : 0;
   return std::sqrt(std::max(lines / (n * n), scatter / n));
 }
-
-}  // namespace
 
 std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
                                     double line_sd, std::optional<double> floor) {

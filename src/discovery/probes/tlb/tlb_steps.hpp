@@ -20,6 +20,11 @@ struct Plateau {
   std::size_t last = 0;
 };
 
+// The standard error of the mean of the sweep's points first..last: each point a mean over `count`
+// lines whose L2 hits spread by `line_sd`, or the points' own scatter where larger.
+double run_error(const std::vector<SweepPoint>& sweep, std::size_t first, std::size_t last,
+                 double line_sd);
+
 // Standard errors by which a run must climb above the plateau before it to be a step of its own.
 constexpr double kStepErrors = 4;
 
