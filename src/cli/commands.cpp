@@ -117,14 +117,16 @@ int run_discover_on(OpenedDevice opened, const Options& o, std::ostream& out, st
   session.write_partial();
   if (o.wait_idle_s) wait_idle(*opened.device, *o.wait_idle_s, err, o.quiet, interrupted);
 
-  ProgressPrinter progress(err, isatty(STDERR_FILENO) != 0, o.quiet,
-                           [&](std::string_view phase, double seconds, std::string_view status,
-                               const discovery::Result* partial) {
-                             session.add_phase(std::string(phase), seconds, std::string(status));
-                             if (!partial) return;
-                             session.set_findings(*partial);
-                             session.write_partial();
-                           });
+  ProgressPrinter progress(
+      err, isatty(STDERR_FILENO) != 0, o.quiet,
+      [&](std::string_view phase, double seconds, std::string_view status,
+          const discovery::Result* partial) {
+        session.add_phase(std::string(phase), seconds, std::string(status));
+        if (!partial) return;
+        session.set_findings(*partial);
+        session.write_partial();
+      },
+      [&](const discovery::Result& so_far) { session.set_findings(so_far); });
   const auto discovery_options = cli::discovery_options(o, !opened.sim.empty() || o.replay_dir);
   discovery::Result result;
   device::trace_startup("discovery starts");

@@ -7,8 +7,13 @@
 
 namespace gputopo::cli {
 
-ProgressPrinter::ProgressPrinter(std::ostream& err, bool terminal, bool quiet, PhaseDone phase_done)
-    : err_(err), terminal_(terminal), quiet_(quiet), phase_done_(std::move(phase_done)) {}
+ProgressPrinter::ProgressPrinter(std::ostream& err, bool terminal, bool quiet, PhaseDone phase_done,
+                                 StoppedByError stopped)
+    : err_(err),
+      terminal_(terminal),
+      quiet_(quiet),
+      phase_done_(std::move(phase_done)),
+      stopped_(std::move(stopped)) {}
 
 void ProgressPrinter::begin(std::string_view phase, std::size_t index, std::size_t count) {
   phase_ = phase;
@@ -45,6 +50,10 @@ void ProgressPrinter::end(std::string_view phase, double seconds, std::string_vi
   }
   if (so_far) last_result_ = std::chrono::steady_clock::now();
   if (phase_done_) phase_done_(phase, seconds, status, so_far);
+}
+
+void ProgressPrinter::stopped_by_error(const discovery::Result& so_far) {
+  if (stopped_) stopped_(so_far);
 }
 
 bool ProgressPrinter::wants_result() const {

@@ -54,6 +54,20 @@ class Run {
         guard_(device) {}
 
   Result operator()() {
+    try {
+      return run();
+    } catch (const device::Error& e) {
+      // Nothing more can be measured: the caller keeps everything measured before.
+      if (fatal(e)) {
+        refresh();
+        progress_.stopped_by_error(result_);
+      }
+      throw;
+    }
+  }
+
+ private:
+  Result run() {
     start_guard();
     const auto& probes = plan_.probes();
     begin_span(0);
@@ -78,7 +92,6 @@ class Run {
     return std::move(result_);
   }
 
- private:
   struct Span {
     std::size_t begin = 0;
     std::size_t calls = 0;

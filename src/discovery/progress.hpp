@@ -25,6 +25,9 @@ class Progress {
   // finding and its evidence: after each of a main job's 73 phases that took 60 ms of an H200's
   // 1.1 s discovery.
   virtual bool wants_result() const { return false; }
+  // The run ends on an error after which nothing can be measured (the GPU lost, ...), which
+  // discover() then throws: `so_far` is everything measured before it.
+  virtual void stopped_by_error(const Result& /*so_far*/) {}
 };
 
 // Reports nothing.

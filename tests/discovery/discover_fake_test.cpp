@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "discovery/discover.hpp"
 #include "fake_device.hpp"
 #include "result_access.hpp"
@@ -98,6 +101,36 @@ TEST(DiscoverFake, MeasurementFailureIsRecordedPerProbe) {
   ASSERT_EQ(r.timings.size(), 2u);  // shared.latency (chases fail) and shared.bandwidth
   EXPECT_EQ(r.timings[0].probe, "shared.latency");
   EXPECT_EQ(r.timings[0].status.rfind("failed", 0), 0u);
+}
+
+// What a run that an error ended handed over.
+struct StoppedBy final : Progress {
+  std::optional<Result> so_far;
+  void begin(std::string_view, std::size_t, std::size_t) override {}
+  void advance(std::size_t, std::size_t) override {}
+  void end(std::string_view, double, std::string_view, const Result*) override {}
+  void stopped_by_error(const Result& r) override { so_far = r; }
+};
+
+// A result so far is put together only when the progress asks (this one never does), but a GPU
+// lost in the run's last control measurement ends it with everything measured before.
+TEST(DiscoverFake, ALostGpuHandsOverEverythingMeasuredBeforeIt) {
+  Options o;
+  o.only = {"l1"};
+  FakeDevice whole(64 * 1024);
+  NullProgress none;
+  static_cast<void>(discover(whole, o, none, nullptr));
+  FakeDevice dev(64 * 1024);
+  dev.on_batch = [&] {
+    if (dev.batches == whole.batches - 1)
+      throw device::Error(device::Error::Kind::Lost, "fake GPU lost");
+  };
+  StoppedBy progress;
+  EXPECT_THROW(static_cast<void>(discover(dev, o, progress, nullptr)), device::Error);
+  ASSERT_TRUE(progress.so_far.has_value());
+  const auto* size = attr(*progress.so_far, "l1", "size");
+  ASSERT_NE(size, nullptr);
+  EXPECT_TRUE(size->available()) << size->reason;
 }
 
 TEST(DiscoverFake, UnknownOnlyThrowsInvalidArgument) {
