@@ -11,9 +11,9 @@ namespace gputopo::cli {
 
 // Shows discovery's progress on stderr: a bar redrawn in place on a terminal, one line per phase
 // otherwise, nothing when quiet. After each phase it calls `phase_done`, with the result so far
-// when kResultInterval has passed since it last handed one (else nullptr): the session writes
-// partial files no more often, and its last words lose no more than that. A run that an error
-// ends hands everything it measured to `stopped`.
+// when kResultInterval has passed since it last handed one (else nullptr): the session writes its
+// partial file each time, and its last words lose no more than that. A run that an error ends
+// hands everything it measured to `stopped`.
 class ProgressPrinter final : public discovery::Progress {
  public:
   using PhaseDone = std::function<void(std::string_view phase, double seconds,

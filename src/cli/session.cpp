@@ -106,9 +106,6 @@ model::Report Session::report(RunStatus status) const {
 void Session::write_partial() {
   std::lock_guard lock(mutex_);
   if (!options_.output || partial_write_failed_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (last_partial_ && now - *last_partial_ < kPartialInterval) return;
-  last_partial_ = now;
   outputs_.write_files(
       assembled(RunStatus::Incomplete),
       [this](const std::string& why) {

@@ -46,9 +46,9 @@ class Session {
   void add_warning(std::string warning);
 
   // Writes the report as it stands to -o FILE (never to stdout), so that an interrupted or failed
-  // run leaves its results behind. The file is rewritten at most every kPartialInterval and
-  // without fsync (each write serializes the whole report; the final one is synced). A write
-  // failure is reported once and does not stop the run.
+  // run leaves its results behind, each time the discovery hands over its result so far (at most
+  // every ProgressPrinter::kResultInterval), without fsync (each write serializes the whole
+  // report; the final one is synced). A write failure is reported once and does not stop the run.
   void write_partial();
 
   // Writes the final report (-o FILE, stdout) and returns the exit code.
@@ -76,8 +76,6 @@ class Session {
   std::vector<std::string> warnings_;  // add_warning's
   std::vector<model::Phase> phases_;
   bool partial_write_failed_ = false;
-  static constexpr std::chrono::milliseconds kPartialInterval{250};
-  std::optional<std::chrono::steady_clock::time_point> last_partial_;
   mutable std::timed_mutex mutex_;  // the main thread against the last words
   bool finished_ = false;
 };
