@@ -82,6 +82,11 @@ class Device {
     throw Error(Error::Kind::BadRequest, "this device times no L2 read rates of SM sets");
   }
 
+  // Reductions from every SM to a set of lines, timed. A backend without them refuses.
+  virtual ReductionResult reductions(const ReductionRequest&) {
+    throw Error(Error::Kind::BadRequest, "this device times no L2 reductions");
+  }
+
   // Timed copies between this GPU and its host or a peer (links.hpp).
   virtual TransferResult transfer(const TransferRequest&) {
     throw Error(Error::Kind::BadRequest, "this device times no transfers");

@@ -138,4 +138,16 @@ std::optional<std::string> read_rate_problem(const ReadRateRequest& r, int sm_co
   return std::nullopt;
 }
 
+std::optional<std::string> reduction_problem(const ReductionRequest& r) {
+  if (r.line_offsets.empty() || r.rounds == 0) return "reductions: needs lines and rounds";
+  if (r.line_offsets.size() > kMaxReductionLines)
+    return "reductions: at most " + std::to_string(kMaxReductionLines) + " lines";
+  if (r.span_bytes > (std::uint64_t{1} << 30)) return "reductions: a span over 1 GiB";
+  for (const std::uint64_t offset : r.line_offsets)
+    if (offset % 4 != 0 || offset + 128 > r.span_bytes)
+      return "reductions: line offset " + std::to_string(offset) +
+             " is not 4 B aligned or its 128 B lie past the span";
+  return std::nullopt;
+}
+
 }  // namespace gputopo::device

@@ -190,6 +190,23 @@ struct ReadRateRequest {
   std::vector<std::uint64_t> line_offsets;
   std::uint32_t repeats = 3;
 };
+// Every SM's warps send reductions (`red.global.add`, one 4-byte word a lane: one L2 request a warp
+// instruction) to the lines at byte offsets `line_offsets` of one buffer in turn, `rounds` to each
+// line a warp, and the kernel times itself. Each L2 slice serves reductions at a bounded rate, so
+// a set whose lines share a slice takes longer than one on distinct slices (docs/methods.md,
+// "Contention classes").
+// `span_bytes` is the buffer the offsets lie in: the same over the calls that compare lines keeps
+// them the same memory (a backend allocates again only for a larger span).
+struct ReductionRequest {
+  std::vector<std::uint64_t> line_offsets;
+  std::uint64_t span_bytes = 0;
+  std::uint32_t rounds = 8;
+};
+// Why a reduction request cannot run (no lines or rounds, more than kMaxReductionLines lines, a
+// span over 1 GiB, an offset not 4 B aligned or its 128 B past the span), or nullopt.
+inline constexpr std::size_t kMaxReductionLines = 32;
+std::optional<std::string> reduction_problem(const ReductionRequest& r);
+
 // Why a read-rate request cannot run on a GPU of `sm_count` SMs (no SMs, lines or repeats, or an
 // SM out of range or listed twice: every backend refuses it with this), or nullopt.
 std::optional<std::string> read_rate_problem(const ReadRateRequest& r, int sm_count);

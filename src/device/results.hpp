@@ -45,6 +45,11 @@ struct ReadRateResult {
   RunConditions conditions;
 };
 
+struct ReductionResult {
+  double seconds = 0;  // the kernel's own span: its first block's start to its last block's end
+  RunConditions conditions;
+};
+
 struct StreamResult {
   std::vector<double> gbps;  // one per repeat, bytes moved (read + written) per second / 1e9
   // The fastest kernel of the family: launch shape, bytes per access, accesses in flight per

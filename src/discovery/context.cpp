@@ -143,6 +143,13 @@ device::ReadRateResult Context::read_rate(const device::ReadRateRequest& request
   return result;
 }
 
+device::ReductionResult Context::reductions(const device::ReductionRequest& request) {
+  check_stop();
+  auto result = steady([&] { return device_.reductions(request); }, "reduction run");
+  step();
+  return result;
+}
+
 device::ComputeBatchResult Context::compute(const device::ComputeBatch& batch) {
   check_stop();
   auto result = steady([&] { return device_.compute(batch); }, "compute batch");

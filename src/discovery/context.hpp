@@ -64,6 +64,7 @@ class Context {
   device::ChaseBatchResult interfere(const device::InterferenceBatch& batch);
   device::StreamResult stream(const device::StreamRequest& request);
   device::ReadRateResult read_rate(const device::ReadRateRequest& request);
+  device::ReductionResult reductions(const device::ReductionRequest& request);
   std::vector<std::vector<int>> co_resident_sms(int cluster_size);
   device::ComputeBatchResult compute(const device::ComputeBatch& batch);
 

@@ -222,12 +222,19 @@ TreeNode l2_node(const model::Report& r, bool full) {
       "L2", "", " " + value_text(size, full) + (details.empty() ? "" : ": " + details), {}};
   const bool several = !segments || !segments->available() || !segments->value.is_number() ||
                        segments->value.get<double>() > 1;
+  model::SmList unplaced;  // slices with no nearest SMs measured: one line for all
   for (const auto& slice : r.topology.slices)
-    node.children.push_back({"L2 slice",
-                             std::to_string(slice.id),
-                             " (nearest " + count_text(slice.near_sms.size(), "SM") + ": " +
-                                 ranges_text(slice.near_sms) + ")",
-                             {}});
+    if (slice.near_sms.empty())
+      unplaced.push_back(slice.id);
+    else
+      node.children.push_back({"L2 slice",
+                               std::to_string(slice.id),
+                               " (nearest " + count_text(slice.near_sms.size(), "SM") + ": " +
+                                   ranges_text(slice.near_sms) + ")",
+                               {}});
+  if (!unplaced.empty())
+    node.children.push_back(
+        {"L2 slices", ranges_text(unplaced), " (the SMs nearest each not measured)", {}});
   const auto by_segment = sms_by_segment(r);
   if (l2 && several && by_segment.empty()) {
     const model::LevelState& near = r.topology.segment_state;

@@ -113,5 +113,34 @@ TEST(L2SlicesSim, WithoutSliceLatencyOrAtQuickDepthNothingIsClaimed) {
   EXPECT_NE(quick->reason.find("--depth full"), std::string::npos) << quick->reason;
 }
 
+TEST(L2SlicesSim, WhereSlicesBoundReductionsTheCountComesFromContention) {
+  const Result r = slices_of(toy_l2({{"slice_reductions_per_ns", 0.05}}));
+  const auto* a = slice_count(r);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->available()) << a->reason;
+  EXPECT_EQ(a->value, 4);
+  EXPECT_NE(a->method.find("reductions"), std::string::npos) << a->method;
+  EXPECT_GT(a->confidence.value_or(0), 0.9);
+  ASSERT_TRUE(a->interval.has_value());
+  EXPECT_EQ(a->interval->lo, 4);
+  EXPECT_EQ(a->interval->hi, 4);
+  // Address masks 0x440 and 0x80: address bits 6, 7 and 10 move lines between slices.
+  EXPECT_EQ(a->evidence["addressBitsThatMoveLines"], (nlohmann::json{6, 7, 10}));
+  EXPECT_TRUE(a->evidence["hashLinear"].get<bool>());
+  EXPECT_EQ(a->evidence["hashMasks"].size(), 2u);
+  EXPECT_EQ(r.topology.slices.size(), 4u);
+  // The latency map still comes from the latency chases.
+  ASSERT_NE(spread_of(r), nullptr);
+  EXPECT_TRUE(spread_of(r)->available());
+}
+
+TEST(L2SlicesSim, WithoutAReductionRateTheLatencyClassesSayWhy) {
+  const Result r = slices_of(toy_l2(nlohmann::json::object()));
+  const auto* a = slice_count(r);
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a->evidence["noContention"].get<std::string>().find("slice_reductions_per_ns"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gputopo::discovery

@@ -12,6 +12,7 @@
 #include "device/cuda/cluster_groups.hpp"
 #include "device/cuda/compute_runner.hpp"
 #include "device/cuda/read_rate_runner.hpp"
+#include "device/cuda/reduction_runner.hpp"
 #include "device/cuda/run_clock.hpp"
 #include "device/cuda/stream_runner.hpp"
 #include "device/cuda/transfer_runner.hpp"
@@ -32,6 +33,7 @@ class CudaDevice final : public Device {
     streams_ = std::make_unique<StreamRunner>(info_, stream_, clock_);
     computes_ = std::make_unique<ComputeRunner>(info_, stream_, clock_);
     read_rates_ = std::make_unique<ReadRateRunner>(info_, stream_, clock_);
+    reductions_ = std::make_unique<ReductionRunner>(info_, stream_);
     trace_startup("runners ready");
     if (const auto others = clock_.other_processes(); others && *others > 0)
       std::cerr << "gputopo: warning: " << *others << " other process(es) use GPU " << info_.index
@@ -39,6 +41,7 @@ class CudaDevice final : public Device {
   }
 
   ~CudaDevice() override {
+    reductions_.reset();
     read_rates_.reset();
     computes_.reset();
     streams_.reset();
@@ -93,6 +96,11 @@ class CudaDevice final : public Device {
     return read_rates_->run(request);
   }
 
+  ReductionResult reductions(const ReductionRequest& request) override {
+    select();
+    return reductions_->run(request);
+  }
+
   ComputeBatchResult compute(const ComputeBatch& batch) override {
     select();
     return computes_->run(batch);
@@ -136,6 +144,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<StreamRunner> streams_;
   std::unique_ptr<ComputeRunner> computes_;
   std::unique_ptr<ReadRateRunner> read_rates_;
+  std::unique_ptr<ReductionRunner> reductions_;
 };
 
 }  // namespace

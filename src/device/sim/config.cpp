@@ -327,6 +327,7 @@ std::vector<double> per_segment(const JsonReader& r, int segments) {
 void parse_slices(const JsonReader& r, L2Spec& l2) {
   l2.slices_per_segment = to_int(r.integer("slices_per_segment", 1, 256, 1));
   l2.slice_read_gbps = r.number("slice_read_gbps", 0, 1e6, 0);
+  l2.slice_reductions_per_ns = r.number("slice_reductions_per_ns", 0, 1e3, 0);
   l2.slice_latency_cycles = r.number("slice_latency_cycles", 0, kMaxCycles, 0);
   const auto slices = static_cast<unsigned>(l2.slices_per_segment);
   if ((slices & (slices - 1)) != 0) r.at("slices_per_segment").fail("must be a power of two");
@@ -368,6 +369,7 @@ void parse_l2(const JsonReader& r, SimConfig& cfg) {
           "slices_per_segment",
           "slice_hash",
           "slice_read_gbps",
+          "slice_reductions_per_ns",
           "slice_latency_cycles"});
   L2Spec& l2 = cfg.l2;
   l2.far_segments = r.boolean("far_segments", true);

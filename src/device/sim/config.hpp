@@ -116,6 +116,9 @@ struct L2Spec {
   int slices_per_segment = 1;
   std::vector<std::uint64_t> slice_hash;
   double slice_read_gbps = 0;
+  // Each slice (of the hash, whatever segment) performs at most this many reductions a ns (one
+  // 128 B request each); 0: reductions are not modelled, and the simulated GPU refuses them.
+  double slice_reductions_per_ns = 0;
   // An L2 hit on slice k from SM s costs slice_latency_cycles x |(s + 0.5) / SMs - (k + 0.5) /
   // slices| more: SMs and slices sit along one line, so each slice has its own profile over the
   // SMs.

@@ -56,6 +56,17 @@ class EnvironmentDevice final : public Device {
     return result;
   }
 
+  ReductionResult reductions(const ReductionRequest& request) override {
+    begin_call("reduction kernel", request.line_offsets.size() * 128);
+    ReductionResult result = inner_->reductions(request);
+    mark_clock(result.conditions);
+    if (in_load()) {
+      Rng rng(mix64(seed_, call_));
+      result.seconds /= load_->bandwidth_factor * (0.9 + 0.2 * rng.uniform());
+    }
+    return result;
+  }
+
   ComputeBatchResult compute(const ComputeBatch& batch) override {
     begin_call("compute kernel", 0);
     ComputeBatchResult result = inner_->compute(batch);

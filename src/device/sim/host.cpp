@@ -133,6 +133,9 @@ class HostGpu final : public Device {
   ReadRateResult read_rate(const ReadRateRequest& r) override {
     return check(), inner_->read_rate(r);
   }
+  ReductionResult reductions(const ReductionRequest& r) override {
+    return check(), inner_->reductions(r);
+  }
   std::vector<std::vector<int>> co_resident_sms(int size) override {
     return check(), inner_->co_resident_sms(size);
   }

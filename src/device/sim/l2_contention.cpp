@@ -56,4 +56,14 @@ double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
   return rate;
 }
 
+double reduction_seconds(const L2Spec& l2, const std::vector<std::uint64_t>& line_addresses,
+                         double warps, std::uint32_t rounds) {
+  if (l2.slice_reductions_per_ns <= 0) return 0;
+  std::map<int, int> on_slice;
+  int most = 0;
+  for (const std::uint64_t line : line_addresses)
+    most = std::max(most, ++on_slice[slice_of(l2, line)]);
+  return most * warps * rounds / (l2.slice_reductions_per_ns * 1e9);
+}
+
 }  // namespace gputopo::device::sim

@@ -21,4 +21,10 @@ double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
                          const std::vector<int>& sms,
                          const std::vector<std::uint64_t>& line_addresses);
 
+// Seconds for reductions from every SM (`warps` warps, `rounds` to each line a warp) to the lines
+// at `line_addresses`: the slice holding the most of them sets the pace. 0 where the L2 models no
+// reduction rate.
+double reduction_seconds(const L2Spec& l2, const std::vector<std::uint64_t>& line_addresses,
+                         double warps, std::uint32_t rounds);
+
 }  // namespace gputopo::device::sim

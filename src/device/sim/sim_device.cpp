@@ -139,6 +139,19 @@ class SimDevice final : public Device {
     return result;
   }
 
+  ReductionResult reductions(const ReductionRequest& request) override {
+    if (auto why = reduction_problem(request)) bad(*why);
+    if (config_.l2.slice_reductions_per_ns <= 0)
+      bad("reductions: this simulated GPU models no L2 reduction rate (its l2 sets no "
+          "slice_reductions_per_ns)");
+    const double warps = 2.0 * config_.device.sm_count * 8;
+    Rng rng(mix64(seed_ ^ phase_, mix64(~std::uint64_t{1}, ++read_rate_calls_)));
+    ReductionResult result;
+    result.seconds = reduction_seconds(config_.l2, request.line_offsets, warps, request.rounds) *
+                     (1 + config_.bandwidth.jitter_fraction * rng.normal());
+    return result;
+  }
+
   void begin_phase(std::string_view name) override {
     phase_ = mix64(text_hash(name), ++phase_entries_[std::string(name)]);
     calls_ = 0;
