@@ -63,6 +63,10 @@ for name in ["full1", "full2", "slices", "ncu"]:
     print(name, a.get("value"), a.get("interval"), a.get("confidence"), a.get("reason", "")[:160],
           {k: e.get(k) for k in ["tests", "referenceMicroseconds", "worstDistinctRatio",
                                  "worstSharedRatio", "expectedUnseenClasses"]})
+    m = json.load(open(f"{sys.argv[1]}/{name}.json"))["memory"]["l2"].get("sliceLatencySpread", {})
+    print(name, "spread", m.get("value"), m.get("interval"), m.get("confidence"),
+          m.get("method", m.get("reason", ""))[:100], m.get("evidence", {}).get("least"),
+          m.get("evidence", {}).get("most"))
 PY
 gzip -f "$out"/*.csv "$out"/*.json 2> /dev/null
 cat "$out/log.txt" "$out/verdicts.txt" 2> /dev/null

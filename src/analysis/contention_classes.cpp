@@ -14,9 +14,7 @@ constexpr int kReferenceRepeats = 3;
 class Classer {
  public:
   Classer(const std::function<double(const std::vector<int>&)>& seconds, ContentionClasses& out)
-      : seconds_(seconds), out_(out) {
-    out_.worst_shared = std::numeric_limits<double>::infinity();
-  }
+      : seconds_(seconds), out_(out) {}
 
   // After one untimed set that brings line 0 into the cache.
   void reference() {
@@ -70,10 +68,17 @@ ContentionClasses contention_classes(int lines,
                                      int group) {
   ContentionClasses c;
   if (lines < 1 || group < 1) return c;
+  Classer(seconds, c).reference();
+  extend_classes(c, lines, seconds, group);
+  return c;
+}
+
+void extend_classes(ContentionClasses& c, int lines,
+                    const std::function<double(const std::vector<int>&)>& seconds, int group) {
+  if (group < 1 || c.reference_seconds <= 0) return;
   Classer classer(seconds, c);
-  classer.reference();
   const auto step = static_cast<std::size_t>(group);
-  for (int line = 0; line < lines; ++line) {
+  for (auto line = static_cast<int>(c.label.size()); line < lines; ++line) {
     int found = -1;
     for (std::size_t first = 0; first < c.representative.size() && found < 0; first += step) {
       const std::size_t last = std::min(first + step, c.representative.size());
@@ -87,7 +92,6 @@ ContentionClasses contention_classes(int lines,
     c.label.push_back(found);
     ++c.sizes[static_cast<std::size_t>(found)];
   }
-  return c;
 }
 
 UnseenClasses unseen_classes(const std::vector<int>& label) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace gputopo::analysis {
@@ -23,13 +24,17 @@ struct ContentionClasses {
   // Each verdict's time over t1: the largest read as distinct slices (ideally 1), the least read
   // as a shared one (ideally 2).
   double worst_distinct = 0;
-  double worst_shared = 0;
+  double worst_shared = std::numeric_limits<double>::infinity();
 };
 
 // `seconds(lines)`: the time for the same work on each listed line (indices into 0 .. lines-1).
 ContentionClasses contention_classes(int lines,
                                      const std::function<double(const std::vector<int>&)>& seconds,
                                      int group = 8);
+
+// Classes the lines after those `c` holds, up to `lines`, against its reference and classes.
+void extend_classes(ContentionClasses& c, int lines,
+                    const std::function<double(const std::vector<int>&)>& seconds, int group = 8);
 
 // How many classes the lines may have missed. Index bits that move no line to another class join
 // lines into units (all of one class); over the units, the bias-corrected Chao1 estimate of the

@@ -138,10 +138,14 @@ std::optional<std::string> read_rate_problem(const ReadRateRequest& r, int sm_co
   return std::nullopt;
 }
 
-std::optional<std::string> reduction_problem(const ReductionRequest& r) {
+std::optional<std::string> reduction_problem(const ReductionRequest& r, int sm_count) {
   if (r.line_offsets.empty() || r.rounds == 0) return "reductions: needs lines and rounds";
   if (r.line_offsets.size() > kMaxReductionLines)
     return "reductions: at most " + std::to_string(kMaxReductionLines) + " lines";
+  if (r.timed_sm && (*r.timed_sm < 0 || *r.timed_sm >= sm_count))
+    return "reductions: SM " + std::to_string(*r.timed_sm) + " is out of range";
+  if (r.timed_sm && r.line_offsets.size() * r.rounds > 4 * kMaxReductionLines)
+    return "reductions: at most " + std::to_string(4 * kMaxReductionLines) + " timed visits";
   if (r.span_bytes > (std::uint64_t{1} << 30)) return "reductions: a span over 1 GiB";
   for (const std::uint64_t offset : r.line_offsets)
     if (offset % 4 != 0 || offset + 128 > r.span_bytes)

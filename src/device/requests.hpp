@@ -196,16 +196,22 @@ struct ReadRateRequest {
 // a set whose lines share a slice takes longer than one on distinct slices (docs/methods.md,
 // "Contention classes").
 // `span_bytes` is the buffer the offsets lie in: the same over the calls that compare lines keeps
-// them the same memory (a backend allocates again only for a larger span).
+// them the same memory (a backend allocates again only for a larger span). With `timed_sm`, one
+// thread on that SM instead visits the lines in turn, `rounds` passes, each visit
+// kReductionChain dependent `atom.global.add` on the line, and the result holds each visit's
+// cycles a reduction (the per-SM x per-slice latency).
+inline constexpr std::uint32_t kReductionChain = 8;
 struct ReductionRequest {
   std::vector<std::uint64_t> line_offsets;
   std::uint64_t span_bytes = 0;
   std::uint32_t rounds = 8;
+  std::optional<int> timed_sm = std::nullopt;
 };
-// Why a reduction request cannot run (no lines or rounds, more than kMaxReductionLines lines, a
-// span over 1 GiB, an offset not 4 B aligned or its 128 B past the span), or nullopt.
-inline constexpr std::size_t kMaxReductionLines = 32;
-std::optional<std::string> reduction_problem(const ReductionRequest& r);
+// Why a reduction request cannot run (no lines or rounds, more than kMaxReductionLines lines or
+// 4 x that many visits, a span over 1 GiB, an offset not 4 B aligned or its 128 B past the span,
+// a timed SM out of range), or nullopt.
+inline constexpr std::size_t kMaxReductionLines = 128;
+std::optional<std::string> reduction_problem(const ReductionRequest& r, int sm_count);
 
 // Why a read-rate request cannot run on a GPU of `sm_count` SMs (no SMs, lines or repeats, or an
 // SM out of range or listed twice: every backend refuses it with this), or nullopt.

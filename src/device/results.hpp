@@ -47,6 +47,8 @@ struct ReadRateResult {
 
 struct ReductionResult {
   double seconds = 0;  // the kernel's own span: its first block's start to its last block's end
+  // With a timed SM: each visit's cycles a reduction, pass by pass in the request's line order.
+  std::vector<double> cycles;
   RunConditions conditions;
 };
 

@@ -76,6 +76,15 @@ TEST(ContentionClasses, OneSliceForAllLinesIsOneClass) {
   EXPECT_EQ(c.worst_distinct, 0);
 }
 
+TEST(ContentionClasses, ExtendingClassesTheNewLinesAgainstTheSameReference) {
+  Timer timer{odd_slice, 0.01, 1.25};
+  auto c = contention_classes(512, std::ref(timer));
+  const double reference = c.reference_seconds;
+  extend_classes(c, 1024, std::ref(timer));
+  EXPECT_EQ(c.reference_seconds, reference);
+  expect_partition(c, 1024, odd_slice);
+}
+
 TEST(UnseenClasses, BitsThatMoveNoLineJoinLinesIntoUnits) {
   // Class = index bits 1 and 3: bits 0 and 2 move no line, so 16 lines form 4 units, one a class.
   std::vector<int> label;

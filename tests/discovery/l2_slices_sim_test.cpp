@@ -128,10 +128,20 @@ TEST(L2SlicesSim, WhereSlicesBoundReductionsTheCountComesFromContention) {
   EXPECT_EQ(a->evidence["addressBitsThatMoveLines"], (nlohmann::json{6, 7, 10}));
   EXPECT_TRUE(a->evidence["hashLinear"].get<bool>());
   EXPECT_EQ(a->evidence["hashMasks"].size(), 2u);
-  EXPECT_EQ(r.topology.slices.size(), 4u);
-  // The latency map still comes from the latency chases.
-  ASSERT_NE(spread_of(r), nullptr);
-  EXPECT_TRUE(spread_of(r)->available());
+  // The map: each SM's reduction latency to each slice (classes 0-3 are slices 0-3 here), SMs and
+  // slices along one line 30 cycles end to end, so SM 0 is nearest slice 0 and SM 5 slice 3.
+  ASSERT_EQ(r.topology.slices.size(), 4u);
+  EXPECT_EQ(r.topology.slices.front().near_sms, (model::SmList{0}));
+  EXPECT_EQ(r.topology.slices.back().near_sms, (model::SmList{5}));
+  const auto* spread = spread_of(r);
+  ASSERT_NE(spread, nullptr);
+  ASSERT_TRUE(spread->available()) << spread->reason;
+  EXPECT_NE(spread->method.find("atom.global.add"), std::string::npos) << spread->method;
+  EXPECT_NEAR(spread->value.get<double>(), 24, 1.5);
+  ASSERT_TRUE(spread->interval.has_value());
+  EXPECT_LE(spread->interval->lo, 24);
+  EXPECT_GE(spread->interval->hi, 23);
+  EXPECT_EQ(spread->evidence["cyclesBySmAndSlice"].size(), 6u);
 }
 
 TEST(L2SlicesSim, WithoutAReductionRateTheLatencyClassesSayWhy) {

@@ -1,3 +1,4 @@
+#include "device/cuda/device_clock.cuh"
 #include "device/cuda/reduction_kernel.hpp"
 
 namespace gputopo::device::cuda {
@@ -28,7 +29,29 @@ __global__ void __launch_bounds__(kReductionThreads) reduction_kernel(ReductionA
   }
 }
 
+// The last result goes to shared memory before the closing clock read: the store waits for it, and
+// the read issues after the store.
+__global__ void reduction_latency_kernel(ReductionArgs a) {
+  __shared__ volatile unsigned seen;
+  if (threadIdx.x != 0 || read_smid() != a.timed_sm || atomicCAS(a.claim, 0u, 1u) != 0) return;
+  unsigned v = 0;
+  for (unsigned r = 0; r < a.rounds; ++r)
+    for (unsigned i = 0; i < a.count; ++i) {
+      std::uint32_t* line = a.base + a.line_words[i];
+      const long long start = clock64();
+      for (std::uint32_t k = 0; k < kReductionChain; ++k) v = atomicAdd(line + (v >> 31), 1u);
+      seen = v;
+      a.cycles[r * a.count + i] = static_cast<unsigned>(clock64() - start);
+    }
+}
+
 }  // namespace
+
+cudaError_t launch_reduction_latency(const ReductionArgs& args, std::uint32_t blocks,
+                                     cudaStream_t s) {
+  reduction_latency_kernel<<<blocks, 32, 0, s>>>(args);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_reductions(const ReductionArgs& args, std::uint32_t blocks, cudaStream_t s) {
   reduction_kernel<<<blocks, kReductionThreads, 0, s>>>(args);

@@ -2,7 +2,10 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "device/cuda/device_memory.hpp"
+#include "device/cuda/reduction_kernel.hpp"
 #include "device/info.hpp"
 #include "device/requests.hpp"
 #include "device/results.hpp"
@@ -18,10 +21,15 @@ class ReductionRunner {
   ReductionResult run(const ReductionRequest& request);
 
  private:
+  // The latency kernel on the timed SM, launched again (at most 3 times) where no block of it
+  // reached that SM.
+  std::vector<double> timed(ReductionArgs a, std::size_t visits);
+
   const DeviceInfo& info_;
   cudaStream_t stream_;
   DeviceArena lines_{"reduction lines", 4096};
   DeviceArena span_{"reduction span"};
+  DeviceArena cycles_{"reduction cycles"};
 };
 
 }  // namespace gputopo::device::cuda

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
@@ -54,6 +55,13 @@ double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
   for (const auto& [slice, share] : slice_share)
     rate = std::min(rate, bound(config.l2.slice_read_gbps, share));
   return rate;
+}
+
+double reduction_cycles(const SimConfig& config, int sm, std::uint64_t address) {
+  const L2Spec& l2 = config.l2;
+  const double at = (sm + 0.5) / config.device.sm_count;
+  const double slice = (slice_of(l2, address) + 0.5) / std::max(l2.slices_per_segment, 1);
+  return l2.near_latency_cycles + std::round(l2.slice_latency_cycles * std::abs(at - slice));
 }
 
 double reduction_seconds(const L2Spec& l2, const std::vector<std::uint64_t>& line_addresses,

@@ -24,6 +24,10 @@ double l2_read_rate_gbps(const SimConfig& config, const Topology& topology,
 // Seconds for reductions from every SM (`warps` warps, `rounds` to each line a warp) to the lines
 // at `line_addresses`: the slice holding the most of them sets the pace. 0 where the L2 models no
 // reduction rate.
+// The cycles of one reduction from SM `sm` to the line at `address`: the near L2 latency plus the
+// slice's distance from the SM (slice_latency_cycles, as the chase engine's L2 hits).
+double reduction_cycles(const SimConfig& config, int sm, std::uint64_t address);
+
 double reduction_seconds(const L2Spec& l2, const std::vector<std::uint64_t>& line_addresses,
                          double warps, std::uint32_t rounds);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -140,13 +141,21 @@ class SimDevice final : public Device {
   }
 
   ReductionResult reductions(const ReductionRequest& request) override {
-    if (auto why = reduction_problem(request)) bad(*why);
+    if (auto why = reduction_problem(request, config_.device.sm_count)) bad(*why);
     if (config_.l2.slice_reductions_per_ns <= 0)
       bad("reductions: this simulated GPU models no L2 reduction rate (its l2 sets no "
           "slice_reductions_per_ns)");
     const double warps = 2.0 * config_.device.sm_count * 8;
     Rng rng(mix64(seed_ ^ phase_, mix64(~std::uint64_t{1}, ++read_rate_calls_)));
     ReductionResult result;
+    if (request.timed_sm) {
+      const double jitter = config_.l2.jitter_cycles / std::sqrt(double{kReductionChain});
+      for (std::uint32_t r = 0; r < request.rounds; ++r)
+        for (const std::uint64_t line : request.line_offsets)
+          result.cycles.push_back(reduction_cycles(config_, *request.timed_sm, line) +
+                                  jitter * std::abs(rng.normal()));
+      return result;
+    }
     result.seconds = reduction_seconds(config_.l2, request.line_offsets, warps, request.rounds) *
                      (1 + config_.bandwidth.jitter_fraction * rng.normal());
     return result;

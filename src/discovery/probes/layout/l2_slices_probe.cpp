@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/contention_classes.hpp"
 #include "analysis/latency_classes.hpp"
 #include "analysis/profile_groups.hpp"
 #include "discovery/chase_latencies.hpp"
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
+#include "discovery/probes/layout/l2_slice_contention.hpp"
 #include "discovery/registry.hpp"
 #include "model/topology.hpp"
 
@@ -29,15 +29,6 @@ constexpr std::uint32_t kSliceElementBytes = 4;
 // Lines that may sit outside their hash coset's class (a noisy classing's strays) for the hash to
 // stand; each costs confidence.
 constexpr double kMaxMisfitShare = 0.01;
-// Reduction contention: rounds to each line a warp (about 40 us a line on an H200), and the
-// representatives timed with a line at once.
-constexpr std::uint32_t kReductionRounds = 8;
-constexpr int kContentionGroup = 8;
-// The count stands where fewer than kMostUnseen classes are expected to have gone unseen, and the
-// verdicts lie this many of the reference's own spreads (at least kLeastSpread) from the threshold.
-constexpr double kMostUnseen = 0.5;
-constexpr double kLeastSpread = 0.01;
-constexpr double kVerdictMargin = 2;
 
 using SliceSamples = std::vector<std::vector<std::vector<double>>>;
 
@@ -54,20 +45,6 @@ double median_sd(const analysis::LatencyClasses& c) {
   return sd.empty() ? 0.0 : sd[sd.size() / 2];
 }
 
-// Each line's class as one base-36 digit (up to 36 classes), else the list.
-model::Json class_text(const std::vector<int>& label, int count) {
-  if (count > 36) return label;
-  std::string text;
-  for (const int k : label) text += "0123456789abcdefghijklmnopqrstuvwxyz"[k];
-  return text;
-}
-
-// Line-index bits as address bits.
-std::vector<int> address_bits(std::vector<int> bits, std::uint64_t line_bytes) {
-  for (int& b : bits) b += std::countr_zero(line_bytes);
-  return bits;
-}
-
 class L2SlicesProbe final : public Probe {
  public:
   L2SlicesProbe() : Probe("l2.slices", {"l2"}) {
@@ -76,39 +53,49 @@ class L2SlicesProbe final : public Probe {
   }
 
   void run(Context& ctx) override {
-    const auto fail = [&](const std::string& why) {
-      for (const auto* key : {&keys::sliceCount, &keys::sliceLatencySpread})
-        ctx.put("l2", *key,
-                model::Attribute::unavailable(model::Source::Measured,
-                                              key == &keys::sliceCount ? "" : "cycles", why));
+    // `count`: l2.sliceCount as well (where contention has not put it).
+    const auto fail = [&](const std::string& why, bool count) {
+      if (count)
+        ctx.put("l2", keys::sliceCount,
+                model::Attribute::unavailable(model::Source::Measured, "", why));
+      ctx.put("l2", keys::sliceLatencySpread,
+              model::Attribute::unavailable(model::Source::Measured, "cycles", why));
     };
     const int lines = 1 << kLineBits;
     const auto sms = slice_timed_sms(ctx.info().sm_count());
     if (ctx.options().depth != Depth::Full)
-      return fail(
-          fmt::format("not measured at --depth quick: {} SMs, one at a time, each chase "
-                      "{},{:03} consecutive lines {} times (--depth full)",
-                      sms.size(), lines / 1000, lines % 1000, kRepeats + 1));
+      return fail(fmt::format("not measured at --depth quick: {},{:03} consecutive lines classed "
+                              "by reduction contention, then {} SMs' latency to them (--depth "
+                              "full)",
+                              lines / 1000, lines % 1000, sms.size()),
+                  true);
     const Input line = ctx.input("l2", keys::lineSize);
     line_ = line ? static_cast<std::uint64_t>(*line.value) : 128;
+    const std::string weaker = line ? std::string() : "line size taken as 128 B: " + line.why;
+    std::string no_contention;
+    const auto contention = slice_contention::classes(ctx, lines, line_, no_contention);
+    std::optional<double> confidence;
+    if (contention) confidence = slice_contention::put_count(ctx, *contention, line_, weaker);
+    if (confidence && slice_contention::put_latency_map(ctx, *contention, line_, sms, *confidence))
+      return;
+    for (std::size_t k = 0; confidence && k < contention->representative.size(); ++k)
+      model::add_slice(ctx.topology(), {static_cast<int>(k), std::nullopt, {}, *confidence},
+                       "l2.sliceCount");
     if (line_ < kSliceElementBytes * (kRepeats + 1))
       return fail(
-          fmt::format("a {} B line holds fewer than {} 4-byte elements", line_, kRepeats + 1));
+          fmt::format("a {} B line holds fewer than {} 4-byte elements", line_, kRepeats + 1),
+          !contention);
     SliceSamples samples;
     try {
       samples = measure(ctx, sms, lines);
     } catch (const device::Error& e) {
       if (e.kind() != device::Error::Kind::BadRequest) throw;
-      return fail(std::string("the device cannot chase a sequence on one SM: ") + e.what());
+      return fail(std::string("the device cannot chase a sequence on one SM: ") + e.what(),
+                  !contention);
     }
-    if (samples.empty()) return fail("a chase returned fewer loads than it made");
+    if (samples.empty()) return fail("a chase returned fewer loads than it made", !contention);
     const auto classes = analysis::latency_classes(samples);
-    const std::string weaker = line ? std::string() : "line size taken as 128 B: " + line.why;
-    std::string no_contention;
-    if (const auto contention = contend(ctx, lines, no_contention))
-      put_contention_count(ctx, *contention, weaker);
-    else
-      put_count(ctx, classes, sms, weaker, no_contention);
+    if (!contention) put_count(ctx, classes, sms, weaker, no_contention);
     put_latency(ctx, classes, sms);
   }
 
@@ -153,7 +140,7 @@ class L2SlicesProbe final : public Probe {
     const int shift = std::countr_zero(line_);
     std::vector<std::string> masks;
     for (const auto m : hash.masks) masks.push_back(fmt::format("{:#x}", m << shift));
-    model::Json e = {{"lineClass", class_text(c.label, c.count)},
+    model::Json e = {{"lineClass", slice_contention::class_text(c.label, c.count)},
                      {"classSizes", c.sizes},
                      {"timedSms", sms},
                      {"repeats", kRepeats},
@@ -168,89 +155,6 @@ class L2SlicesProbe final : public Probe {
     e["hashConsistency"] = hash.consistency;
     e["hashMisfits"] = hash.misfits;
     return e;
-  }
-
-  // Classes of lines by reduction contention, or nullopt (`why`) where the device times none.
-  std::optional<analysis::ContentionClasses> contend(Context& ctx, int lines,
-                                                     std::string& why) const {
-    device::ReductionRequest r;
-    r.span_bytes = static_cast<std::uint64_t>(lines) * line_ + 128;
-    r.rounds = kReductionRounds;
-    const auto seconds = [&](const std::vector<int>& set) {
-      r.line_offsets.clear();
-      for (const int l : set) r.line_offsets.push_back(static_cast<std::uint64_t>(l) * line_);
-      return ctx.reductions(r).seconds;
-    };
-    try {
-      return analysis::contention_classes(lines, seconds, kContentionGroup);
-    } catch (const device::Error& e) {
-      if (e.kind() != device::Error::Kind::BadRequest) throw;
-      why = e.what();
-      return std::nullopt;
-    }
-  }
-
-  void put_contention_count(Context& ctx, const analysis::ContentionClasses& c,
-                            const std::string& weaker) const {
-    const int count = static_cast<int>(c.sizes.size());
-    const analysis::UnseenClasses unseen = analysis::unseen_classes(c.label);
-    const double spread = std::max(c.reference_spread, kLeastSpread);
-    const double margin = std::min(std::log(std::sqrt(2.0) / std::max(c.worst_distinct, 1e-9)),
-                                   std::log(c.worst_shared / std::sqrt(2.0))) /
-                          std::log1p(spread);
-    const std::string method = fmt::format(
-        "reductions from every SM to sets of {} consecutive lines ({} to each line a warp): a "
-        "slice serves reductions at a bounded rate, so a set takes one line's time where its "
-        "lines lie on distinct slices and twice that where two share one; each line is timed "
-        "with the classes' representatives, {} at a time, and halving finds its class "
-        "(docs/methods.md, \"Contention classes\")",
-        c.label.size(), kReductionRounds, kContentionGroup);
-    const analysis::XorHash hash = analysis::solve_xor_hash(c.label, kMaxMisfitShare);
-    model::Attribute a;
-    if (count < 2 || unseen.unseen > kMostUnseen || margin < kVerdictMargin) {
-      a = model::Attribute::unavailable(
-          model::Source::Measured, "",
-          count < 2
-              ? fmt::format("reductions to any two of {} lines contend: one class", c.label.size())
-          : unseen.unseen > kMostUnseen
-              ? fmt::format("{} classes over {} units of lines, {} of them in one unit: about "
-                            "{:.1f} more classes may have gone unseen",
-                            count, unseen.units, unseen.once, unseen.unseen)
-              : fmt::format("{} classes, but the verdicts lie {:.1f} of the reference's spreads "
-                            "from the threshold (at least {} wanted)",
-                            count, margin, kVerdictMargin));
-    } else {
-      const double confidence =
-          std::exp(-unseen.unseen) * std::min(1.0, margin / (2 * kVerdictMargin));
-      a = model::Attribute::measured(count, "", method, confidence);
-      a.interval = model::Interval{static_cast<double>(count), static_cast<double>(unseen.upper)};
-      a.reason = weaker;
-      for (int k = 0; k < count; ++k)
-        model::add_slice(ctx.topology(), {k, std::nullopt, {}, confidence}, "l2.sliceCount");
-    }
-    a.method = method;
-    a.evidence = {{"lineClass", class_text(c.label, count)},
-                  {"classSizes", c.sizes},
-                  {"lineBytes", line_},
-                  {"referenceMicroseconds", std::round(c.reference_seconds * 1e7) / 10},
-                  {"referenceSpread", c.reference_spread},
-                  {"tests", c.tests},
-                  {"worstDistinctRatio", c.worst_distinct},
-                  {"worstSharedRatio", std::isfinite(c.worst_shared) ? c.worst_shared : 0.0},
-                  {"lastNewClassAtLine", c.representative.back()},
-                  {"units", unseen.units},
-                  {"classesOfOneUnit", unseen.once},
-                  {"classesOfTwoUnits", unseen.twice},
-                  {"expectedUnseenClasses", unseen.unseen},
-                  {"addressBitsThatMoveLines", address_bits(unseen.moving_bits, line_)},
-                  {"hashLinear", hash.linear}};
-    if (hash.linear) {
-      std::vector<std::string> masks;
-      for (const auto m : hash.masks)
-        masks.push_back(fmt::format("{:#x}", m << std::countr_zero(line_)));
-      a.evidence["hashMasks"] = masks;
-    }
-    ctx.put("l2", keys::sliceCount, std::move(a));
   }
 
   void put_count(Context& ctx, const analysis::LatencyClasses& c, const std::vector<int>& sms,
