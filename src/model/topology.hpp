@@ -59,6 +59,7 @@ struct L2Slice {
   std::optional<int> segment;  // the L2 segment that holds the slice
   SmList near_sms;             // the SMs that reach it fastest
   double confidence = 0;       // that the slice is a slice of its own (and of that segment)
+  std::vector<double> cycles;  // from each of Topology::slice_sms, where measured
 };
 
 struct L2Segment {
@@ -81,6 +82,7 @@ struct Topology {
   std::vector<SmList> loose_units;  // SMs of no GPC found, in the units that ran together
   std::vector<L2Segment> segments;
   std::vector<L2Slice> slices;
+  SmList slice_sms;  // the SMs whose latency to each slice L2Slice::cycles holds
   std::vector<SharedCache> shared_caches;
   LevelState tpc_state{"compute.tpcCount"};
   LevelState gpc_state{"compute.gpcCount"};

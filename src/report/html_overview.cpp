@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "report/format.hpp"
@@ -187,6 +188,22 @@ model::Json staircase(const model::Report& r) {
   std::sort(steps.begin(), steps.end(),
             [](const auto& a, const auto& b) { return a["cycles"] < b["cycles"]; });
   return steps;
+}
+
+model::Json slice_map(const model::Report& r) {
+  const auto& t = r.topology;
+  if (t.slices.empty() || t.slice_sms.empty()) return nullptr;
+  model::Json slices = model::Json::array(), cycles = model::Json::array();
+  for (const auto& s : t.slices) {
+    if (s.cycles.size() != t.slice_sms.size()) return nullptr;
+    slices.push_back(s.id);
+  }
+  for (std::size_t m = 0; m < t.slice_sms.size(); ++m) {
+    model::Json row = model::Json::array();
+    for (const auto& s : t.slices) row.push_back(std::round(s.cycles[m] * 10) / 10);
+    cycles.push_back(std::move(row));
+  }
+  return {{"sms", t.slice_sms}, {"slices", slices}, {"cycles", cycles}};
 }
 
 }  // namespace gputopo::report

@@ -16,4 +16,8 @@ std::string gpu_svg(const model::Report& r);
 // latency)}; levels without both are left out.
 model::Json staircase(const model::Report& r);
 
+// The per-SM x per-slice latency map of the topology's slices, as {sms, slices (ids), cycles (a
+// row per SM)}; null where no slice holds a latency from every SM of Topology::slice_sms.
+model::Json slice_map(const model::Report& r);
+
 }  // namespace gputopo::report

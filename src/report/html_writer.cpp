@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -17,10 +18,11 @@ namespace gputopo::report {
 namespace {
 
 // HTML's own escapes, after control characters (a device name's escape sequence) are written as
-// text (\x1b), so that the page printed to a terminal moves no cursor.
+// text (\x1b), so that the page printed to a terminal moves no cursor; line ends stay (the <pre>
+// blocks are lines).
 std::string escape_html(const std::string& text) {
   std::string out;
-  for (const char c : model::printable(text)) {
+  for (const char c : model::printable_lines(text)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -169,6 +171,12 @@ void write_html(std::ostream& out, const model::Report& r) {
   std::ostringstream tree;
   write_tree(tree, build_tree(r, false), false);
   out << escape_html(tree.str()) << "</pre>\n";
+  const model::Json slices = slice_map(r);
+  if (!slices.is_null())
+    out << "<h3 id=\"slices\">Each SM's latency to each L2 slice</h3>\n<canvas "
+           "data-plot=\"slices\" "
+           "width=\"1000\" height=\""
+        << 70 + std::min<std::size_t>(8 * slices["sms"].size(), 600) << "\"></canvas>\n";
   const auto plots = build_plots(r);
   write_plots(out, plots);
   out << "<h2 id=\"summary\">Summary</h2>\n";
@@ -178,8 +186,10 @@ void write_html(std::ostream& out, const model::Report& r) {
   out << "<p class=\"legend-note\">Source: driver (CUDA runtime, NVML); [table] published per "
          "architecture; [derived] computed from other values; [measured c] measured with "
          "confidence c.</p>\n";
-  model::Json data = {
-      {"plots", model::Json::array()}, {"bandwidth", model::Json::array()}, {"staircase", steps}};
+  model::Json data = {{"plots", model::Json::array()},
+                      {"bandwidth", model::Json::array()},
+                      {"staircase", steps},
+                      {"slices", slices}};
   for (const auto& p : plots) data["plots"].push_back(plot_json(p));
   for (const auto& b : bars)
     data["bandwidth"].push_back({{"label", b.label}, {"gbps", b.gbps}, {"peak", b.peak}});

@@ -125,7 +125,8 @@ TEST(L2SlicesSim, WhereSlicesBoundReductionsTheCountComesFromContention) {
   EXPECT_EQ(a->interval->lo, 4);
   EXPECT_EQ(a->interval->hi, 4);
   // Address masks 0x440 and 0x80: address bits 6, 7 and 10 move lines between slices.
-  EXPECT_EQ(a->evidence["addressBitsThatMoveLines"], (nlohmann::json{6, 7, 10}));
+  EXPECT_EQ(a->evidence["addressBitsThatMoveLines"].get<std::vector<int>>(),
+            (std::vector<int>{6, 7, 10}));
   EXPECT_TRUE(a->evidence["hashLinear"].get<bool>());
   EXPECT_EQ(a->evidence["hashMasks"].size(), 2u);
   // The map: each SM's reduction latency to each slice (classes 0-3 are slices 0-3 here), SMs and

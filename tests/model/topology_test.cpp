@@ -31,8 +31,8 @@ TEST(Topology, UnplacedSmsSegmentsAndSlices) {
   EXPECT_FALSE(t.sms[4].gpc);
   EXPECT_EQ(t.loose_units, (std::vector<SmList>{{4, 5}}));
   set_segment_of_sm(t, {0, 0, 1, 1, 1, std::nullopt});
-  add_slice(t, {0, 1, {3, 2}, 0.9}, "l2.sliceCount");
-  add_slice(t, {1, std::nullopt, {}, 0.4}, "l2.sliceCount");
+  add_slice(t, {0, 1, {3, 2}, 0.9, {}}, "l2.sliceCount");
+  add_slice(t, {1, std::nullopt, {}, 0.4, {}}, "l2.sliceCount");
   ASSERT_EQ(t.segments.size(), 2u);
   EXPECT_EQ(t.segments[1].sms, (SmList{2, 3, 4}));
   EXPECT_EQ(t.segments[1].gpcs, (std::vector<int>{1}));

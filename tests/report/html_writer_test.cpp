@@ -141,5 +141,30 @@ TEST(HtmlWriter, ReportWithoutSweepsSaysWhereThePlotsComeFrom) {
   EXPECT_EQ(page.find("<canvas data-plot=\"0\""), std::string::npos);
 }
 
+TEST(HtmlWriter, PreformattedBlocksKeepTheirLineEnds) {
+  const std::string page = html_of(sized_report());
+  const auto tables = page.find("<pre class=\"tables\">");
+  ASSERT_NE(tables, std::string::npos);
+  const std::string block = page.substr(tables, page.find("</pre>", tables) - tables);
+  EXPECT_NE(block.find('\n'), std::string::npos);
+  EXPECT_EQ(block.find("\\n"), std::string::npos);  // no line end written as text
+}
+
+TEST(HtmlWriter, SlicesWithALatencyFromEachSmGetAMap) {
+  model::Report r = sized_report();
+  EXPECT_EQ(html_of(r).find("data-plot=\"slices\""), std::string::npos);
+  r.topology.slice_sms = {0, 4};
+  r.topology.slices = {{0, std::nullopt, {0}, 0.9, {300, 420}},
+                       {1, std::nullopt, {4}, 0.9, {430, 310}}};
+  const std::string page = html_of(r);
+  EXPECT_NE(page.find("<canvas data-plot=\"slices\""), std::string::npos);
+  EXPECT_NE(page.find("\"slices\":{\"sms\":[0,4],\"slices\":[0,1],\"cycles\":[[300.0,430.0],[420.0,"
+                      "310.0]]}"),
+            std::string::npos);
+  // A slice without a latency from every SM: no map.
+  r.topology.slices[1].cycles.pop_back();
+  EXPECT_EQ(html_of(r).find("data-plot=\"slices\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gputopo::report

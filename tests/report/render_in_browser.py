@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Renders gputopo's HTML report in a headless browser and checks that every plot drew.
 
-usage: render_in_browser.py GPUTOPO BROWSER WORKDIR [gputopo report arguments...]
+usage: render_in_browser.py GPUTOPO BROWSER WORKDIR [--want=PLOT] [gputopo report arguments...]
+
+--want=PLOT (e.g. slices) also requires the canvas data-plot=PLOT on the page.
 
 Writes WORKDIR/report.html with `gputopo report ARGS -o`, loads it in the browser, and reads the
 page's own check from the rendered DOM: <body data-plots=N data-plots-drawn=M>, each canvas with
@@ -16,6 +18,8 @@ import sys
 
 def main():
     gputopo, browser, workdir, *args = sys.argv[1:]
+    wanted = [a.split("=", 1)[1] for a in args if a.startswith("--want=")]
+    args = [a for a in args if not a.startswith("--want=")]
     os.makedirs(workdir, exist_ok=True)
     page = os.path.join(workdir, "report.html")
     subprocess.run([gputopo, "report", *args, "-q", "-o", page], check=True,
@@ -36,6 +40,9 @@ def main():
         sys.exit(f"the page's script did not run or found too few plots (data-plots {plots})")
     if drawn != plots or len(inked) != plots:
         sys.exit(f"{plots - drawn} of {plots} plots did not draw")
+    for plot in wanted:
+        if f'data-plot="{plot}"' not in dom:
+            sys.exit(f"no {plot} plot on the page")
     # The page opens with the overview: cards, the GPU drawn, the staircase, then the sweeps.
     order = [dom.find(s) for s in ('id="overview"', 'class="card"', '<svg class="gpu"',
                                    'data-plot="staircase"', 'id="sweeps"')]

@@ -113,6 +113,29 @@
     });
   }
 
+  // Rows the SMs, columns the slices, blue (least cycles) to red (most), with the scale's ends.
+  function drawSliceMap(canvas, map) {
+    const ctx = canvas.getContext('2d');
+    const rows = map.cycles.length, cols = map.slices.length;
+    let lo = Infinity, hi = -Infinity;
+    for (const row of map.cycles) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    const left = 60, top = 10, bottom = 50;
+    const w = (canvas.width - left - 10) / cols, h = (canvas.height - top - bottom) / rows;
+    for (let r = 0; r < rows; ++r)
+      for (let c = 0; c < cols; ++c) {
+        const t = hi > lo ? (map.cycles[r][c] - lo) / (hi - lo) : 0;
+        ctx.fillStyle = 'hsl(' + Math.round(240 * (1 - t)) + ', 70%, 50%)';
+        ctx.fillRect(left + c * w, top + r * h, Math.ceil(w), Math.ceil(h));
+      }
+    ctx.fillStyle = markColor;
+    ctx.font = '11px sans-serif';
+    const every = Math.max(1, Math.ceil(12 / h));
+    for (let r = 0; r < rows; r += every) ctx.fillText('SM ' + map.sms[r], 4, top + (r + 0.8) * h);
+    const y = canvas.height - bottom + 16;
+    ctx.fillText('slices ' + map.slices[0] + '-' + map.slices[cols - 1] + ' (columns); ' +
+                 Math.round(lo) + ' cycles (blue) to ' + Math.round(hi) + ' (red)', left, y);
+  }
+
   function inked(canvas) {
     const ctx = canvas.getContext('2d');
     const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
@@ -128,6 +151,7 @@
     const which = canvas.dataset.plot;
     if (which === 'bandwidth') drawBandwidth(canvas, data.bandwidth);
     else if (which === 'staircase') drawStaircase(canvas, data.staircase);
+    else if (which === 'slices') drawSliceMap(canvas, data.slices);
     else drawSweep(canvas, data.plots[Number(which)]);
     const n = inked(canvas);
     canvas.dataset.inked = n;

@@ -134,9 +134,13 @@ void put_map(Context& ctx, const std::vector<Cells>& map, const std::vector<int>
     for (std::size_t m = 0; m < map.size(); ++m)
       if (map[m].value[k] - map[m].half[k] <= map[best].value[k] + map[best].half[k])
         near.push_back(sms[m]);
-    model::add_slice(ctx.topology(), {static_cast<int>(k), std::nullopt, near, confidence},
+    std::vector<double> cycles;
+    for (const auto& row : map) cycles.push_back(row.value[k]);
+    model::add_slice(ctx.topology(),
+                     {static_cast<int>(k), std::nullopt, near, confidence, std::move(cycles)},
                      "l2.sliceCount");
   }
+  ctx.topology().slice_sms = sms;
   const double spread = map[hi_m].value[hi_k] - map[lo_m].value[lo_k];
   const double half = map[hi_m].half[hi_k] + map[lo_m].half[lo_k];
   auto a = model::Attribute::measured(

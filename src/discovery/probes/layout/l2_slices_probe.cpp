@@ -79,7 +79,7 @@ class L2SlicesProbe final : public Probe {
     if (confidence && slice_contention::put_latency_map(ctx, *contention, line_, sms, *confidence))
       return;
     for (std::size_t k = 0; confidence && k < contention->representative.size(); ++k)
-      model::add_slice(ctx.topology(), {static_cast<int>(k), std::nullopt, {}, *confidence},
+      model::add_slice(ctx.topology(), {static_cast<int>(k), std::nullopt, {}, *confidence, {}},
                        "l2.sliceCount");
     if (line_ < kSliceElementBytes * (kRepeats + 1))
       return fail(
@@ -90,7 +90,8 @@ class L2SlicesProbe final : public Probe {
       samples = measure(ctx, sms, lines);
     } catch (const device::Error& e) {
       if (e.kind() != device::Error::Kind::BadRequest) throw;
-      return fail(std::string("the device cannot chase a sequence on one SM: ") + e.what(),
+      return fail((contention ? std::string() : "no reductions (" + no_contention + "), and ") +
+                      "the device cannot chase a sequence on one SM: " + e.what(),
                   !contention);
     }
     if (samples.empty()) return fail("a chase returned fewer loads than it made", !contention);
@@ -190,9 +191,14 @@ class L2SlicesProbe final : public Probe {
       if (hash.misfits > 0 || slices != c.count)
         a.reason += fmt::format("{}{} latency classes; {} lines outside their hash coset's class",
                                 a.reason.empty() ? "" : "; ", c.count, hash.misfits);
-      for (int k = 0; k < c.count && slices == c.count; ++k)
-        model::add_slice(ctx.topology(), {k, std::nullopt, nearest(c, sms, k), confidence},
+      for (int k = 0; k < c.count && slices == c.count; ++k) {
+        std::vector<double> cycles;
+        for (const auto& row : c.mean) cycles.push_back(row[static_cast<std::size_t>(k)]);
+        model::add_slice(ctx.topology(),
+                         {k, std::nullopt, nearest(c, sms, k), confidence, std::move(cycles)},
                          "l2.sliceCount");
+      }
+      if (slices == c.count) ctx.topology().slice_sms = sms;
     }
     if (c.count >= 2) a.method = method;
     a.evidence = evidence(c, hash, sms);
