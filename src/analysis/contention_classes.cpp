@@ -10,6 +10,8 @@ namespace gputopo::analysis {
 namespace {
 
 constexpr int kReferenceRepeats = 3;
+// Lines between two timings of the reference: a clock that drifts moves t1 with it.
+constexpr int kReferenceEvery = 128;
 
 class Classer {
  public:
@@ -23,7 +25,10 @@ class Classer {
     for (int r = 0; r < kReferenceRepeats; ++r) t.push_back(time({0}));
     std::sort(t.begin(), t.end());
     out_.reference_seconds = t[t.size() / 2];
-    out_.reference_spread = t.front() > 0 ? t.back() / t.front() - 1 : 0;
+    out_.reference_spreads.push_back(t.front() > 0 ? t.back() / t.front() - 1 : 0);
+    std::vector<double> spreads = out_.reference_spreads;
+    std::sort(spreads.begin(), spreads.end());
+    out_.reference_spread = spreads[spreads.size() / 2];
   }
 
   // Whether `line` shares a slice with one of reps [first, last).
@@ -79,6 +84,7 @@ void extend_classes(ContentionClasses& c, int lines,
   Classer classer(seconds, c);
   const auto step = static_cast<std::size_t>(group);
   for (auto line = static_cast<int>(c.label.size()); line < lines; ++line) {
+    if (line > 0 && line % kReferenceEvery == 0) classer.reference();
     int found = -1;
     for (std::size_t first = 0; first < c.representative.size() && found < 0; first += step) {
       const std::size_t last = std::min(first + step, c.representative.size());

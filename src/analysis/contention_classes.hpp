@@ -10,17 +10,18 @@ namespace gputopo::analysis {
 // reductions at a bounded rate, equal work to each of a set of lines takes one line's time when
 // they lie on distinct slices and twice that when two share one. Method (docs/methods.md,
 // "Contention classes"): one line's time t1 is the reference (median of three, after
-// one that warms the line); each line is timed
+// one that warms the line, timed again every 128 lines); each line is timed
 // together with the representatives of the classes found so far, `group` at a time; a set that
 // takes over sqrt(2) t1 holds the line's slice, and halving it finds the representative. A line
 // that contends with none founds a class.
 struct ContentionClasses {
-  std::vector<int> label;           // class of each line, numbered in order of first line
-  std::vector<int> representative;  // each class's first line
-  std::vector<int> sizes;           // lines of each class
-  double reference_seconds = 0;     // t1
-  double reference_spread = 0;      // its repeats' largest over least, less 1
-  int tests = 0;                    // timed sets, the reference's included
+  std::vector<int> label;                 // class of each line, numbered in order of first line
+  std::vector<int> representative;        // each class's first line
+  std::vector<int> sizes;                 // lines of each class
+  double reference_seconds = 0;           // t1, the latest
+  std::vector<double> reference_spreads;  // each timing's repeats: largest over least, less 1
+  double reference_spread = 0;            // their median
+  int tests = 0;                          // timed sets, the reference's included
   // Each verdict's time over t1: the largest read as distinct slices (ideally 1), the least read
   // as a shared one (ideally 2).
   double worst_distinct = 0;

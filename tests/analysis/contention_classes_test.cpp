@@ -76,13 +76,32 @@ TEST(ContentionClasses, OneSliceForAllLinesIsOneClass) {
   EXPECT_EQ(c.worst_distinct, 0);
 }
 
-TEST(ContentionClasses, ExtendingClassesTheNewLinesAgainstTheSameReference) {
+TEST(ContentionClasses, AClockThatDriftsIsFollowedByTimingTheReferenceAgain) {
+  // Every set a little slower than the one before: 1.5 times slower by the end, which would read
+  // distinct lines as shared against the first t1 alone.
+  struct Drifting {
+    Timer timer{odd_slice, 0.005, 1.0};
+    double factor = 1;
+    double operator()(const std::vector<int>& set) {
+      factor += 0.5 / 9000;
+      return timer(set) * factor;
+    }
+  } drifting;
+  const auto c = contention_classes(1024, std::ref(drifting));
+  EXPECT_GT(drifting.factor, 1.45);
+  expect_partition(c, 1024, odd_slice);
+  EXPECT_EQ(c.reference_spreads.size(), 8u);
+  EXPECT_LT(c.worst_distinct, 1.1);
+}
+
+TEST(ContentionClasses, ExtendingClassesTheLinesAfterAgainstTheSameClasses) {
   Timer timer{odd_slice, 0.01, 1.25};
   auto c = contention_classes(512, std::ref(timer));
-  const double reference = c.reference_seconds;
+  const auto representatives = c.representative;
   extend_classes(c, 1024, std::ref(timer));
-  EXPECT_EQ(c.reference_seconds, reference);
+  EXPECT_TRUE(std::equal(representatives.begin(), representatives.end(), c.representative.begin()));
   expect_partition(c, 1024, odd_slice);
+  EXPECT_EQ(c.reference_spreads.size(), 8u);  // at the start, then every 128 lines
 }
 
 TEST(UnseenClasses, BitsThatMoveNoLineJoinLinesIntoUnits) {

@@ -18,7 +18,8 @@ namespace {
 constexpr std::uint32_t kReductionRounds = 8;
 constexpr int kContentionGroup = 8;
 // The count stands where fewer than kMostUnseen classes are expected to have gone unseen, and the
-// verdicts lie this many of the reference's own spreads (at least kLeastSpread) from the threshold.
+// verdicts lie this many of the reference's own spreads (the median over its timings, at least
+// kLeastSpread) from the threshold.
 constexpr double kMostUnseen = 0.5;
 constexpr double kLeastSpread = 0.01;
 constexpr double kVerdictMargin = 2;
@@ -70,6 +71,7 @@ model::Json count_evidence(const analysis::ContentionClasses& c,
                    {"lineBytes", line_bytes},
                    {"referenceMicroseconds", std::round(c.reference_seconds * 1e7) / 10},
                    {"referenceSpread", c.reference_spread},
+                   {"referenceTimings", c.reference_spreads.size()},
                    {"tests", c.tests},
                    {"worstDistinctRatio", c.worst_distinct},
                    {"worstSharedRatio", std::isfinite(c.worst_shared) ? c.worst_shared : 0.0},
