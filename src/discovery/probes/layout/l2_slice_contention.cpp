@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "analysis/profile_groups.hpp"
+#include "discovery/probes/layout/l2_slice_map.hpp"
 #include "model/keys.hpp"
-#include "model/topology.hpp"
 
 namespace gputopo::discovery::slice_contention {
 namespace {
@@ -66,7 +66,7 @@ model::Json count_evidence(const analysis::ContentionClasses& c,
                            const analysis::UnseenClasses& unseen, std::uint64_t line_bytes) {
   const int count = static_cast<int>(c.sizes.size());
   const analysis::XorHash hash = analysis::solve_xor_hash(c.label, kMaxMisfitShare);
-  model::Json e = {{"lineClass", class_text(c.label, count)},
+  model::Json e = {{"lineClass", slice_map::class_text(c.label, count)},
                    {"classSizes", c.sizes},
                    {"lineBytes", line_bytes},
                    {"referenceMicroseconds", std::round(c.reference_seconds * 1e7) / 10},
@@ -82,23 +82,15 @@ model::Json count_evidence(const analysis::ContentionClasses& c,
                    {"expectedUnseenClasses", unseen.unseen},
                    {"addressBitsThatMoveLines", address_bits(unseen.moving_bits, line_bytes)},
                    {"hashLinear", hash.linear}};
-  if (hash.linear) {
-    std::vector<std::string> masks;
-    for (const auto m : hash.masks)
-      masks.push_back(fmt::format("{:#x}", m << std::countr_zero(line_bytes)));
-    e["hashMasks"] = masks;
-  }
+  if (hash.linear) e["hashMasks"] = slice_map::address_masks(hash, line_bytes);
   return e;
 }
 
-// One SM's reduction latency to each class: the median over the passes, and its 95 % half-width
-// (1.96 x the passes' standard deviation / sqrt(passes)).
-struct Cells {
-  std::vector<double> value, half;
-};
-
-Cells cells(const std::vector<double>& cycles, std::size_t classes) {
-  Cells out;
+// One SM's reduction latency to each class, into the map's row: the median over the passes,
+// and its 95 % half-width (1.96 x the passes' standard deviation / sqrt(passes)).
+void add_row(slice_map::Map& map, const std::vector<double>& cycles, std::size_t classes) {
+  map.mean.emplace_back();
+  map.half.emplace_back();
   for (std::size_t k = 0; k < classes; ++k) {
     std::vector<double> v;
     for (std::size_t p = 0; p < kMapPasses; ++p) v.push_back(cycles.at(p * classes + k));
@@ -106,68 +98,12 @@ Cells cells(const std::vector<double>& cycles, std::size_t classes) {
     double mean = 0, var = 0;
     for (const double x : v) mean += x / static_cast<double>(v.size());
     for (const double x : v) var += (x - mean) * (x - mean) / static_cast<double>(v.size() - 1);
-    out.value.push_back(v[(v.size() - 1) / 2]);
-    out.half.push_back(1.96 * std::sqrt(var / static_cast<double>(v.size())));
+    map.mean.back().push_back(v[(v.size() - 1) / 2]);
+    map.half.back().push_back(1.96 * std::sqrt(var / static_cast<double>(v.size())));
   }
-  return out;
-}
-
-// The map's spread (its interval the two cells' half-widths) and each class's nearest SMs: those
-// within both half-widths of the least.
-void put_map(Context& ctx, const std::vector<Cells>& map, const std::vector<int>& sms,
-             double confidence) {
-  const std::size_t classes = map.front().value.size();
-  std::size_t lo_m = 0, lo_k = 0, hi_m = 0, hi_k = 0;
-  model::Json rounded = model::Json::array();
-  for (std::size_t m = 0; m < map.size(); ++m) {
-    model::Json row = model::Json::array();
-    for (std::size_t k = 0; k < classes; ++k) {
-      if (map[m].value[k] < map[lo_m].value[lo_k]) lo_m = m, lo_k = k;
-      if (map[m].value[k] > map[hi_m].value[hi_k]) hi_m = m, hi_k = k;
-      row.push_back(std::round(map[m].value[k] * 10) / 10);
-    }
-    rounded.push_back(std::move(row));
-  }
-  for (std::size_t k = 0; k < classes; ++k) {
-    std::size_t best = 0;
-    for (std::size_t m = 1; m < map.size(); ++m)
-      if (map[m].value[k] < map[best].value[k]) best = m;
-    model::SmList near;
-    for (std::size_t m = 0; m < map.size(); ++m)
-      if (map[m].value[k] - map[m].half[k] <= map[best].value[k] + map[best].half[k])
-        near.push_back(sms[m]);
-    std::vector<double> cycles;
-    for (const auto& row : map) cycles.push_back(row.value[k]);
-    model::add_slice(ctx.topology(),
-                     {static_cast<int>(k), std::nullopt, near, confidence, std::move(cycles)},
-                     "l2.sliceCount");
-  }
-  ctx.topology().slice_sms = sms;
-  const double spread = map[hi_m].value[hi_k] - map[lo_m].value[lo_k];
-  const double half = map[hi_m].half[hi_k] + map[lo_m].half[lo_k];
-  auto a = model::Attribute::measured(
-      spread, "cycles",
-      fmt::format("the largest minus the least per-SM x per-slice reduction latency: one thread on "
-                  "each of {} SMs, {} dependent atom.global.add on each slice's first line a "
-                  "visit, the median of {} passes",
-                  sms.size(), device::kReductionChain, kMapPasses),
-      confidence);
-  a.interval = model::Interval{std::max(0.0, spread - half), spread + half};
-  a.evidence = {{"sms", sms},
-                {"cyclesBySmAndSlice", rounded},
-                {"least", {{"sm", sms[lo_m]}, {"slice", lo_k}}},
-                {"most", {{"sm", sms[hi_m]}, {"slice", hi_k}}}};
-  ctx.put("l2", keys::sliceLatencySpread, std::move(a));
 }
 
 }  // namespace
-
-model::Json class_text(const std::vector<int>& label, int count) {
-  if (count > 36) return label;
-  std::string text;
-  for (const int k : label) text += "0123456789abcdefghijklmnopqrstuvwxyz"[k];
-  return text;
-}
 
 std::optional<analysis::ContentionClasses> classes(Context& ctx, int lines,
                                                    std::uint64_t line_bytes, std::string& why) {
@@ -229,17 +165,25 @@ bool put_latency_map(Context& ctx, const analysis::ContentionClasses& c, std::ui
   r.rounds = kMapPasses;
   for (const int line : c.representative)
     r.line_offsets.push_back(static_cast<std::uint64_t>(line) * line_bytes);
-  std::vector<Cells> map;
+  slice_map::Map map;
   try {
     for (const int sm : sms) {
       r.timed_sm = sm;
-      map.push_back(cells(ctx.reductions(r).cycles, classes));
+      add_row(map, ctx.reductions(r).cycles, classes);
     }
   } catch (const device::Error& e) {
     if (e.kind() != device::Error::Kind::BadRequest) throw;
     return false;
   }
-  put_map(ctx, map, sms, confidence);
+  slice_map::add_slices(ctx, map, sms, confidence);
+  ctx.put("l2", keys::sliceLatencySpread,
+          slice_map::spread(
+              map, sms,
+              fmt::format("the largest minus the least per-SM x per-slice reduction latency: one "
+                          "thread on each of {} SMs, {} dependent atom.global.add on each slice's "
+                          "first line a visit, the median of {} passes",
+                          sms.size(), device::kReductionChain, kMapPasses),
+              confidence, "cyclesBySmAndSlice", "slice"));
   return true;
 }
 

@@ -14,9 +14,6 @@
 // each slice.
 namespace gputopo::discovery::slice_contention {
 
-// Each line's class as one base-36 digit (up to 36 classes), else the list.
-model::Json class_text(const std::vector<int>& label, int count);
-
 // Classes of `lines` lines `line_bytes` apart (more, up to 4,096, while classes may have gone
 // unseen), or nullopt (`why`) where the device times no reductions.
 std::optional<analysis::ContentionClasses> classes(Context& ctx, int lines,

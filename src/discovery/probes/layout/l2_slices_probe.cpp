@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "discovery/context.hpp"
 #include "discovery/discovery_options.hpp"
 #include "discovery/probes/layout/l2_slice_contention.hpp"
+#include "discovery/probes/layout/l2_slice_map.hpp"
 #include "discovery/registry.hpp"
 #include "model/topology.hpp"
 
@@ -138,10 +138,7 @@ class L2SlicesProbe final : public Probe {
 
   model::Json evidence(const analysis::LatencyClasses& c, const analysis::XorHash& hash,
                        const std::vector<int>& sms) const {
-    const int shift = std::countr_zero(line_);
-    std::vector<std::string> masks;
-    for (const auto m : hash.masks) masks.push_back(fmt::format("{:#x}", m << shift));
-    model::Json e = {{"lineClass", slice_contention::class_text(c.label, c.count)},
+    model::Json e = {{"lineClass", slice_map::class_text(c.label, c.count)},
                      {"classSizes", c.sizes},
                      {"timedSms", sms},
                      {"repeats", kRepeats},
@@ -152,7 +149,7 @@ class L2SlicesProbe final : public Probe {
                      {"strongestMergeChi2", c.strongest_merge}};
     if (c.count < 2) return e;
     e["hashLinear"] = hash.linear;
-    e["hashMasks"] = masks;
+    e["hashMasks"] = slice_map::address_masks(hash, line_);
     e["hashConsistency"] = hash.consistency;
     e["hashMisfits"] = hash.misfits;
     return e;
@@ -191,33 +188,12 @@ class L2SlicesProbe final : public Probe {
       if (hash.misfits > 0 || slices != c.count)
         a.reason += fmt::format("{}{} latency classes; {} lines outside their hash coset's class",
                                 a.reason.empty() ? "" : "; ", c.count, hash.misfits);
-      for (int k = 0; k < c.count && slices == c.count; ++k) {
-        std::vector<double> cycles;
-        for (const auto& row : c.mean) cycles.push_back(row[static_cast<std::size_t>(k)]);
-        model::add_slice(ctx.topology(),
-                         {k, std::nullopt, nearest(c, sms, k), confidence, std::move(cycles)},
-                         "l2.sliceCount");
-      }
-      if (slices == c.count) ctx.topology().slice_sms = sms;
+      if (slices == c.count) slice_map::add_slices(ctx, {c.mean, c.half}, sms, confidence);
     }
     if (c.count >= 2) a.method = method;
     a.evidence = evidence(c, hash, sms);
     a.evidence["noContention"] = no_contention;
     ctx.put("l2", keys::sliceCount, std::move(a));
-  }
-
-  // The SMs whose latency to class k is, within both intervals, the least.
-  static std::vector<int> nearest(const analysis::LatencyClasses& c, const std::vector<int>& sms,
-                                  int k) {
-    const auto col = static_cast<std::size_t>(k);
-    std::size_t best = 0;
-    for (std::size_t m = 1; m < sms.size(); ++m)
-      if (c.mean[m][col] < c.mean[best][col]) best = m;
-    std::vector<int> near;
-    for (std::size_t m = 0; m < sms.size(); ++m)
-      if (c.mean[m][col] - c.half[m][col] <= c.mean[best][col] + c.half[best][col])
-        near.push_back(sms[m]);
-    return near;
   }
 
   // The spread of the per-SM x per-class latency, with the map in its evidence.
@@ -229,31 +205,16 @@ class L2SlicesProbe final : public Probe {
                                             "one latency class: no per-slice latency"));
       return;
     }
-    std::size_t lo_m = 0, lo_k = 0, hi_m = 0, hi_k = 0;
-    std::vector<std::vector<double>> rounded(c.mean.size());
-    for (std::size_t m = 0; m < c.mean.size(); ++m)
-      for (std::size_t k = 0; k < c.mean[m].size(); ++k) {
-        if (c.mean[m][k] < c.mean[lo_m][lo_k]) lo_m = m, lo_k = k;
-        if (c.mean[m][k] > c.mean[hi_m][hi_k]) hi_m = m, hi_k = k;
-        rounded[m].push_back(std::round(c.mean[m][k] * 10) / 10);
-      }
-    const double spread = c.mean[hi_m][hi_k] - c.mean[lo_m][lo_k];
-    const double half = c.half[hi_m][hi_k] + c.half[lo_m][lo_k];
     double widest = 0;
     for (const auto& row : c.half)
       widest = std::max(widest, *std::max_element(row.begin(), row.end()));
-    auto a = model::Attribute::measured(
-        spread, "cycles",
+    auto a = slice_map::spread(
+        {c.mean, c.half}, sms,
         "the largest minus the least per-SM x per-class L2 hit latency (each a mean over the "
         "class's lines of the lower median of the repeats; clock reads overlap the loads, so the "
         "cells are offsets, not latencies)",
-        c.confidence);
-    a.interval = model::Interval{std::max(0.0, spread - half), spread + half};
-    a.evidence = {{"sms", sms},
-                  {"cyclesBySmAndClass", rounded},
-                  {"halfWidth95Max", std::round(widest * 100) / 100},
-                  {"least", {{"sm", sms[lo_m]}, {"class", lo_k}}},
-                  {"most", {{"sm", sms[hi_m]}, {"class", hi_k}}}};
+        c.confidence, "cyclesBySmAndClass", "class");
+    a.evidence["halfWidth95Max"] = std::round(widest * 100) / 100;
     ctx.put("l2", keys::sliceLatencySpread, std::move(a));
   }
 
