@@ -106,6 +106,34 @@ void visit_fields(R& r, F&& f) {
   f("numaReason", r.numa_reason);
 }
 
+template <Either<ReadRateRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("sms", r.sms);
+  f("lineOffsets", r.line_offsets);
+  f("repeats", r.repeats);
+}
+
+template <Either<ReadRateResult> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("gbps", r.gbps);
+  f("conditions", r.conditions);
+}
+
+template <Either<ReductionRequest> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("lineOffsets", r.line_offsets);
+  f("spanBytes", r.span_bytes);
+  f("rounds", r.rounds);
+  f("timedSm", r.timed_sm);
+}
+
+// A timed SM's cycles are stored apart, in the call's sample file.
+template <Either<ReductionResult> R, class F>
+void visit_fields(R& r, F&& f) {
+  f("seconds", r.seconds);
+  f("conditions", r.conditions);
+}
+
 template <Either<PeerLink> R, class F>
 void visit_fields(R& r, F&& f) {
   f("access", r.access);
@@ -119,10 +147,22 @@ void visit_fields(R& r, F&& f) {
 
 // Fields added after the first recordings were made: written only when they hold a value, so a
 // recording without them reads as "not set" and records again unchanged.
-inline constexpr std::string_view kLaterFields[] = {
-    "l2FetchLimitBytes", "region",  "timing",       "space",        "unroll",
-    "candidates",        "arg",     "smB",          "sequence",     "warmup",
-    "dataBytes",         "sharing", "segmentLoads", "launchCostNs", "fromMemo"};
+inline constexpr std::string_view kLaterFields[] = {"l2FetchLimitBytes",
+                                                    "region",
+                                                    "timing",
+                                                    "space",
+                                                    "unroll",
+                                                    "candidates",
+                                                    "arg",
+                                                    "smB",
+                                                    "sequence",
+                                                    "warmup",
+                                                    "dataBytes",
+                                                    "sharing",
+                                                    "segmentLoads",
+                                                    "launchCostNs",
+                                                    "fromMemo",
+                                                    "timedSm"};
 
 constexpr bool later_field(std::string_view key) {
   for (const auto k : kLaterFields)

@@ -25,6 +25,10 @@ std::string_view name(Op op) {
       return "peerLink";
     case Op::Transfer:
       return "transfer";
+    case Op::ReadRate:
+      return "readRate";
+    case Op::Reductions:
+      return "reductions";
   }
   return "unknown";
 }
@@ -84,6 +88,14 @@ model::Json peer_link_identity(int peer) { return {{"op", name(Op::PeerLink)}, {
 
 model::Json identity(const TransferRequest& request) {
   return {{"op", name(Op::Transfer)}, {"request", encode(request)}};
+}
+
+model::Json identity(const ReadRateRequest& request) {
+  return {{"op", name(Op::ReadRate)}, {"request", encode(request)}};
+}
+
+model::Json identity(const ReductionRequest& request) {
+  return {{"op", name(Op::Reductions)}, {"request", encode(request)}};
 }
 
 }  // namespace gputopo::device::record

@@ -19,11 +19,21 @@ inline constexpr int kFormatVersion = 1;
 inline constexpr std::string_view kManifestFile = "manifest.json";
 
 // The Device call a manifest entry records.
-enum class Op { Chase, Interfere, Stream, Clusters, Compute, PeerLink, Transfer };
+enum class Op {
+  Chase,
+  Interfere,
+  Stream,
+  Clusters,
+  Compute,
+  PeerLink,
+  Transfer,
+  ReadRate,
+  Reductions
+};
 std::string_view name(Op op);
 constexpr auto enumerators(std::type_identity<Op>) {
-  return std::array{Op::Chase,   Op::Interfere, Op::Stream,  Op::Clusters,
-                    Op::Compute, Op::PeerLink,  Op::Transfer};
+  return std::array{Op::Chase,    Op::Interfere, Op::Stream,   Op::Clusters,  Op::Compute,
+                    Op::PeerLink, Op::Transfer,  Op::ReadRate, Op::Reductions};
 }
 
 // What identifies a call: the op and every request field and batch setting. These members open
@@ -35,6 +45,8 @@ model::Json clusters_identity(int cluster_size);
 model::Json identity(const ComputeBatch& batch);
 model::Json peer_link_identity(int peer);
 model::Json identity(const TransferRequest& request);
+model::Json identity(const ReadRateRequest& request);
+model::Json identity(const ReductionRequest& request);
 
 // "00042-chase.csv", "00042-chase-indices.csv": sorted by call, named by op.
 std::string sample_file_name(std::size_t call, Op op, std::string_view suffix = {});

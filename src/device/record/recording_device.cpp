@@ -164,7 +164,7 @@ class RecordingDevice final : public Recorder {
           entry["results"] = r.gbps.size();
           entry["launch"] = encode(r);
           entry["conditions"] = encode(r.conditions);
-          entry["samples"] = write_samples(Op::Stream, "", stream_samples_csv(r.gbps));
+          entry["samples"] = write_samples(Op::Stream, "", column_csv(kStreamColumn, r.gbps));
         });
   }
 
@@ -198,6 +198,24 @@ class RecordingDevice final : public Recorder {
     return record(
         identity(request), [&] { return inner_->transfer(request); },
         [&](const TransferResult& r, Json& entry) { entry["result"] = encode(r); });
+  }
+
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    return record(
+        identity(request), [&] { return inner_->read_rate(request); },
+        [&](const ReadRateResult& r, Json& entry) { entry["result"] = encode(r); });
+  }
+
+  ReductionResult reductions(const ReductionRequest& request) override {
+    return record(
+        identity(request), [&] { return inner_->reductions(request); },
+        [&](const ReductionResult& r, Json& entry) {
+          entry["result"] = encode(r);
+          entry["results"] = r.cycles.size();
+          if (!r.cycles.empty())
+            entry["samples"] =
+                write_samples(Op::Reductions, "", column_csv(kVisitColumn, r.cycles));
+        });
   }
 
   void begin_phase(std::string_view name) override { inner_->begin_phase(name); }

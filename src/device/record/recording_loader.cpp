@@ -87,8 +87,8 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
       if (c.has("error")) break;
       decode(c["launch"], call.stream);
       decode(c["conditions"], call.stream.conditions);
-      call.stream.gbps = read_stream_samples(sample_path(dir, c["samples"]),
-                                             c["results"].unsigned_integer(kMaxResults));
+      call.stream.gbps = read_column(sample_path(dir, c["samples"]), kStreamColumn,
+                                     c["results"].unsigned_integer(kMaxResults));
       break;
     }
     case Op::Compute: {
@@ -113,6 +113,20 @@ RecordedCall load_call(const fs::path& dir, const JsonField& c, std::size_t inde
       call.identity = dump_flat(identity(decode_as<TransferRequest>(c["request"])));
       if (c.has("error")) break;
       decode(c["result"], call.transfer);
+      break;
+    }
+    case Op::ReadRate: {
+      call.identity = dump_flat(identity(decode_as<ReadRateRequest>(c["request"])));
+      if (c.has("error")) break;
+      decode(c["result"], call.read_rate);
+      break;
+    }
+    case Op::Reductions: {
+      call.identity = dump_flat(identity(decode_as<ReductionRequest>(c["request"])));
+      if (c.has("error")) break;
+      decode(c["result"], call.reductions);
+      if (const auto visits = c["results"].unsigned_integer(kMaxResults); visits > 0)
+        call.reductions.cycles = read_column(sample_path(dir, c["samples"]), kVisitColumn, visits);
       break;
     }
     case Op::Clusters: {

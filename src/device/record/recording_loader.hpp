@@ -20,6 +20,8 @@ struct RecordedCall {
   ComputeBatchResult compute;            // compute
   PeerLink peer_link;                    // peerLink
   TransferResult transfer;               // transfer
+  ReadRateResult read_rate;              // readRate
+  ReductionResult reductions;            // reductions
   std::optional<Error::Kind> error;      // set when the call raised an error
   std::string error_message;
 };

@@ -69,6 +69,14 @@ class ReplayDevice final : public Replay {
     return answer(Op::Transfer, identity(request)).transfer;
   }
 
+  ReadRateResult read_rate(const ReadRateRequest& request) override {
+    return answer(Op::ReadRate, identity(request)).read_rate;
+  }
+
+  ReductionResult reductions(const ReductionRequest& request) override {
+    return answer(Op::Reductions, identity(request)).reductions;
+  }
+
  private:
   // The next recorded call if it matches, else the first unused call with the same identity,
   // else the first used one. A recorded error is raised again.

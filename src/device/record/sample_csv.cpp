@@ -69,12 +69,12 @@ std::string indices_csv(const std::vector<ChaseResult>& results) {
   return out;
 }
 
-std::string stream_samples_csv(const std::vector<double>& gbps) {
-  std::string out = "repeat,gbps\n";
-  for (std::size_t i = 0; i < gbps.size(); ++i) {
+std::string column_csv(Column column, const std::vector<double>& values) {
+  std::string out = std::string(column.index) + ',' + column.value + '\n';
+  for (std::size_t i = 0; i < values.size(); ++i) {
     put_field(out, i);
     out += ',';
-    put_field(out, gbps[i]);
+    put_field(out, values[i]);
     out += '\n';
   }
   return out;
@@ -122,19 +122,21 @@ void read_indices(const std::filesystem::path& file, std::vector<ChaseResult>& r
   }
 }
 
-std::vector<double> read_stream_samples(const std::filesystem::path& file, std::size_t repeats) {
-  CsvReader csv(file, "repeat,gbps");
-  std::vector<double> gbps;
+std::vector<double> read_column(const std::filesystem::path& file, Column column,
+                                std::size_t expected) {
+  const std::string header = std::string(column.index) + ',' + column.value;
+  CsvReader csv(file, header);
+  std::vector<double> values;
   while (csv.next()) {
-    if (csv.columns() != 2) csv.fail("expected repeat,gbps");
-    if (csv.number<std::size_t>(0, "repeat") != gbps.size())
-      csv.fail("repeats must be numbered 0, 1, 2, ... in order");
-    gbps.push_back(csv.number<double>(1, "gbps"));
+    if (csv.columns() != 2) csv.fail("expected " + header);
+    if (csv.number<std::size_t>(0, column.index) != values.size())
+      csv.fail(std::string(column.index) + "s must be numbered 0, 1, 2, ... in order");
+    values.push_back(csv.number<double>(1, column.value));
   }
-  if (gbps.size() != repeats)
-    csv.fail_file("holds " + std::to_string(gbps.size()) + " repeats but the manifest lists " +
-                  std::to_string(repeats));
-  return gbps;
+  if (values.size() != expected)
+    csv.fail_file("holds " + std::to_string(values.size()) + " " + column.index +
+                  "s but the manifest lists " + std::to_string(expected));
+  return values;
 }
 
 }  // namespace gputopo::device::record

@@ -13,8 +13,15 @@ namespace gputopo::device::record {
 std::string chase_samples_csv(const std::vector<ChaseResult>& results);
 // request,i0,i1,...: one row per result that holds loaded indices; "" when none does.
 std::string indices_csv(const std::vector<ChaseResult>& results);
-// repeat,gbps: one row per repeat.
-std::string stream_samples_csv(const std::vector<double>& gbps);
+// INDEX,VALUE: one row per value, numbered from 0 (a stream's repeat,gbps; a timed SM's
+// visit,cycles).
+struct Column {
+  const char* index;
+  const char* value;
+};
+inline constexpr Column kStreamColumn{"repeat", "gbps"};
+inline constexpr Column kVisitColumn{"visit", "cycles"};
+std::string column_csv(Column column, const std::vector<double>& values);
 
 // Readers. `expected` is the count the manifest gives; a file with another count is rejected.
 // They throw RawDirError naming the file and line of the first problem.
@@ -22,6 +29,7 @@ std::vector<ChaseResult> read_chase_samples(const std::filesystem::path& file,
                                             std::size_t expected);
 // Adds the indices to `results` (as read by read_chase_samples).
 void read_indices(const std::filesystem::path& file, std::vector<ChaseResult>& results);
-std::vector<double> read_stream_samples(const std::filesystem::path& file, std::size_t repeats);
+std::vector<double> read_column(const std::filesystem::path& file, Column column,
+                                std::size_t expected);
 
 }  // namespace gputopo::device::record
