@@ -1,12 +1,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "device/record/raw_error.hpp"
+#include "device/record/raw_json.hpp"
 #include "device/record/recording.hpp"
 #include "device/record/replay.hpp"
 #include "fake_device.hpp"
@@ -575,6 +579,34 @@ TEST_F(RecordReplay, NonFiniteValuesRoundTripInTheManifestAndAreRefusedInSamples
 
   { record_to(std::make_unique<Odd>(std::nan("")), dir_)->chase(ChaseBatch{}); }
   EXPECT_THROW(open_replay(dir_), RawDirError);
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
+
+namespace gputopo::device::record {
+namespace {
+
+// A request's line offsets are written as arithmetic runs (131,072 consecutive lines are one
+// object) and read back as they were; a corrupt count is refused, not allocated.
+TEST(OffsetRuns, RunsOfEqualStepsAreOneObjectAndReadBackExactly) {
+  std::vector<std::uint64_t> offsets;
+  for (std::uint64_t line = 0; line < 131072; ++line) offsets.push_back(line * 128);
+  const std::vector<std::uint64_t> tail = {5, 7, 1ull << 40, 64, 0, 8, 16, 24, 24, 3};
+  offsets.insert(offsets.end(), tail.begin(), tail.end());
+  const Json j = encode_runs(offsets);
+  EXPECT_EQ(j[0], (Json{{"from", 0}, {"step", 128}, {"count", 131072}}));
+  EXPECT_LT(j.dump().size(), 200u) << j.dump();
+  std::vector<std::uint64_t> back;
+  decode_runs(JsonField(j, "manifest.json"), back);
+  EXPECT_EQ(back, offsets);
+  // A falling run, and two offsets alone.
+  const std::vector<std::uint64_t> down = {384, 256, 128, 0, 9, 4};
+  decode_runs(JsonField(encode_runs(down), "manifest.json"), back);
+  EXPECT_EQ(back, down);
+
+  const Json huge = Json::array({Json{{"from", 0}, {"step", 1}, {"count", 1ull << 40}}});
+  EXPECT_THROW(decode_runs(JsonField(huge, "manifest.json"), back), RawDirError);
 }
 
 }  // namespace

@@ -17,6 +17,15 @@ namespace gputopo::device::record {
 template <class T, class U>
 concept Either = std::same_as<std::remove_const_t<T>, U>;
 
+// Byte offsets written as arithmetic runs: a run of three or more equal steps is one
+// {"from", "step", "count"} object, any other offset a number (docs/raw.md).
+template <class V>
+struct OffsetRuns {
+  V& values;
+};
+template <class V>
+OffsetRuns(V&) -> OffsetRuns<V>;
+
 template <Either<ChaseRequest> R, class F>
 void visit_fields(R& r, F&& f) {
   f("space", r.space);
@@ -109,7 +118,7 @@ void visit_fields(R& r, F&& f) {
 template <Either<ReadRateRequest> R, class F>
 void visit_fields(R& r, F&& f) {
   f("sms", r.sms);
-  f("lineOffsets", r.line_offsets);
+  f("lineOffsets", OffsetRuns{r.line_offsets});
   f("repeats", r.repeats);
 }
 
@@ -121,7 +130,7 @@ void visit_fields(R& r, F&& f) {
 
 template <Either<ReductionRequest> R, class F>
 void visit_fields(R& r, F&& f) {
-  f("lineOffsets", r.line_offsets);
+  f("lineOffsets", OffsetRuns{r.line_offsets});
   f("spanBytes", r.span_bytes);
   f("rounds", r.rounds);
   f("timedSm", r.timed_sm);

@@ -1,5 +1,7 @@
 #include "device/record/raw_json.hpp"
 
+#include <cstdint>
+
 #include "model/device_facts.hpp"
 
 namespace gputopo::device::record {
@@ -109,6 +111,44 @@ model::Attribute parse_attribute(const JsonField& f) {
 }
 
 }  // namespace
+
+Json encode_runs(const std::vector<std::uint64_t>& offsets) {
+  Json j = Json::array();
+  for (std::size_t i = 0; i < offsets.size();) {
+    std::size_t end = i + 1;
+    if (i + 2 < offsets.size()) {
+      const std::uint64_t step = offsets[i + 1] - offsets[i];
+      while (end < offsets.size() && offsets[end] - offsets[end - 1] == step) ++end;
+      if (end - i >= 3) {
+        j.push_back(
+            {{"from", offsets[i]}, {"step", static_cast<std::int64_t>(step)}, {"count", end - i}});
+        i = end;
+        continue;
+      }
+      end = i + 1;
+    }
+    j.push_back(offsets[i]);
+    i = end;
+  }
+  return j;
+}
+
+void decode_runs(const JsonField& f, std::vector<std::uint64_t>& offsets) {
+  // More offsets than this means a corrupt count, not a real request.
+  constexpr unsigned long long kMostOffsets = 1ull << 28;
+  offsets.clear();
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const JsonField run = f.at(i);
+    if (!run.json().is_object()) {
+      offsets.push_back(run.unsigned_integer(~0ull));
+      continue;
+    }
+    auto value = static_cast<std::uint64_t>(run["from"].unsigned_integer(~0ull));
+    const auto step = static_cast<std::uint64_t>(run["step"].integer(INT64_MIN, INT64_MAX));
+    const auto count = run["count"].unsigned_integer(kMostOffsets - offsets.size());
+    for (unsigned long long k = 0; k < count; ++k, value += step) offsets.push_back(value);
+  }
+}
 
 void decode_attributes(const JsonField& f, model::AttributeList& list) {
   if (!f.json().is_object()) f.fail("expected an object of attributes");

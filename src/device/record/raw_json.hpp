@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -86,6 +87,15 @@ void decode_attributes(const JsonField& f, model::AttributeList& list);
 Json encode_device_info(const DeviceInfo& info);
 void decode_device_info(const JsonField& f, DeviceInfo& info);
 
+// OffsetRuns (raw_fields.hpp) in the manifest.
+Json encode_runs(const std::vector<std::uint64_t>& offsets);
+void decode_runs(const JsonField& f, std::vector<std::uint64_t>& offsets);
+
+template <class T>
+struct IsRuns : std::false_type {};
+template <class V>
+struct IsRuns<OffsetRuns<V>> : std::true_type {};
+
 template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
@@ -107,6 +117,8 @@ Json encode(const T& v) {
     return model::to_json(v);
   } else if constexpr (std::is_same_v<T, DeviceInfo>) {
     return encode_device_info(v);
+  } else if constexpr (IsRuns<T>::value) {
+    return encode_runs(v.values);
   } else if constexpr (IsVector<T>::value) {
     Json j = Json::array();
     for (const auto& x : v) j.push_back(encode(x));
@@ -152,11 +164,13 @@ void decode(const JsonField& f, T& v) {
     decode_attributes(f, v);
   } else if constexpr (std::is_same_v<T, DeviceInfo>) {
     decode_device_info(f, v);
+  } else if constexpr (IsRuns<T>::value) {
+    decode_runs(f, v.values);
   } else if constexpr (IsVector<T>::value) {
     v.resize(f.size());
     for (std::size_t i = 0; i < v.size(); ++i) decode(f.at(i), v[i]);
   } else {
-    visit_fields(v, [&](const char* key, auto& member) {
+    visit_fields(v, [&](const char* key, auto&& member) {
       using M = std::remove_cvref_t<decltype(member)>;
       if constexpr (IsOptional<M>::value) {
         if (!f.has(key)) {

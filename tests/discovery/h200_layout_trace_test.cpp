@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../record/replay_run.hpp"
+#include "../record/test_recordings.hpp"
+
+// The L2 slices and the GPC placement on a --depth full --raw recording made on an H200
+// (GPU-039bdd59, docs/results/h200/raw-slices-layout): offline they give what the GPU gave.
+namespace gputopo::device::record {
+namespace {
+
+using H200LayoutTrace = testing::TempDirTest;
+
+TEST_F(H200LayoutTrace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
+  const auto r = testing::replay_run(dir_, "h200-slices-layout-raw.tgz", "raw",
+                                     {"l2.slices", "layout"}, discovery::Depth::Full);
+  const model::AttributeList* l2 = nullptr;
+  for (const auto& e : r.memory)
+    if (e.key == "l2") l2 = &e.attributes;
+  ASSERT_NE(l2, nullptr);
+
+  // Reductions from every SM: 94 contention classes over 2,048 lines, none expected unseen; no
+  // linear hash of the address bits gives them.
+  const auto* slices = model::find(*l2, "sliceCount");
+  ASSERT_TRUE(slices && slices->available()) << (slices ? slices->reason : "");
+  EXPECT_EQ(slices->value, 94);
+  ASSERT_TRUE(slices->interval.has_value());
+  EXPECT_EQ(slices->interval->lo, 94);
+  EXPECT_EQ(slices->interval->hi, 94);
+  EXPECT_GT(slices->confidence.value_or(0), 0.5);
+  EXPECT_FALSE(slices->evidence["hashLinear"].get<bool>());
+  EXPECT_EQ(slices->evidence["lineClass"].size(), 2048u) << slices->evidence["lineClass"];
+
+  // The per-SM x per-slice latency map: 64 SMs x 94 slices, 280 cycles from least to most.
+  const auto* spread = model::find(*l2, "sliceLatencySpread");
+  ASSERT_TRUE(spread && spread->available()) << (spread ? spread->reason : "");
+  EXPECT_NEAR(spread->value.get<double>(), 280, 10);
+  const auto& map = spread->evidence["cyclesBySmAndSlice"];
+  ASSERT_EQ(map.size(), 64u);
+  EXPECT_EQ(map[0].size(), 94u);
+
+  // Clusters place 124 SMs; the four loose TPCs join the GPC whose L2 port they share.
+  const auto* gpcs = model::find(r.compute, "gpcCount");
+  ASSERT_TRUE(gpcs && gpcs->available()) << (gpcs ? gpcs->reason : "");
+  EXPECT_EQ(gpcs->value, 8);
+  const auto& gpc_of = gpcs->evidence["gpcOfSm"];
+  ASSERT_EQ(gpc_of.size(), 132u);
+  for (const auto& g : gpc_of) EXPECT_TRUE(g.is_number_integer()) << gpc_of;
+  EXPECT_EQ(gpcs->evidence["portPlacement"]["units"].size(), 4u);
+  const auto* per_gpc = model::find(r.compute, "smsPerGpc");
+  ASSERT_TRUE(per_gpc && per_gpc->available());
+  int placed = 0;
+  for (const auto& n : per_gpc->value) placed += n.get<int>();
+  EXPECT_EQ(placed, 132);
+}
+
+}  // namespace
+}  // namespace gputopo::device::record
