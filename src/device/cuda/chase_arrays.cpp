@@ -1,5 +1,6 @@
 #include "device/cuda/chase_arrays.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "device/cuda/check.hpp"
@@ -108,6 +109,20 @@ std::vector<std::uint64_t> global_sizes(const std::vector<const ChaseUnit*>& uni
 
 }  // namespace
 
+std::uint64_t LaunchArrays::successor_bytes(const std::vector<ChaseUnit>& units,
+                                            const ChaseLimits& limits) {
+  std::uint64_t bytes = 0;
+  for (const auto& u : units)
+    for (const ChaseRequest* r : {&u.a, u.b ? &*u.b : nullptr}) {
+      if (r == nullptr || r->space == Space::Constant) continue;
+      if (r->pattern == Pattern::Sequence)
+        bytes = std::max<std::uint64_t>(bytes, r->sequence.size() * sizeof(std::uint64_t));
+      else if (r->pattern == Pattern::Random)
+        bytes = std::max(bytes, make_layout(*r, limits).elements * sizeof(std::uint64_t));
+    }
+  return bytes;
+}
+
 std::uint64_t LaunchArrays::device_bytes(const std::vector<const ChaseUnit*>& units) {
   return place(global_sizes(units), kArrayAlignment, array_gap()).total;
 }
@@ -143,6 +158,7 @@ LaunchArrays::LaunchArrays(const std::vector<const ChaseUnit*>& units, const Cha
 
   const auto placement = place(global_sizes(units), kArrayAlignment, array_gap());
   std::uint8_t* base = arrays.reserve(placement.total);
+
   bool strided_pending = false;
   for (std::size_t g = 0; g < globals.size(); ++g) {
     const ChaseRequest& r = *globals[g].request;

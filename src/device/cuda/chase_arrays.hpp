@@ -35,6 +35,11 @@ class LaunchArrays {
   std::uint32_t shared_bytes(std::size_t i) const;
   // Bytes of `arrays` the units' device-memory arrays take (what the constructor reserves).
   static std::uint64_t device_bytes(const std::vector<const ChaseUnit*>& units);
+  // Bytes of the successor table the largest sequence or random array of `units` needs: reserved
+  // once for a batch, since growing it array by array reallocated it (cudaFree, cudaMalloc) for
+  // every longer sequence, about 3 ms an array in the random draws of the L1 geometry.
+  static std::uint64_t successor_bytes(const std::vector<ChaseUnit>& units,
+                                       const ChaseLimits& limits);
 
  private:
   // Packs the constant arrays of all units into the __constant__ bank, uploads them, and points

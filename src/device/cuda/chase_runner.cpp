@@ -247,6 +247,8 @@ ChaseBatchResult ChaseRunner::run(const std::vector<ChaseUnit>& units, std::opti
   out.conditions.carveout_percent = carveout;
   out.conditions.l2_fetch_limit_bytes = l2_limit.applied();
   const auto launches = plan_launches(plan_units, plan_limits);
+  if (const auto table = LaunchArrays::successor_bytes(units, limits_); table > 0)
+    successors_.reserve(table);
   warm_ns_ = timed_ns_ = 0;
   traced_jobs_ = 0;
   // Up to kQueuedLaunches launches go on the stream one after another (each after an L2 flush
