@@ -83,8 +83,8 @@ struct ChaseRequest {
   int sm = -1;  // placement: run on this SM, or -1 for any
   bool record_indices = false;
   // Where in device memory the array lies: region k of the backend's 2 MiB-aligned array space
-  // (nullopt: region 0). Physically indexed caches map one size differently in each region, so
-  // repeats of a size in several regions sample several mappings.
+  // (nullopt: region 0). Repeats of a size in several regions sample whatever makes one place of
+  // an array differ from another (a physically indexed cache maps them differently).
   std::optional<std::uint32_t> region;
   // nullopt: per-load timing. Chain timing needs `recorded_loads` a multiple of
   // kChainSegmentLoads, no recorded indices, and in device memory a stride of whole 8-byte words.

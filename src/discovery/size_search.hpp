@@ -42,9 +42,9 @@ struct SizeSearchSpec {
   // confirms its batched onset with every request on this SM (-1 skips the confirmation).
   int confirm_sm = -1;
   // SteepestRise rounds chase every size in this many places of device memory and pool the loads.
-  // A physically indexed cache with a hashed set index overflows its sets in steps whose sizes
-  // depend on the pages an array lies on (Hopper's L1: a staircase that differs from array to
-  // array); pooled over places, the curve is the expected one and its rise starts at one size.
+  // Hopper's L1 overflowed in steps that moved by 5-20 KiB from array to array and run to run (not
+  // with the physical pages: docs/results/h200/l1-geometry); pooled over places, the curve is the
+  // expected one and its rise starts at one size.
   std::uint32_t regions = 1;
   // A level-2 target: per-load latencies under this were served by the level in front (random
   // replacement there keeps some lines of any footprint) and are left out of every point. 0: none.

@@ -1,5 +1,8 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <map>
 #include <utility>
 
@@ -7,6 +10,7 @@
 #include "discovery/context.hpp"
 #include "discovery/measure.hpp"
 #include "discovery/probes/geometry/hit_classifier.hpp"
+#include "discovery/probes/geometry/random_draws.hpp"
 #include "discovery/probes/geometry/translation_bound.hpp"
 #include "discovery/registry.hpp"
 
@@ -149,7 +153,8 @@ class SetGeometryProbe final : public Probe {
         std::to_string(kGeometryPasses) +
         " passes after the first); a linear set index holds W x 2^rank";
     put_index(ctx, index, evidence, method, confidence);
-    put_ways_sets(ctx, index, evidence, method, confidence);
+    const DrawSite draws{&t, line_bytes, capacity_lines, largest, &*classifier};
+    put_ways_sets(ctx, index, evidence, method, confidence, draws);
     replacement(ctx, index, line_bytes, *classifier, confidence);
     if (line_bound) weaken_for_line(ctx, line_bytes);
   }
@@ -500,17 +505,42 @@ class SetGeometryProbe final : public Probe {
     ctx.put(e, keys::indexFunction, a);
   }
 
+  // Where random draws found W ways of S sets but the stride profile named no index: a modulo of
+  // S sets keeps W lines at a stride of S lines; the sweep kept far more there (or the whole
+  // capacity everywhere), so the index hashes higher bits in.
+  void put_hashed_index(Context& ctx, const IndexInference& index, const DrawnGeometry& drawn,
+                        std::uint64_t line_bytes, const model::Json& evidence,
+                        const std::string& method, double confidence) const {
+    if (drawn.sets <= 1 || (index.kind != IndexInference::Kind::FullyAssociative &&
+                            index.kind != IndexInference::Kind::Inconsistent))
+      return;
+    const auto stride = std::bit_ceil(static_cast<std::uint64_t>(drawn.sets) * line_bytes);
+    const auto& at = evidence["linesAtStride"];
+    const auto it = at.find(std::to_string(stride));
+    if (it == at.end()) return;
+    // A count the space bounded reads ">=N": at least N kept.
+    const std::string text = it->is_number()   ? std::to_string(it->get<std::int64_t>())
+                             : it->is_string() ? it->get<std::string>()
+                                               : "";
+    const double kept = std::atof(text.c_str() + (text.starts_with(">=") ? 2 : 0));
+    if (kept <= 2.0 * drawn.ways) return;
+    auto a = model::Attribute::measured(
+        fmt::format("hashed: {} lines kept {} B apart, where a modulo of {} sets keeps {}", text,
+                    stride, drawn.sets, drawn.ways),
+        "", method + "; the sets and ways from random lines", confidence);
+    a.evidence = evidence;
+    ctx.put(g_.target.element, keys::indexFunction, std::move(a));
+  }
+
+  // Ways and sets from the stride sweep, or where it cannot separate them from random draws.
   void put_ways_sets(Context& ctx, const IndexInference& index, const model::Json& evidence,
-                     const std::string& method, double confidence) const {
+                     const std::string& method, double confidence, const DrawSite& draws) const {
     const std::string& e = g_.target.element;
     if (!index.ways || !index.sets) {
-      const std::string why = index.why.empty() ? "ways and sets cannot be separated" : index.why;
-      ctx.put(e, keys::associativity,
-              model::Attribute::unavailable(model::Source::Measured, "",
-                                            "ways and sets cannot be separated: " + why));
-      ctx.put(e, keys::sets,
-              model::Attribute::unavailable(model::Source::Measured, "",
-                                            "ways and sets cannot be separated: " + why));
+      const std::string why =
+          index.why.empty() ? "the sweep's counts hold no W x 2^rank" : index.why;
+      if (const auto drawn = put_drawn_ways_and_sets(ctx, draws, why))
+        put_hashed_index(ctx, index, *drawn, draws.line_bytes, evidence, method, confidence);
       return;
     }
     auto w = model::Attribute::measured(*index.ways, "", method, confidence);

@@ -5,14 +5,14 @@
 #include "../record/replay_run.hpp"
 #include "../record/test_recordings.hpp"
 
-// The L2 slices and the GPC placement on a --depth full --raw recording made on an H200
-// (GPU-039bdd59, docs/results/h200/raw-slices-layout): offline they give what the GPU gave.
+// Recordings made on H200s (--depth full --raw): offline they give what the GPU gave.
 namespace gputopo::device::record {
 namespace {
 
-using H200LayoutTrace = testing::TempDirTest;
+using H200Trace = testing::TempDirTest;
 
-TEST_F(H200LayoutTrace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
+// The L2 slices and the GPC placement (GPU-039bdd59, docs/results/h200/slice-counters).
+TEST_F(H200Trace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
   const auto r = testing::replay_run(dir_, "h200-slices-layout-raw.tgz", "raw",
                                      {"l2.slices", "layout"}, discovery::Depth::Full);
   const model::AttributeList* l2 = nullptr;
@@ -53,6 +53,33 @@ TEST_F(H200LayoutTrace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
   int placed = 0;
   for (const auto& n : per_gpc->value) placed += n.get<int>();
   EXPECT_EQ(placed, 132);
+}
+
+// The L1 (GPU-9f02c47f, docs/results/h200/l1-geometry): no power-of-two stride loses capacity;
+// random lines give 4 ways, and 2,557-2,559 consecutive lines all missing 512 sets.
+TEST_F(H200Trace, ReplaysTheL1To4WaysOf512Sets) {
+  const auto r =
+      testing::replay_run(dir_, "h200-l1-geometry-raw.tgz", "raw", {"l1"}, discovery::Depth::Full);
+  const model::AttributeList* l1 = nullptr;
+  for (const auto& e : r.memory)
+    if (e.key == "l1") l1 = &e.attributes;
+  ASSERT_NE(l1, nullptr);
+  const auto* ways = model::find(*l1, "associativity");
+  ASSERT_TRUE(ways && ways->available()) << (ways ? ways->reason : "");
+  EXPECT_EQ(ways->value, 4);
+  EXPECT_NE(ways->method.find("random lines"), std::string::npos) << ways->method;
+  const auto* sets = model::find(*l1, "sets");
+  ASSERT_TRUE(sets && sets->available()) << (sets ? sets->reason : "");
+  EXPECT_EQ(sets->value, 512);
+  ASSERT_TRUE(sets->interval.has_value());
+  EXPECT_LE(sets->interval->lo, 512);
+  EXPECT_GE(sets->interval->hi, 512);
+  EXPECT_LE(sets->interval->hi - sets->interval->lo, 2);
+  const auto* index = model::find(*l1, "indexFunction");
+  ASSERT_TRUE(index && index->available()) << (index ? index->reason : "");
+  EXPECT_EQ(index->value.get<std::string>().rfind("hashed: ", 0), 0u) << index->value;
+  // The draws alone read fewer sets: the carve-out takes a way from some.
+  EXPECT_LT(sets->evidence["setsFromDraws"].get<double>(), 505);
 }
 
 }  // namespace
