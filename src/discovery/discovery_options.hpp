@@ -6,7 +6,7 @@
 
 namespace gputopo::discovery {
 
-// How far the discovery goes. Quick is the default main job (about 3 s on an H100); Full adds
+// How far the discovery goes. Quick is the default main job (about 1.3 s on an H200); Full adds
 // the measurements too slow for it (docs/cli.md lists them), each probe deciding what it adds.
 enum class Depth { Quick, Full };
 
