@@ -51,7 +51,11 @@ std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double
                                  ? run_error(sweep, i, j, line_sd)
                                  : std::hypot(run_error(sweep, i, j, line_sd),
                                               run_error(sweep, back.first, back.last, line_sd));
-        if (rise > 2 * tolerance || (rise > tolerance && rise > kStepErrors * error)) {
+        // A run within the tolerance of the floor or below it holds L2 hits, however far above
+        // the first plateau: chains of 2-3 lines that all lie in the near L2 segment read 10-15
+        // cycles under the floor, and the next run, at it, is no translation miss.
+        const bool hits = floor && p.cycles <= *floor + tolerance;
+        if (!hits && (rise > 2 * tolerance || (rise > tolerance && rise > kStepErrors * error))) {
           plateaus.push_back(p);
         } else {
           back.last = j;

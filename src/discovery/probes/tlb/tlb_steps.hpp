@@ -38,7 +38,8 @@ constexpr double kStepErrors = 4;
 // `floor`: the level below the first step where other chains know it to a fraction of a cycle (the
 // L2 hit over the stride sweep's long chains). A first plateau within the tolerance of it is taken
 // to lie there when the next run is tested: its own mean over 2-11 lines can be several cycles off
-// (an H200's, with lines 21 cycles apart, hid an 11-cycle step four standard errors wide).
+// (an H200's, with lines 21 cycles apart, hid an 11-cycle step four standard errors wide). A run
+// at or under the floor plus the tolerance never starts a plateau: it holds L2 hits.
 std::vector<Plateau> sweep_plateaus(const std::vector<SweepPoint>& sweep, double tolerance,
                                     double line_sd, std::optional<double> floor = std::nullopt);
 
