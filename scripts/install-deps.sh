@@ -14,10 +14,10 @@ packages=(cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev libhwloc-dev
 # the HIP backend, built for gfx90a by the test preset (docs/amd.md). chromium-headless-shell
 # (64 MB to fetch): the test that renders the HTML report in a browser (docs/formats.md).
 # libopenmpi-dev and openmpi-bin (10 MB to fetch): the MPI plugin of --fleet and its test
-# (docs/fleet.md).
+# (docs/fleet.md). xz-utils: the recorded GPU runs kept as .txz (tests/data/runs).
 if [ "${1:-}" = "--test" ]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev hipcc
-             chromium-headless-shell libopenmpi-dev openmpi-bin)
+             chromium-headless-shell libopenmpi-dev openmpi-bin xz-utils)
 elif [ -n "${1:-}" ]; then
   echo "gputopo: install-deps.sh: unknown option $1 (expected --test or nothing)" >&2
   exit 2

@@ -21,7 +21,7 @@ const model::Attribute* find(const discovery::Result& r, const std::string& elem
 
 TEST_F(H100GeometryTrace, ReplaysToTheGeometryTheGpuGave) {
   const auto r =
-      testing::replay_run(dir_, "h100-full-depth-raw.tgz", "rawfull", {}, discovery::Depth::Full);
+      testing::replay_run(dir_, "h100-full-depth-raw.txz", "rawfull", {}, discovery::Depth::Full);
 
   const auto* ways = find(r, "constantL1", "associativity");
   ASSERT_TRUE(ways && ways->available());

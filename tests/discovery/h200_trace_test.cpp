@@ -59,7 +59,7 @@ TEST_F(H200Trace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
 // random lines give 4 ways, and 2,557-2,559 consecutive lines all missing 512 sets.
 TEST_F(H200Trace, ReplaysTheL1To4WaysOf512Sets) {
   const auto r =
-      testing::replay_run(dir_, "h200-l1-geometry-raw.tgz", "raw", {"l1"}, discovery::Depth::Full);
+      testing::replay_run(dir_, "h200-l1-geometry-raw.txz", "raw", {"l1"}, discovery::Depth::Full);
   const model::AttributeList* l1 = nullptr;
   for (const auto& e : r.memory)
     if (e.key == "l1") l1 = &e.attributes;

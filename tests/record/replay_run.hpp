@@ -19,7 +19,8 @@ inline discovery::Result replay_run(const std::filesystem::path& dir, const std:
                                     const std::string& folder, std::set<std::string> only,
                                     discovery::Depth depth = discovery::Depth::Quick) {
   std::filesystem::create_directories(dir);
-  const std::string untar = "tar -xzf '" + std::string(GPUTOPO_TEST_DATA) + "/runs/" + archive +
+  // gzip (.tgz) or xz (.txz, about half the size): tar tells them apart.
+  const std::string untar = "tar -xf '" + std::string(GPUTOPO_TEST_DATA) + "/runs/" + archive +
                             "' -C '" + dir.string() + "'";
   EXPECT_EQ(std::system(untar.c_str()), 0) << untar;
   auto replay = open_replay(dir / folder);
