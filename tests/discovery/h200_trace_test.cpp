@@ -55,8 +55,8 @@ TEST_F(H200Trace, ReplaysTo94SlicesAndEverySmInOneOf8Gpcs) {
   EXPECT_EQ(placed, 132);
 }
 
-// The L1 (GPU-9f02c47f, docs/results/h200/l1-geometry): no power-of-two stride loses capacity;
-// random lines give 4 ways, and 2,557-2,559 consecutive lines all missing 512 sets.
+// The L1 (GPU-f148849c, docs/results/h200/l1-geometry): no power-of-two stride loses capacity;
+// random lines give 4 ways, and 2,559-2,561 consecutive lines all missing 512 sets.
 TEST_F(H200Trace, ReplaysTheL1To4WaysOf512Sets) {
   const auto r =
       testing::replay_run(dir_, "h200-l1-geometry-raw.txz", "raw", {"l1"}, discovery::Depth::Full);

@@ -24,7 +24,8 @@ std::vector<double> hits(Context& ctx, const DrawSite& s,
   for (const std::uint64_t n : counts) {
     std::vector<std::uint64_t> lines(n);
     std::iota(lines.begin(), lines.end(), std::uint64_t{0});
-    std::shuffle(lines.begin() + 1, lines.end(), std::mt19937_64(n));
+    std::mt19937_64 rng(n);
+    shuffle_after_first(lines, rng);
     batch.requests.push_back(lines_request(*s.target, s.line_bytes, lines, region));
   }
   const auto result = ctx.chase(batch);

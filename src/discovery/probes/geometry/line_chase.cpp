@@ -1,5 +1,7 @@
 #include "discovery/probes/geometry/line_chase.hpp"
 
+#include <utility>
+
 #include "discovery/chase_latencies.hpp"
 
 namespace gputopo::discovery {
@@ -18,6 +20,10 @@ device::ChaseRequest lines_request(const Target& target, std::uint64_t line_byte
     for (const std::uint64_t l : lines) r.sequence.push_back(l * per_line + p);
   r.recorded_loads = static_cast<std::uint32_t>(r.sequence.size());
   return r;
+}
+
+void shuffle_after_first(std::vector<std::uint64_t>& lines, std::mt19937_64& rng) {
+  for (std::size_t i = lines.size(); i-- > 2;) std::swap(lines[i], lines[1 + rng() % i]);
 }
 
 double last_pass_miss_share(const device::ChaseResult& r, std::uint64_t n, const HitClassifier& c) {

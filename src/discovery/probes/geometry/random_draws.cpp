@@ -45,7 +45,7 @@ device::ChaseRequest draw_request(const DrawSite& s, std::uint64_t n, std::uint6
   std::unordered_set<std::uint64_t> taken{0};
   while (lines.size() < n)
     if (const std::uint64_t l = rng() % region; taken.insert(l).second) lines.push_back(l);
-  std::shuffle(lines.begin() + 1, lines.end(), rng);
+  shuffle_after_first(lines, rng);
   return lines_request(*s.target, s.line_bytes, lines, region);
 }
 
