@@ -1,7 +1,8 @@
-// The experiments' check of a CUDA runtime call: on an error, the call and the error on stderr,
-// then exit 1.
+// The experiments' check of a CUDA runtime call (CHECK) or driver call (CU, for experiments linked
+// with -lcuda): on an error, the call and the error on stderr, then exit 1.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -14,4 +15,15 @@
       std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
       std::exit(1);                                                \
     }                                                              \
+  } while (0)
+
+#define CU(x)                                            \
+  do {                                                   \
+    CUresult r = (x);                                    \
+    if (r != CUDA_SUCCESS) {                             \
+      const char* s = nullptr;                           \
+      cuGetErrorString(r, &s);                           \
+      std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?"); \
+      std::exit(1);                                      \
+    }                                                    \
   } while (0)

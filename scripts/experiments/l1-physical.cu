@@ -36,17 +36,6 @@
 
 #include "cuda_check.cuh"
 
-#define CU(x)                                            \
-  do {                                                   \
-    CUresult r = (x);                                    \
-    if (r != CUDA_SUCCESS) {                             \
-      const char* s = nullptr;                           \
-      cuGetErrorString(r, &s);                           \
-      std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?"); \
-      std::exit(1);                                      \
-    }                                                    \
-  } while (0)
-
 namespace {
 
 constexpr int kChunks = 16;

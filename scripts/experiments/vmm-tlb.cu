@@ -20,17 +20,6 @@
 
 #include "cuda_check.cuh"
 
-#define CU(x)                                            \
-  do {                                                   \
-    CUresult r = (x);                                    \
-    if (r != CUDA_SUCCESS) {                             \
-      const char* s = nullptr;                           \
-      cuGetErrorString(r, &s);                           \
-      std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?"); \
-      std::exit(1);                                      \
-    }                                                    \
-  } while (0)
-
 // Writes a cyclic chain: element at offset k*stride holds the offset of the next, in a random
 // order of the pages so that no prefetcher follows it.
 __global__ void link(std::uint64_t* base, const std::uint64_t* order, std::uint64_t n,

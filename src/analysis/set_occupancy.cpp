@@ -76,13 +76,25 @@ WaysFit fit_ways(const std::vector<Draw>& draws, double capacity, int ways) {
   double a = std::max(lo, best_x - step);
   double b = std::min(hi, best_x + step);
   const double g = (std::sqrt(5.0) - 1) / 2;
+  // Golden section: each step keeps one of the two inner points and evaluates one new one.
+  double c = b - g * (b - a);
+  double d = a + g * (b - a);
+  double fc = chi2(draws, std::exp(c), ways);
+  double fd = chi2(draws, std::exp(d), ways);
   for (int i = 0; i < kRefineSteps; ++i) {
-    const double c = b - g * (b - a);
-    const double d = a + g * (b - a);
-    if (chi2(draws, std::exp(c), ways) < chi2(draws, std::exp(d), ways))
+    if (fc < fd) {
       b = d;
-    else
+      d = c;
+      fd = fc;
+      c = b - g * (b - a);
+      fc = chi2(draws, std::exp(c), ways);
+    } else {
       a = c;
+      c = d;
+      fc = fd;
+      d = a + g * (b - a);
+      fd = chi2(draws, std::exp(d), ways);
+    }
   }
   const double x = (a + b) / 2;
   const double e = chi2(draws, std::exp(x), ways);

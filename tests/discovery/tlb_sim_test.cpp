@@ -254,10 +254,10 @@ TEST(TlbSteps, AFirstPlateauOfFewLinesIsTakenAtTheLongChainsL2Hit) {
   EXPECT_EQ(sweep_plateaus(sweep, 5.62, 21.0, 260.0).size(), 1u);
 }
 
-// H200 GPU-a6db2fbf (docs/results/speed/h200-a6db2fbf): chains of 2-3 lines read 270.6 cycles, all in
-// the near L2 segment, 14.6 under the long chains' L2 hit (285.2); 4-11 lines read 281-283, still
-// L2 hits; the first level's misses begin at 16. Without the floor the near lines made a level of
-// 3 entries in 5 of 9 main jobs, and compare called one run of that GPU an outlier.
+// H200 GPU-a6db2fbf (docs/results/speed/h200-a6db2fbf): chains of 2-3 lines read 270.6 cycles, all
+// in the near L2 segment, 14.6 under the long chains' L2 hit (285.2); 4-11 lines read 281-283,
+// still L2 hits; the first level's misses begin at 16. Without the floor the near lines made a
+// level of 3 entries in 5 of 9 main jobs, and compare called one run of that GPU an outlier.
 TEST(TlbSteps, RunsAtOrUnderTheFloorAreL2HitsNotALevel) {
   const std::vector<std::uint64_t> counts{2,  3,  4,  6,   8,   11,  16,  23, 32,
                                           45, 64, 91, 128, 181, 256, 362, 511};

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <map>
 #include <utility>
 
@@ -154,7 +153,7 @@ class SetGeometryProbe final : public Probe {
         " passes after the first); a linear set index holds W x 2^rank";
     put_index(ctx, index, evidence, method, confidence);
     const DrawSite draws{&t, line_bytes, capacity_lines, largest, &*classifier};
-    put_ways_sets(ctx, index, evidence, method, confidence, draws);
+    put_ways_sets(ctx, index, profile, evidence, method, confidence, draws);
     replacement(ctx, index, line_bytes, *classifier, confidence);
     if (line_bound) weaken_for_line(ctx, line_bytes);
   }
@@ -508,39 +507,39 @@ class SetGeometryProbe final : public Probe {
   // Where random draws found W ways of S sets but the stride profile named no index: a modulo of
   // S sets keeps W lines at a stride of S lines; the sweep kept far more there (or the whole
   // capacity everywhere), so the index hashes higher bits in.
-  void put_hashed_index(Context& ctx, const IndexInference& index, const DrawnGeometry& drawn,
-                        std::uint64_t line_bytes, const model::Json& evidence,
-                        const std::string& method, double confidence) const {
+  void put_hashed_index(Context& ctx, const IndexInference& index,
+                        const std::vector<analysis::StrideCapacity>& profile,
+                        const DrawnGeometry& drawn, std::uint64_t line_bytes,
+                        const model::Json& evidence, const std::string& method,
+                        double confidence) const {
     if (drawn.sets <= 1 || (index.kind != IndexInference::Kind::FullyAssociative &&
                             index.kind != IndexInference::Kind::Inconsistent))
       return;
     const auto stride = std::bit_ceil(static_cast<std::uint64_t>(drawn.sets) * line_bytes);
-    const auto& at = evidence["linesAtStride"];
-    const auto it = at.find(std::to_string(stride));
-    if (it == at.end()) return;
-    // A count the space bounded reads ">=N": at least N kept.
-    const std::string text = it->is_number()   ? std::to_string(it->get<std::int64_t>())
-                             : it->is_string() ? it->get<std::string>()
-                                               : "";
-    const double kept = std::atof(text.c_str() + (text.starts_with(">=") ? 2 : 0));
-    if (kept <= 2.0 * drawn.ways) return;
+    const auto at = std::find_if(profile.begin(), profile.end(),
+                                 [&](const auto& p) { return p.bit == std::countr_zero(stride); });
+    // A count the space bounded is only "at least" that many kept.
+    if (at == profile.end() || static_cast<double>(at->lines) <= 2.0 * drawn.ways) return;
     auto a = model::Attribute::measured(
-        fmt::format("hashed: {} lines kept {} B apart, where a modulo of {} sets keeps {}", text,
-                    stride, drawn.sets, drawn.ways),
+        fmt::format("hashed: {}{} lines kept {} B apart, where a modulo of {} sets keeps {}",
+                    at->bounded ? ">=" : "", at->lines, stride, drawn.sets, drawn.ways),
         "", method + "; the sets and ways from random lines", confidence);
     a.evidence = evidence;
     ctx.put(g_.target.element, keys::indexFunction, std::move(a));
   }
 
   // Ways and sets from the stride sweep, or where it cannot separate them from random draws.
-  void put_ways_sets(Context& ctx, const IndexInference& index, const model::Json& evidence,
-                     const std::string& method, double confidence, const DrawSite& draws) const {
+  void put_ways_sets(Context& ctx, const IndexInference& index,
+                     const std::vector<analysis::StrideCapacity>& profile,
+                     const model::Json& evidence, const std::string& method, double confidence,
+                     const DrawSite& draws) const {
     const std::string& e = g_.target.element;
     if (!index.ways || !index.sets) {
       const std::string why =
           index.why.empty() ? "the sweep's counts hold no W x 2^rank" : index.why;
       if (const auto drawn = put_drawn_ways_and_sets(ctx, draws, why))
-        put_hashed_index(ctx, index, *drawn, draws.line_bytes, evidence, method, confidence);
+        put_hashed_index(ctx, index, profile, *drawn, draws.line_bytes, evidence, method,
+                         confidence);
       return;
     }
     auto w = model::Attribute::measured(*index.ways, "", method, confidence);
